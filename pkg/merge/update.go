@@ -1,0 +1,53 @@
+package merge
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// Op is the operation carried by an Update, on the input side (from a source)
+// or on the output side (to the consumer of the merged configuration).
+type Op int
+
+const (
+	// Set replaces every pod of a source (input) or carries a full snapshot
+	// of all sources (output of the snapshot modes).
+	Set Op = iota
+	// Add introduces pods that were not known before.
+	Add
+	// Update changes known pods in a way that needs a sync.
+	Update
+	// Delete marks known pods for graceful deletion.
+	Delete
+	// Remove forgets pods.
+	Remove
+	// Reconcile reports pods whose status alone changed.
+	Reconcile
+)
+
+// String returns the kubelet's upper-case name of the operation.
+func (o Op) String() string {
+	switch o {
+	case Set:
+		return "SET"
+	case Add:
+		return "ADD"
+	case Update:
+		return "UPDATE"
+	case Delete:
+		return "DELETE"
+	case Remove:
+		return "REMOVE"
+	case Reconcile:
+		return "RECONCILE"
+	}
+	return "UNKNOWN"
+}
+
+// PodUpdate is one message between a source and the merge, or between the
+// merge and its consumer. Source is the name of the source the update came
+// from ("file", "http", "api").
+type PodUpdate struct {
+	Op     Op
+	Source string
+	Pods   []*v1.Pod
+}
