@@ -46,8 +46,20 @@ func (o Op) String() string {
 // PodUpdate is one message between a source and the merge, or between the
 // merge and its consumer. Source is the name of the source the update came
 // from ("file", "http", "api").
+//
+// A source hands its pods over to the merge with the update: the merge keeps
+// and annotates them, so the source must not touch them afterwards. Updates
+// the merge emits carry deep copies that the consumer owns.
 type PodUpdate struct {
 	Op     Op
 	Source string
 	Pods   []*v1.Pod
+
+	// Fingerprints, when set, has one entry per pod. A non-empty entry is the
+	// source's promise that two pods it sends with the same fingerprint are
+	// identical in every field, as the API server promises for one
+	// resourceVersion of an object or a file source for the same manifest
+	// bytes. The merge then skips comparing a pod whose fingerprint equals the
+	// one it merged last for that UID. The output is the same either way.
+	Fingerprints []string
 }

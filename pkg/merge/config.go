@@ -1,0 +1,133 @@
+package merge
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// DefaultBuffer is the capacity of the output channel, as in the kubelet.
+const DefaultBuffer = 50
+
+// Options configure a PodConfig. The zero value is the kubelet's of today:
+// incremental notifications with v1.36 semantics.
+type Options struct {
+	// Mode is the notification mode.
+	Mode Mode
+	// Semantics selects the kubelet version to follow where versions differ.
+	Semantics Semantics
+	// Recorder receives the events the kubelet would record (duplicate pod
+	// names). Nil drops them.
+	Recorder record.EventRecorder
+	// Clock stamps the config.seen annotation and the statistics. Nil is the
+	// real clock.
+	Clock clock.PassiveClock
+	// Buffer is the capacity of the output channel; 0 means DefaultBuffer.
+	Buffer int
+}
+
+// PodConfig is the mux in front of a Storage: every source gets a channel,
+// updates from all of them are merged one at a time, and the notifications
+// come out of Updates in order.
+type PodConfig struct {
+	*Storage
+
+	updates chan PodUpdate
+
+	mu      sync.Mutex
+	sources map[string]chan PodUpdate
+}
+
+// New returns a PodConfig with no sources.
+func New(o Options) *PodConfig {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = DefaultBuffer
+	}
+	c := &PodConfig{
+		updates: make(chan PodUpdate, o.Buffer),
+		sources: make(map[string]chan PodUpdate),
+	}
+	c.Storage = newStorage(o, c.send)
+	return c
+}
+
+// send hands one notification to the output channel, or gives up when ctx ends.
+func (c *PodConfig) send(ctx context.Context, u PodUpdate) error {
+	select {
+	case c.updates <- u:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Channel registers a source and returns the channel it sends its updates
+// on; asking again for the same source returns the same channel. Updates are
+// merged until ctx ends or the source closes the channel; the end of ctx also abandons a merge whose output nobody
+// reads. The Source field of updates sent on the channel is ignored.
+func (c *PodConfig) Channel(ctx context.Context, source string) chan<- PodUpdate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.sources[source]; ok {
+		return ch
+	}
+	ch := make(chan PodUpdate)
+	c.sources[source] = ch
+	go c.listen(ctx, source, ch)
+	return ch
+}
+
+// listen merges the updates of one source until ctx ends.
+func (c *PodConfig) listen(ctx context.Context, source string, ch <-chan PodUpdate) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case u, ok := <-ch:
+			if !ok {
+				return
+			}
+			if err := c.Merge(ctx, source, u); err != nil {
+				klog.FromContext(ctx).V(2).Info("Stopped merging updates", "source", source, "err", err)
+				return
+			}
+		}
+	}
+}
+
+// Updates returns the channel of merged notifications.
+func (c *PodConfig) Updates() <-chan PodUpdate {
+	return c.updates
+}
+
+// Sources returns the sorted names of the registered sources.
+func (c *PodConfig) Sources() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.sources))
+	for name := range c.sources {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SeenAllSources answers the kubelet's question: are all registered sources
+// in seen, and has every one of them sent a SET?
+func (c *PodConfig) SeenAllSources(seen sets.Set[string]) bool {
+	registered := c.Sources()
+	return seen.HasAll(registered...) && c.HasSeen(registered...)
+}
+
+// Ready reports whether every registered source has sent a SET.
+func (c *PodConfig) Ready() bool {
+	return c.HasSeen(c.Sources()...)
+}

@@ -1,0 +1,67 @@
+package merge
+
+import "fmt"
+
+// Mode says how the merge notifies its consumer of changes.
+type Mode int
+
+const (
+	// Incremental emits REMOVE, ADD, UPDATE, DELETE and RECONCILE updates,
+	// and an empty ADD the first time a source sends a SET that changes
+	// nothing else. It is the only mode today's kubelet has.
+	Incremental Mode = iota
+	// SnapshotAndUpdates emits a SET snapshot of every source's pods when
+	// pods were added or removed or a source was seen for the first time,
+	// followed by UPDATE and DELETE updates.
+	SnapshotAndUpdates
+	// Snapshot emits a SET snapshot of every source's pods whenever anything
+	// but status changed, or a source was seen for the first time.
+	Snapshot
+)
+
+// String returns the mode's name as the agent's --mode flag spells it.
+func (m Mode) String() string {
+	switch m {
+	case Incremental:
+		return "incremental"
+	case SnapshotAndUpdates:
+		return "snapshot-and-updates"
+	case Snapshot:
+		return "snapshot"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode turns a mode's name into the Mode.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{Incremental, SnapshotAndUpdates, Snapshot} {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown notification mode %q (want incremental, snapshot-and-updates or snapshot)", s)
+}
+
+// Semantics selects the kubelet version whose merge behaviour is reproduced
+// where versions differ on the same input.
+type Semantics int
+
+const (
+	// KubeletV136 is the behaviour of kubelet v1.36: an update also copies
+	// metadata.generation into the stored pod. It is the default.
+	KubeletV136 Semantics = iota
+	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
+	// generation the pod was first seen with.
+	KubeletV127
+)
+
+// String returns the kubelet version the semantics follow.
+func (s Semantics) String() string {
+	switch s {
+	case KubeletV136:
+		return "v1.36"
+	case KubeletV127:
+		return "v1.27"
+	}
+	return fmt.Sprintf("Semantics(%d)", int(s))
+}

@@ -1,0 +1,112 @@
+package merge
+
+import (
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// SourceStats counts what one source sent and what the merge made of it.
+type SourceStats struct {
+	// Source is the source's name.
+	Source string `json:"source"`
+	// Seen is true once the source has sent a SET.
+	Seen bool `json:"seen"`
+	// Updates is the number of updates the source sent.
+	Updates int64 `json:"updates"`
+	// Pods is the number of pods the source has now.
+	Pods int `json:"pods"`
+	// LastUpdate is when the source last sent an update.
+	LastUpdate time.Time `json:"lastUpdate"`
+	// Added, Updated, Deleted, Removed and Reconciled count the pods the
+	// merge found added, changed, gracefully deleted, removed and changed in
+	// status only, over every update of the source.
+	Added      int64 `json:"added"`
+	Updated    int64 `json:"updated"`
+	Deleted    int64 `json:"deleted"`
+	Removed    int64 `json:"removed"`
+	Reconciled int64 `json:"reconciled"`
+}
+
+// count records one merged update. It runs with mu held.
+func (s *Storage) count(source string, u PodUpdate, now time.Time, pods int, c changes) {
+	st := s.stats[source]
+	if st == nil {
+		st = &SourceStats{Source: source}
+		s.stats[source] = st
+	}
+	st.Updates++
+	st.Pods = pods
+	st.LastUpdate = now
+	st.Added += int64(len(c.adds))
+	st.Updated += int64(len(c.updates))
+	st.Deleted += int64(len(c.deletes))
+	st.Removed += int64(len(c.removes))
+	st.Reconciled += int64(len(c.reconciles))
+}
+
+// Stats returns the counters of every source that has sent an update,
+// sorted by source name.
+func (s *Storage) Stats() []SourceStats {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]SourceStats, 0, len(s.stats))
+	for name, st := range s.stats {
+		c := *st
+		_, c.Seen = s.seen[name]
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b SourceStats) int {
+		if a.Source < b.Source {
+			return -1
+		}
+		if a.Source > b.Source {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// SeenSources returns the sorted names of the sources that have sent a SET.
+func (s *Storage) SeenSources() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.seen))
+	for name := range s.seen {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HasSeen reports whether every named source has sent a SET.
+func (s *Storage) HasSeen(sources ...string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, name := range sources {
+		if _, ok := s.seen[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Pods returns deep copies of one source's pods.
+func (s *Storage) Pods(source string) []*v1.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*v1.Pod, 0, len(s.pods[source]))
+	for _, e := range s.pods[source] {
+		out = append(out, e.pod.DeepCopy())
+	}
+	return out
+}
+
+// MergedState returns deep copies of every source's pods.
+func (s *Storage) MergedState() []*v1.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.mergedLocked()
+}

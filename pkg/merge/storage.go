@@ -1,0 +1,261 @@
+package merge
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// entry is a stored pod with the fingerprint of the input last merged into it.
+type entry struct {
+	pod         *v1.Pod
+	fingerprint string
+}
+
+// Storage keeps every source's pods by UID, merges incoming updates into
+// them and emits what changed according to the notification mode.
+type Storage struct {
+	mode      Mode
+	semantics Semantics
+	recorder  record.EventRecorder
+	clock     clock.PassiveClock
+	emit      func(context.Context, PodUpdate) error
+
+	// mergeLock serialises merges, so that their output stays in order.
+	mergeLock sync.Mutex
+	names     fullNames
+	spare     map[string]map[types.UID]entry
+
+	// mu guards what readers may look at while a merge runs.
+	mu    sync.RWMutex
+	pods  map[string]map[types.UID]entry
+	seen  map[string]struct{}
+	stats map[string]*SourceStats
+}
+
+// newStorage returns an empty storage that hands its output to emit.
+func newStorage(o Options, emit func(context.Context, PodUpdate) error) *Storage {
+	return &Storage{
+		mode:      o.Mode,
+		semantics: o.Semantics,
+		recorder:  o.Recorder,
+		clock:     o.Clock,
+		emit:      emit,
+		spare:     make(map[string]map[types.UID]entry),
+		pods:      make(map[string]map[types.UID]entry),
+		seen:      make(map[string]struct{}),
+		stats:     make(map[string]*SourceStats),
+	}
+}
+
+// changes collects the pods of one merge by what happened to them.
+type changes struct {
+	adds, updates, deletes, removes, reconciles []*v1.Pod
+}
+
+// Merge merges one update from the named source and emits the resulting
+// notifications, in the kubelet's order, before it returns. It returns the
+// context's error when the context ends while the output is not read.
+func (s *Storage) Merge(ctx context.Context, source string, u PodUpdate) error {
+	s.mergeLock.Lock()
+	defer s.mergeLock.Unlock()
+
+	s.mu.Lock()
+	_, seenBefore := s.seen[source]
+	c := s.merge(ctx, source, u)
+	_, seenNow := s.seen[source]
+	firstSet := !seenBefore && seenNow
+	out := s.notifications(source, c, firstSet)
+	s.mu.Unlock()
+
+	for _, n := range out {
+		if err := s.emit(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// merge applies the update to the source's pods. It runs with mu held.
+func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes {
+	logger := klog.FromContext(ctx)
+	var c changes
+	now := s.clock.Now()
+	current := s.pods[source]
+	if current == nil {
+		current = make(map[types.UID]entry)
+	}
+
+	switch u.Op {
+	case Add, Update, Delete:
+		logger.V(4).Info("Merging pods from source", "op", u.Op, "source", source, "pods", klog.KObjSlice(u.Pods))
+		s.mergePods(ctx, source, u, now, current, current, &c)
+	case Remove:
+		logger.V(4).Info("Removing pods from source", "source", source, "pods", klog.KObjSlice(u.Pods))
+		for _, p := range u.Pods {
+			if e, ok := current[p.UID]; ok {
+				delete(current, p.UID)
+				c.removes = append(c.removes, e.pod)
+			}
+		}
+	case Set:
+		logger.V(4).Info("Setting pods for source", "source", source, "pods", len(u.Pods))
+		s.seen[source] = struct{}{}
+		next := s.spare[source]
+		if next == nil {
+			next = make(map[types.UID]entry, len(u.Pods))
+		}
+		s.mergePods(ctx, source, u, now, current, next, &c)
+		for uid, e := range current {
+			if _, kept := next[uid]; !kept {
+				c.removes = append(c.removes, e.pod)
+			}
+		}
+		// Removed pods are sorted so that REMOVE does not depend on map order.
+		slices.SortFunc(c.removes, func(a, b *v1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
+		clear(current)
+		s.spare[source] = current
+		current = next
+	default:
+		logger.Info("Ignoring update with an unknown operation", "op", u.Op, "source", source)
+	}
+	s.pods[source] = current
+	s.count(source, u, now, len(current), c)
+	return c
+}
+
+// mergePods merges the update's pods, looked up in old, into into; old and
+// into are the same map except for a SET. A UID that appears twice is
+// merged twice, exactly as the kubelet does it.
+func (s *Storage) mergePods(ctx context.Context, source string, u PodUpdate, now time.Time, old, into map[types.UID]entry, c *changes) {
+	s.names.reset()
+	seenAt := ""
+	for i, pod := range u.Pods {
+		if !s.names.insert(pod) {
+			klog.FromContext(ctx).Info("Pod failed validation due to duplicate pod name, ignoring", "index", i, "pod", klog.KObj(pod), "source", source)
+			if s.recorder != nil {
+				s.recorder.Eventf(pod, v1.EventTypeWarning, EventReasonFailedValidation,
+					"Error validating pod %s from %s due to duplicate pod name %q, ignoring", podDescription(pod), source, pod.Name)
+			}
+			continue
+		}
+		fingerprint := ""
+		if i < len(u.Fingerprints) {
+			fingerprint = u.Fingerprints[i]
+		}
+		if stored, ok := old[pod.UID]; ok {
+			e := entry{pod: stored.pod, fingerprint: fingerprint}
+			old[pod.UID], into[pod.UID] = e, e
+			if fingerprint != "" && fingerprint == stored.fingerprint {
+				continue
+			}
+			annotate(pod, source)
+			switch s.semantics.apply(stored.pod, pod) {
+			case needsUpdate:
+				c.updates = append(c.updates, stored.pod)
+			case needsReconcile:
+				c.reconciles = append(c.reconciles, stored.pod)
+			case needsDelete:
+				c.deletes = append(c.deletes, stored.pod)
+			}
+			continue
+		}
+		annotate(pod, source)
+		if seenAt == "" {
+			seenAt = now.Format(SeenTimeLayout)
+		}
+		klog.FromContext(ctx).V(4).Info("Receiving a new pod", "pod", klog.KObj(pod), "source", source)
+		pod.Annotations[ConfigSeenAnnotation] = seenAt
+		into[pod.UID] = entry{pod: pod, fingerprint: fingerprint}
+		c.adds = append(c.adds, pod)
+	}
+}
+
+// annotate sets the source annotation on an incoming pod.
+func annotate(pod *v1.Pod, source string) {
+	if pod.Annotations == nil {
+		pod.Annotations = make(map[string]string, 2)
+	}
+	pod.Annotations[ConfigSourceAnnotation] = source
+}
+
+// notifications turns one merge's changes into the updates the mode emits,
+// in the kubelet's order. It runs with mu held; every pod is a deep copy.
+func (s *Storage) notifications(source string, c changes, firstSet bool) []PodUpdate {
+	var out []PodUpdate
+	add := func(op Op, pods []*v1.Pod) {
+		out = append(out, PodUpdate{Op: op, Source: source, Pods: copyPods(pods)})
+	}
+	snapshot := func() {
+		out = append(out, PodUpdate{Op: Set, Source: source, Pods: s.mergedLocked()})
+	}
+	switch s.mode {
+	case Incremental:
+		if len(c.removes) > 0 {
+			add(Remove, c.removes)
+		}
+		if len(c.adds) > 0 {
+			add(Add, c.adds)
+		}
+		if len(c.updates) > 0 {
+			add(Update, c.updates)
+		}
+		if len(c.deletes) > 0 {
+			add(Delete, c.deletes)
+		}
+		if firstSet && len(c.adds) == 0 && len(c.updates) == 0 && len(c.deletes) == 0 {
+			// An empty ADD tells the consumer the source is ready.
+			add(Add, nil)
+		}
+		if len(c.reconciles) > 0 {
+			add(Reconcile, c.reconciles)
+		}
+	case SnapshotAndUpdates:
+		if len(c.removes) > 0 || len(c.adds) > 0 || firstSet {
+			snapshot()
+		}
+		if len(c.updates) > 0 {
+			add(Update, c.updates)
+		}
+		if len(c.deletes) > 0 {
+			add(Delete, c.deletes)
+		}
+	case Snapshot:
+		if len(c.updates) > 0 || len(c.deletes) > 0 || len(c.adds) > 0 || len(c.removes) > 0 || firstSet {
+			snapshot()
+		}
+	}
+	return out
+}
+
+// copyPods deep-copies pods; the result is never nil.
+func copyPods(pods []*v1.Pod) []*v1.Pod {
+	out := make([]*v1.Pod, len(pods))
+	for i, p := range pods {
+		out[i] = p.DeepCopy()
+	}
+	return out
+}
+
+// mergedLocked returns deep copies of every source's pods. It runs with mu held.
+func (s *Storage) mergedLocked() []*v1.Pod {
+	n := 0
+	for _, pods := range s.pods {
+		n += len(pods)
+	}
+	out := make([]*v1.Pod, 0, n)
+	for _, pods := range s.pods {
+		for _, e := range pods {
+			out = append(out, e.pod.DeepCopy())
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package merge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+)
+
+func testPod(name, namespace, uid, image string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: types.UID(uid)},
+		Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "app", Image: image}}},
+	}
+}
+
+func mustMerge(t *testing.T, cfg *PodConfig, source string, u PodUpdate) []PodUpdate {
+	t.Helper()
+	if err := cfg.Merge(context.Background(), source, u); err != nil {
+		t.Fatal(err)
+	}
+	return drain(cfg.Updates())
+}
+
+func ops(us []PodUpdate) []string {
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = fmt.Sprintf("%s:%d", u.Op, len(u.Pods))
+	}
+	return out
+}
+
+func TestFingerprintSkipsComparison(t *testing.T) {
+	tests := []struct {
+		name         string
+		fingerprints [2]string
+		want         []string
+	}{
+		{name: "no fingerprints compare the pods", want: []string{"UPDATE:1"}},
+		{name: "different fingerprints compare the pods", fingerprints: [2]string{"rv:1", "rv:2"}, want: []string{"UPDATE:1"}},
+		// A source that breaks its promise shows that the comparison was skipped.
+		{name: "equal fingerprints skip the comparison", fingerprints: [2]string{"rv:1", "rv:1"}, want: []string{}},
+		{name: "a first empty fingerprint is never trusted", fingerprints: [2]string{"", ""}, want: []string{"UPDATE:1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := New(Options{})
+			u := PodUpdate{Op: Set, Pods: []*v1.Pod{testPod("web", "default", "u1", "app:1")}}
+			if tt.fingerprints[0] != "" {
+				u.Fingerprints = []string{tt.fingerprints[0]}
+			}
+			mustMerge(t, cfg, "api", u)
+			u = PodUpdate{Op: Set, Pods: []*v1.Pod{testPod("web", "default", "u1", "app:2")}}
+			if tt.fingerprints[1] != "" {
+				u.Fingerprints = []string{tt.fingerprints[1]}
+			}
+			got := ops(mustMerge(t, cfg, "api", u))
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEmittedPodsAreCopies(t *testing.T) {
+	cfg := New(Options{})
+	out := mustMerge(t, cfg, "file", PodUpdate{Op: Set, Pods: []*v1.Pod{testPod("web", "default", "u1", "app:1")}})
+	if len(out) != 1 || len(out[0].Pods) != 1 {
+		t.Fatalf("got %v", ops(out))
+	}
+	out[0].Pods[0].Spec.Containers[0].Image = "mutated"
+	out[0].Pods[0].Annotations["x"] = "y"
+	for _, p := range [][]*v1.Pod{cfg.Pods("file"), cfg.MergedState()} {
+		if img := p[0].Spec.Containers[0].Image; img != "app:1" {
+			t.Fatalf("storage image %q after the consumer changed its copy", img)
+		}
+		if _, ok := p[0].Annotations["x"]; ok {
+			t.Fatal("storage annotations changed with the consumer's copy")
+		}
+	}
+	// A pod read from the storage is a copy too.
+	cfg.Pods("file")[0].Labels = map[string]string{"a": "b"}
+	if cfg.Pods("file")[0].Labels != nil {
+		t.Fatal("storage labels changed through Pods")
+	}
+}
+
+func TestDuplicateFullNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		pods    []*v1.Pod
+		adds    int
+		dropped int
+	}{
+		{name: "same name and namespace", pods: []*v1.Pod{testPod("web", "default", "u1", "a"), testPod("web", "default", "u2", "a")}, adds: 1, dropped: 1},
+		{name: "same name other namespace", pods: []*v1.Pod{testPod("web", "default", "u1", "a"), testPod("web", "other", "u2", "a")}, adds: 2},
+		// The kubelet joins name and namespace with an underscore, so these collide.
+		{name: "underscores make full names collide", pods: []*v1.Pod{testPod("a_b", "c", "u1", "a"), testPod("a", "b_c", "u2", "a")}, adds: 1, dropped: 1},
+		{name: "one underscore never collides with none", pods: []*v1.Pod{testPod("a_b", "c", "u1", "a"), testPod("a", "b", "u2", "a"), testPod("b", "c", "u3", "a")}, adds: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := record.NewFakeRecorder(10)
+			cfg := New(Options{Recorder: rec})
+			out := mustMerge(t, cfg, "api", PodUpdate{Op: Set, Pods: tt.pods})
+			if len(out) != 1 || out[0].Op != Add || len(out[0].Pods) != tt.adds {
+				t.Fatalf("got %v, want one ADD of %d pods", ops(out), tt.adds)
+			}
+			if n := len(drainEvents(rec.Events)); n != tt.dropped {
+				t.Fatalf("%d events, want %d", n, tt.dropped)
+			}
+		})
+	}
+}
+
+func TestUnreadOutputDoesNotDeadlock(t *testing.T) {
+	cfg := New(Options{Buffer: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := cfg.Channel(ctx, "api")
+	// The first update fills the buffer; the second blocks in the merge.
+	for i := range 2 {
+		ch <- PodUpdate{Op: Add, Pods: []*v1.Pod{testPod(fmt.Sprint("p", i), "default", fmt.Sprint("u", i), "a")}}
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- cfg.Merge(ctx, "api", PodUpdate{Op: Add, Pods: []*v1.Pod{testPod("p9", "default", "u9", "a")}})
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("merge returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("merge still blocked on the unread output after the context ended")
+	}
+}
+
+// TestConcurrentSources merges several sources at once through their
+// channels while readers look at the storage; run it with -race.
+func TestConcurrentSources(t *testing.T) {
+	const sources, rounds, podsPerSource = 4, 50, 20
+	cfg := New(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	counts := make(chan map[Op]int)
+	go func() {
+		c := map[Op]int{}
+		expectAdds := sources * podsPerSource
+		for u := range cfg.Updates() {
+			c[u.Op] += len(u.Pods)
+			if c[Add] == expectAdds && c[Remove] == expectAdds {
+				counts <- c
+				return
+			}
+		}
+	}()
+
+	var readers, writers sync.WaitGroup
+	stop := make(chan struct{})
+	readers.Add(1)
+	go func() {
+		defer readers.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = cfg.Stats()
+				_ = cfg.MergedState()
+				_ = cfg.Ready()
+			}
+		}
+	}()
+	for s := range sources {
+		name := fmt.Sprint("src", s)
+		ch := cfg.Channel(ctx, name)
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for r := range rounds {
+				pods := make([]*v1.Pod, podsPerSource)
+				for i := range pods {
+					pods[i] = testPod(fmt.Sprint("p", i), name, fmt.Sprintf("%s-u%d", name, i), fmt.Sprint("img:", r))
+				}
+				ch <- PodUpdate{Op: Set, Pods: pods}
+			}
+			ch <- PodUpdate{Op: Set}
+		}()
+	}
+	writers.Wait()
+	var c map[Op]int
+	select {
+	case c = <-counts:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the merged output never showed every pod added and removed")
+	}
+	close(stop)
+	readers.Wait()
+	if want := sources * podsPerSource * (rounds - 1); c[Update] != want {
+		t.Fatalf("%d pods updated, want %d", c[Update], want)
+	}
+	if !cfg.Ready() {
+		t.Fatal("not ready after every source sent a SET")
+	}
+	for _, st := range cfg.Stats() {
+		if st.Updates != rounds+1 || st.Pods != 0 || !st.Seen {
+			t.Fatalf("stats of %s: %+v", st.Source, st)
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Mode
+		wantErr bool
+	}{
+		{in: "incremental", want: Incremental},
+		{in: "snapshot-and-updates", want: SnapshotAndUpdates},
+		{in: "snapshot", want: Snapshot},
+		{in: "Incremental", wantErr: true},
+		{in: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseMode(tt.in)
+			if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
+				t.Fatalf("ParseMode(%q) = %v, %v", tt.in, got, err)
+			}
+		})
+	}
+}
