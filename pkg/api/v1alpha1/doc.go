@@ -1,0 +1,25 @@
+// Package v1alpha1 holds the JSON types the podsrc agent serves under
+// /api/v1alpha1 and the kubectl plugin reads. Top-level objects carry
+// apiVersion and kind, so that kubectl-style printers can print them.
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// GroupVersion is the apiVersion of every top-level object.
+const GroupVersion = "podsrc.io/v1alpha1"
+
+// Kinds of the top-level objects.
+const (
+	KindSourceList = "SourceList"
+	KindPodList    = "PodList"
+	KindPod        = "PodInfo"
+	KindPLEGStatus = "PLEGStatus"
+	KindEvent      = "Event"
+	KindVersion    = "Version"
+	KindStatus     = "Status"
+)
+
+// TypeMetaFor returns the TypeMeta of a top-level object of the given kind.
+func TypeMetaFor(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: GroupVersion, Kind: kind}
+}

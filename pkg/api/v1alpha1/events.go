@@ -1,0 +1,85 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Event kinds on the stream.
+const (
+	// EventKindConfig is a notification of the merged pod configuration.
+	EventKindConfig = "config"
+	// EventKindPLEG is a pod lifecycle event of the PLEG.
+	EventKindPLEG = "pleg"
+)
+
+// Stream message types besides events.
+const (
+	// MessageEvent carries an event.
+	MessageEvent = "event"
+	// MessageHeartbeat is sent when nothing else was for a while; Seq is the
+	// last sequence number the agent assigned.
+	MessageHeartbeat = "heartbeat"
+	// MessageGap says events From..To were evicted from the agent's buffer
+	// before this client could read them.
+	MessageGap = "gap"
+	// MessageSnapshot carries the state at the start of a stream
+	// (?snapshot=true): Snapshot holds the pods, Seq the last event they
+	// include.
+	MessageSnapshot = "snapshot"
+	// MessageLagging says the client read too slowly and the stream ends;
+	// it may resume with ?since=Seq.
+	MessageLagging = "lagging"
+)
+
+// StreamMessage is one line of /api/v1alpha1/events.
+type StreamMessage struct {
+	// Type is one of the Message* constants.
+	Type  string `json:"type"`
+	Event *Event `json:"event,omitempty"`
+	// Seq is the sequence number the message refers to (heartbeat, lagging,
+	// snapshot).
+	Seq uint64 `json:"seq,omitempty"`
+	// From and To bound a gap, inclusive.
+	From uint64 `json:"from,omitempty"`
+	To   uint64 `json:"to,omitempty"`
+	// Snapshot is the state a snapshot message carries.
+	Snapshot *PodList    `json:"snapshot,omitempty"`
+	Time     metav1.Time `json:"time"`
+}
+
+// Event is one entry of the agent's ordered event sequence.
+type Event struct {
+	metav1.TypeMeta `json:",inline"`
+	// Seq numbers the agent's events from 1, without holes.
+	Seq  uint64      `json:"seq"`
+	Time metav1.Time `json:"time"`
+	// Kind is config or pleg.
+	Kind string `json:"kind"`
+
+	// Op (config) is the notification: ADD, UPDATE, DELETE, REMOVE,
+	// RECONCILE or SET; Source the source it came from; Pods the pods.
+	Op     string   `json:"op,omitempty"`
+	Source string   `json:"source,omitempty"`
+	Pods   []PodRef `json:"pods,omitempty"`
+
+	// PLEG events: the pod, the event type, the container or sandbox ID
+	// (Data) and name, and whether the kubelet sends this type at all.
+	PodUID        types.UID `json:"podUID,omitempty"`
+	PodName       string    `json:"podName,omitempty"`
+	Namespace     string    `json:"namespace,omitempty"`
+	Type          string    `json:"type,omitempty"`
+	Data          string    `json:"data,omitempty"`
+	Sandbox       bool      `json:"sandbox,omitempty"`
+	ContainerName string    `json:"containerName,omitempty"`
+	KubeletSends  *bool     `json:"kubeletSends,omitempty"`
+	// ExitCode is the container's exit code for ContainerDied, when known.
+	ExitCode *int `json:"exitCode,omitempty"`
+}
+
+// PodRef summarizes a pod in a config event.
+type PodRef struct {
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace"`
+	UID       types.UID `json:"uid"`
+}

@@ -1,0 +1,65 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// PodList is the answer of /api/v1alpha1/pods.
+type PodList struct {
+	metav1.TypeMeta `json:",inline"`
+	NodeName        string    `json:"nodeName"`
+	Items           []PodInfo `json:"items"`
+}
+
+// PodInfo is one pod as the kubelet's configuration and its PLEG see it.
+// A pod the runtime runs but no source configures has an empty Source.
+type PodInfo struct {
+	metav1.TypeMeta `json:",inline"`
+	Name            string    `json:"name"`
+	Namespace       string    `json:"namespace"`
+	UID             types.UID `json:"uid"`
+	// Source is the source the pod came from (file, http, api).
+	Source string `json:"source,omitempty"`
+	// Static is true for pods from a file or URL; ConfigHash is their
+	// kubernetes.io/config.hash.
+	Static     bool   `json:"static,omitempty"`
+	ConfigHash string `json:"configHash,omitempty"`
+	// Mirror is true for mirror pods; ConfigMirror is the hash of the
+	// static pod they mirror.
+	Mirror       bool   `json:"mirror,omitempty"`
+	ConfigMirror string `json:"configMirror,omitempty"`
+	// FirstSeen is the kubelet's kubernetes.io/config.seen of the pod.
+	FirstSeen string `json:"firstSeen,omitempty"`
+	// Runtime is what the PLEG last saw of the pod; nil when the runtime
+	// has nothing of it (or the PLEG is off).
+	Runtime *RuntimePod `json:"runtime,omitempty"`
+	// Pod is the merged pod in full, only on /api/v1alpha1/pods/{uid}.
+	Pod *corev1.Pod `json:"pod,omitempty"`
+}
+
+// RuntimePod is the container runtime's view of a pod.
+type RuntimePod struct {
+	// SandboxState is the state of the newest sandbox (SANDBOX_READY as
+	// "ready", otherwise "notready"); SandboxID its ID.
+	SandboxID    string             `json:"sandboxID,omitempty"`
+	SandboxState string             `json:"sandboxState,omitempty"`
+	IPs          []string           `json:"ips,omitempty"`
+	Containers   []RuntimeContainer `json:"containers,omitempty"`
+	// Error is set when the PLEG's last inspection of the pod failed.
+	Error string `json:"error,omitempty"`
+}
+
+// RuntimeContainer is one container the runtime has for a pod.
+type RuntimeContainer struct {
+	ID           string       `json:"id"`
+	Name         string       `json:"name"`
+	State        string       `json:"state"`
+	Image        string       `json:"image,omitempty"`
+	RestartCount int          `json:"restartCount"`
+	ExitCode     int          `json:"exitCode"`
+	Reason       string       `json:"reason,omitempty"`
+	StartedAt    *metav1.Time `json:"startedAt,omitempty"`
+	FinishedAt   *metav1.Time `json:"finishedAt,omitempty"`
+}

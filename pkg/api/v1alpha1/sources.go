@@ -1,0 +1,72 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Source kinds, named as the kubelet names its sources.
+const (
+	SourceFile = "file"
+	SourceHTTP = "http"
+	SourceAPI  = "api"
+)
+
+// SourceList is the answer of /api/v1alpha1/sources.
+type SourceList struct {
+	metav1.TypeMeta `json:",inline"`
+	// NodeName is the node the agent runs for.
+	NodeName string `json:"nodeName"`
+	// Mode is the merge's notification mode.
+	Mode string `json:"mode"`
+	// AllSourcesSeen is true when every configured source has sent its
+	// first full list: the kubelet's readiness to sync pods.
+	AllSourcesSeen bool `json:"allSourcesSeen"`
+	// AgentVersion is the podsrc agent's version.
+	AgentVersion string `json:"agentVersion"`
+	// KubeletVersion is the kubelet version whose semantics podsrc follows
+	// (static pod decoding and UIDs, the merge).
+	KubeletVersion string `json:"kubeletVersion"`
+	// Items has one entry per configured source, sorted by name.
+	Items []Source `json:"items"`
+}
+
+// Source is the state of one pod source.
+type Source struct {
+	// Name is the kubelet's name of the source: file, http or api.
+	Name string `json:"name"`
+	// Target is what the source watches: the static pod path on the host,
+	// the static pod URL, or the API server's address.
+	Target string `json:"target"`
+	// Seen is true once the source has sent its first full list.
+	Seen bool `json:"seen"`
+	// LastUpdate is when the source last sent a list.
+	LastUpdate *metav1.Time `json:"lastUpdate,omitempty"`
+	// Pods is the number of pods the source has now.
+	Pods int `json:"pods"`
+	// Updates counts the lists the source sent.
+	Updates int64 `json:"updates"`
+	// LastError is the source's last error, and LastErrorTime its time.
+	LastError     string       `json:"lastError,omitempty"`
+	LastErrorTime *metav1.Time `json:"lastErrorTime,omitempty"`
+	// RejectedFiles are the manifests that contribute no pod (file source).
+	RejectedFiles []RejectedFile `json:"rejectedFiles,omitempty"`
+	// ShadowedFiles are manifests whose pod another file replaces (file source).
+	ShadowedFiles []ShadowedFile `json:"shadowedFiles,omitempty"`
+}
+
+// RejectedFile is a manifest that failed to decode or validate.
+type RejectedFile struct {
+	Path  string      `json:"path"`
+	Error string      `json:"error"`
+	Since metav1.Time `json:"since"`
+}
+
+// ShadowedFile is a valid manifest whose pod is replaced by the pod of a
+// file read later, which the kubelet keeps.
+type ShadowedFile struct {
+	Path string `json:"path"`
+	// By is the file whose pod the kubelet keeps.
+	By string `json:"by"`
+	// Pod is the namespace/name both files define.
+	Pod string `json:"pod"`
+}
