@@ -1,0 +1,275 @@
+package pleg
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/podsrc/podsrc/pkg/cri"
+)
+
+// GenericPLEG relists the runtime periodically and turns the differences
+// between relists into pod lifecycle events, exactly as the kubelet's generic
+// PLEG does. Run drives it; every other method may be called concurrently.
+type GenericPLEG struct {
+	runtime cri.Runtime
+	opts    Options
+	clock   clock.Clock
+	events  chan *PodLifecycleEvent
+	cache   *Cache
+	stats   *recorder
+
+	// lastRelist is the start of the last successful relist.
+	lastRelist atomic.Pointer[time.Time]
+	// listed is what the last successful relist listed, for Pods.
+	listed atomic.Pointer[listing]
+
+	// relistMu serializes relists and guards the fields below.
+	relistMu  sync.Mutex
+	records   podRecords
+	reinspect map[types.UID]struct{}
+	seq       uint64
+	eventSeq  uint64
+	changes   []change
+	scratch   eventScratch
+}
+
+var _ EventGenerator = (*GenericPLEG)(nil)
+
+// listing is the result of one successful relist's two List calls.
+type listing struct {
+	time       time.Time
+	sandboxes  []*runtimeapi.PodSandbox
+	containers []*runtimeapi.Container
+}
+
+// New returns a PLEG over runtime. Nothing happens until Run or Relist.
+func New(runtime cri.Runtime, opts Options) *GenericPLEG {
+	opts = opts.withDefaults()
+	return &GenericPLEG{
+		runtime:   runtime,
+		opts:      opts,
+		clock:     opts.Clock,
+		events:    make(chan *PodLifecycleEvent, opts.ChannelCapacity),
+		cache:     newCache(),
+		stats:     newRecorder(&opts),
+		records:   newPodRecords(),
+		reinspect: make(map[types.UID]struct{}),
+	}
+}
+
+// Watch returns the channel the PLEG sends the events on that the kubelet
+// sends (every type but ContainerChanged). It has the kubelet's capacity; when
+// it is full, events are dropped and counted, never waited for.
+func (g *GenericPLEG) Watch() <-chan *PodLifecycleEvent { return g.events }
+
+// Cache returns the pod status cache.
+func (g *GenericPLEG) Cache() *Cache { return g.cache }
+
+// Options returns the options in effect, defaults filled in.
+func (g *GenericPLEG) Options() Options { return g.opts }
+
+// Stats returns a snapshot of the statistics.
+func (g *GenericPLEG) Stats() Stats {
+	s := g.stats.snapshot()
+	s.ChannelLength = len(g.events)
+	s.ChannelCapacity = cap(g.events)
+	return s
+}
+
+// Events returns the kept computed events whose Seq is above afterSeq, oldest
+// first, with what became of each; ContainerChanged events are among them.
+// Pass the last Seq seen to follow the stream.
+func (g *GenericPLEG) Events(afterSeq uint64) []EventRecord { return g.stats.eventsAfter(afterSeq) }
+
+// Relist lists the runtime once, computes the events, inspects the pods that
+// changed and sends the events. Run calls it periodically; calling it
+// directly is for tests and tools. It returns the error that made the relist
+// fail; a failed pod inspection does not fail the relist.
+func (g *GenericPLEG) Relist(ctx context.Context) error {
+	g.relistMu.Lock()
+	defer g.relistMu.Unlock()
+	logger := klog.FromContext(ctx)
+
+	g.seq++
+	start := g.clock.Now()
+	rec := RelistRecord{Seq: g.seq, Start: start}
+	if last := g.relistTime(); !last.IsZero() {
+		interval := start.Sub(last)
+		rec.IntervalSeconds = interval.Seconds()
+		g.stats.observeInterval(interval)
+	}
+
+	t := g.clock.Now()
+	sandboxes, err := g.runtime.ListPodSandbox(ctx, nil)
+	d := g.clock.Since(t)
+	rec.ListSandboxesSeconds = d.Seconds()
+	g.stats.observeCall(callListPodSandbox, d, err != nil)
+	if err != nil {
+		return g.failed(ctx, rec, start, fmt.Errorf("relist: %w", err))
+	}
+	t = g.clock.Now()
+	containers, err := g.runtime.ListContainers(ctx, nil)
+	d = g.clock.Since(t)
+	rec.ListContainersSeconds = d.Seconds()
+	g.stats.observeCall(callListContainers, d, err != nil)
+	if err != nil {
+		return g.failed(ctx, rec, start, fmt.Errorf("relist: %w", err))
+	}
+
+	g.lastRelist.Store(&start)
+	g.records.begin()
+	group(&g.records, sandboxes, containers)
+	g.listed.Store(&listing{time: start, sandboxes: sandboxes, containers: containers})
+
+	var counts relistCounts
+	for _, r := range g.records.byUID {
+		if g.records.hasCurrent(r) {
+			counts.add(&r.cur)
+		}
+		g.reconcile(ctx, r, start, &rec)
+	}
+	g.cache.setTimestamp(start)
+
+	rec.Pods, rec.Sandboxes = counts.pods, counts.sandboxes
+	for _, n := range counts.containers {
+		rec.Containers += n
+	}
+	d = g.clock.Since(start)
+	rec.DurationSeconds = d.Seconds()
+	g.stats.relistDone(rec, d, counts)
+	logger.V(5).Info("Relisted", "seq", rec.Seq, "pods", rec.Pods, "events", rec.Events, "duration", d)
+	return nil
+}
+
+// add counts one listed pod.
+func (c *relistCounts) add(p *podSnapshot) {
+	c.pods++
+	c.sandboxes += len(p.sandboxes)
+	for i := range p.sandboxes {
+		if p.sandboxes[i].state == StateRunning {
+			c.runningPods++
+			break
+		}
+	}
+	for i := range p.containers {
+		c.containers[stateIndex(p.containers[i].state)]++
+	}
+}
+
+// failed records a relist whose listing failed. The records stay as they
+// were, so that the next successful relist reports what changed meanwhile.
+func (g *GenericPLEG) failed(ctx context.Context, rec RelistRecord, start time.Time, err error) error {
+	d := g.clock.Since(start)
+	rec.DurationSeconds = d.Seconds()
+	rec.Error = err.Error()
+	g.stats.relistFailed(rec, d, err, g.clock.Now())
+	klog.FromContext(ctx).Error(err, "Unable to retrieve pods")
+	return err
+}
+
+// reconcile computes the events of one pod, inspects it when it changed or
+// awaits reinspection, updates the cache and the record, and sends the
+// events, like the kubelet's reconcilePodRecord.
+func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time, rec *RelistRecord) {
+	hasCur := g.records.hasCurrent(r)
+	g.changes = g.scratch.computeEvents(g.changes[:0], &r.old, r.hasOld, &r.cur, hasCur)
+	_, reinspect := g.reinspect[r.uid]
+	delete(g.reinspect, r.uid)
+	if len(g.changes) == 0 && !reinspect {
+		if !r.hasOld && !hasCur {
+			// Nothing reported and nothing listed: the kubelet keeps
+			// such an empty record forever; it can never yield an event.
+			delete(g.records.byUID, r.uid)
+		}
+		return
+	}
+	rec.Events += len(g.changes)
+
+	name, namespace := r.cur.name, r.cur.namespace
+	if !hasCur {
+		name, namespace = r.old.name, r.old.namespace
+	}
+	var status *PodStatus
+	if !hasCur {
+		g.cache.delete(r.uid)
+	} else {
+		rec.Inspected++
+		start := g.clock.Now()
+		st, calls, err := g.inspect(ctx, r, ts)
+		d := g.clock.Since(start)
+		in := PodInspection{Relist: rec.Seq, Time: ts, PodID: r.uid, Name: name, Namespace: namespace, DurationSeconds: d.Seconds(), Calls: calls}
+		if err != nil {
+			in.Error = err.Error()
+			rec.InspectionFailures++
+			g.stats.observeInspection(in, d)
+			g.cache.setError(r.uid, err, g.clock.Now())
+			g.reinspect[r.uid] = struct{}{}
+			klog.FromContext(ctx).V(4).Info("Ignoring events for pod, will reinspect", "pod", klog.KRef(namespace, name), "podUID", r.uid, "err", err)
+			for _, c := range g.changes {
+				g.record(g.newEvent(r.uid, name, namespace, c, rec.Seq, ts), OutcomeInspectionFailed)
+			}
+			return
+		}
+		st.InspectedAt = g.clock.Now()
+		g.stats.observeInspection(in, d)
+		g.cache.set(st)
+		status = st
+	}
+	if len(g.changes) == 0 {
+		g.changes = append(g.changes, change{typ: PodSync})
+	}
+	g.records.update(r)
+
+	logger := klog.FromContext(ctx)
+	for _, c := range g.changes {
+		ev := g.newEvent(r.uid, name, namespace, c, rec.Seq, ts)
+		if !ev.KubeletSends {
+			g.record(ev, OutcomeNotSent)
+			continue
+		}
+		select {
+		case g.events <- ev:
+			g.record(ev, OutcomeSent)
+		default:
+			g.record(ev, OutcomeDropped)
+			logger.Error(nil, "Event channel is full, discarding event", "podUID", ev.ID, "type", ev.Type, "data", ev.Data)
+		}
+		if ev.Type == ContainerDied && status != nil {
+			for _, cs := range status.Containers {
+				if cs.ID == ev.Data {
+					logger.V(2).Info("Container finished", "podUID", ev.ID, "containerID", cs.ID, "exitCode", cs.ExitCode)
+				}
+			}
+		}
+	}
+}
+
+// newEvent stamps a computed change.
+func (g *GenericPLEG) newEvent(uid types.UID, name, namespace string, c change, relist uint64, ts time.Time) *PodLifecycleEvent {
+	g.eventSeq++
+	return &PodLifecycleEvent{
+		ID:            uid,
+		Type:          c.typ,
+		Data:          c.id,
+		KubeletSends:  c.typ.KubeletSends(),
+		Sandbox:       c.sandbox,
+		PodName:       name,
+		PodNamespace:  namespace,
+		ContainerName: c.name,
+		Seq:           g.eventSeq,
+		Relist:        relist,
+		Time:          ts,
+	}
+}
+
+func (g *GenericPLEG) record(ev *PodLifecycleEvent, outcome string) {
+	g.stats.observeEvent(EventRecord{PodLifecycleEvent: *ev, Outcome: outcome})
+}

@@ -1,0 +1,104 @@
+package pleg
+
+import (
+	"slices"
+	"time"
+)
+
+// bucketBounds are the upper bounds of the latency histograms.
+var bucketBounds = []time.Duration{
+	100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second,
+	30 * time.Second, time.Minute,
+}
+
+// Bucket is one cumulative histogram bucket: Count observations took at most
+// UpperBoundSeconds. The implicit +Inf bucket is the summary's Count.
+type Bucket struct {
+	UpperBoundSeconds float64 `json:"le"`
+	Count             uint64  `json:"count"`
+}
+
+// LatencySummary describes the durations of one kind of operation: totals
+// and a histogram since start, percentiles over the most recent Window
+// observations.
+type LatencySummary struct {
+	Count            uint64   `json:"count"`
+	Errors           uint64   `json:"errors"`
+	SumSeconds       float64  `json:"sumSeconds"`
+	LastSeconds      float64  `json:"lastSeconds"`
+	MaxSeconds       float64  `json:"maxSeconds"`
+	Window           int      `json:"window"`
+	P50Seconds       float64  `json:"p50Seconds"`
+	P90Seconds       float64  `json:"p90Seconds"`
+	P99Seconds       float64  `json:"p99Seconds"`
+	WindowMaxSeconds float64  `json:"windowMaxSeconds"`
+	Buckets          []Bucket `json:"buckets"`
+}
+
+// latency accumulates durations. Not safe for concurrent use.
+type latency struct {
+	count, errors  uint64
+	sum, last, max time.Duration
+	buckets        []uint64
+	recent         ring[time.Duration]
+}
+
+func newLatency(window int) latency {
+	return latency{buckets: make([]uint64, len(bucketBounds)), recent: newRing[time.Duration](window)}
+}
+
+// observe records one duration; failed tells whether the operation failed.
+func (l *latency) observe(d time.Duration, failed bool) {
+	l.count++
+	if failed {
+		l.errors++
+	}
+	l.sum += d
+	l.last = d
+	l.max = max(l.max, d)
+	for i, b := range bucketBounds {
+		if d <= b {
+			l.buckets[i]++
+			break
+		}
+	}
+	l.recent.add(d)
+}
+
+// summary returns the JSON-friendly view of l.
+func (l *latency) summary() LatencySummary {
+	s := LatencySummary{
+		Count:       l.count,
+		Errors:      l.errors,
+		SumSeconds:  l.sum.Seconds(),
+		LastSeconds: l.last.Seconds(),
+		MaxSeconds:  l.max.Seconds(),
+		Buckets:     make([]Bucket, len(bucketBounds)),
+	}
+	var cum uint64
+	for i, b := range bucketBounds {
+		cum += l.buckets[i]
+		s.Buckets[i] = Bucket{UpperBoundSeconds: b.Seconds(), Count: cum}
+	}
+	recent := l.recent.values()
+	s.Window = len(recent)
+	if len(recent) > 0 {
+		slices.Sort(recent)
+		s.P50Seconds = percentile(recent, 0.50).Seconds()
+		s.P90Seconds = percentile(recent, 0.90).Seconds()
+		s.P99Seconds = percentile(recent, 0.99).Seconds()
+		s.WindowMaxSeconds = recent[len(recent)-1].Seconds()
+	}
+	return s
+}
+
+// percentile returns the nearest-rank percentile p of sorted values.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	rank := int(p*float64(len(sorted))+0.999999) - 1
+	rank = max(0, min(rank, len(sorted)-1))
+	return sorted[rank]
+}

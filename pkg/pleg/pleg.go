@@ -1,0 +1,72 @@
+// Package pleg reimplements the kubelet's generic pod lifecycle event
+// generator (PLEG) against a node's CRI runtime, and keeps what the kubelet
+// only hints at through "PLEG is not healthy": relist timings, slow pods,
+// runtime errors and every event it computed.
+package pleg
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// EventType is the kind of a pod lifecycle event; the values are the
+// kubelet's.
+type EventType string
+
+const (
+	// ContainerStarted says a container or sandbox is now running.
+	ContainerStarted EventType = "ContainerStarted"
+	// ContainerDied says a container or sandbox is now exited (or vanished
+	// without having been seen exited).
+	ContainerDied EventType = "ContainerDied"
+	// ContainerRemoved says a container or sandbox is gone from the runtime.
+	ContainerRemoved EventType = "ContainerRemoved"
+	// PodSync asks for a pod sync after a reinspection that found no change.
+	PodSync EventType = "PodSync"
+	// ContainerChanged says a container or sandbox went to an unknown (or
+	// created) state. The PLEG computes it but the kubelet never sends it.
+	ContainerChanged EventType = "ContainerChanged"
+)
+
+// KubeletSends reports whether the kubelet puts events of type t on its PLEG
+// channel.
+func (t EventType) KubeletSends() bool { return t != ContainerChanged }
+
+// PodLifecycleEvent is one change the PLEG observed in a pod.
+type PodLifecycleEvent struct {
+	// ID is the pod UID.
+	ID types.UID `json:"podID"`
+	// Type is the kind of change.
+	Type EventType `json:"type"`
+	// Data is the container or sandbox ID the event is about; empty for
+	// PodSync.
+	Data string `json:"data,omitempty"`
+	// KubeletSends is false for events the kubelet computes but never sends
+	// (ContainerChanged).
+	KubeletSends bool `json:"kubeletSends"`
+	// Sandbox is true when Data is a sandbox ID.
+	Sandbox bool `json:"sandbox,omitempty"`
+	// PodName and PodNamespace name the pod as the runtime labels it.
+	PodName      string `json:"podName,omitempty"`
+	PodNamespace string `json:"podNamespace,omitempty"`
+	// ContainerName is the container's name in the pod spec, if known.
+	ContainerName string `json:"containerName,omitempty"`
+	// Seq numbers the events computed by one PLEG, from 1.
+	Seq uint64 `json:"seq"`
+	// Relist is the sequence number of the relist that computed the event.
+	Relist uint64 `json:"relist"`
+	// Time is the start of that relist.
+	Time time.Time `json:"time"`
+}
+
+// EventGenerator is what a consumer of pod lifecycle events needs from a PLEG.
+type EventGenerator interface {
+	// Run relists until ctx is done.
+	Run(ctx context.Context)
+	// Watch returns the channel the events are sent on.
+	Watch() <-chan *PodLifecycleEvent
+	// Healthy answers like the kubelet's PLEG health check.
+	Healthy() (bool, error)
+}

@@ -1,0 +1,340 @@
+package pleg
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Names of the CRI calls whose latencies Stats reports.
+const (
+	CallListPodSandbox   = "ListPodSandbox"
+	CallListContainers   = "ListContainers"
+	CallPodSandboxStatus = "PodSandboxStatus"
+	CallContainerStatus  = "ContainerStatus"
+)
+
+// callKind indexes the per-call latencies.
+type callKind int
+
+const (
+	callListPodSandbox callKind = iota
+	callListContainers
+	callPodSandboxStatus
+	callContainerStatus
+	numCalls
+)
+
+var callNames = [numCalls]string{CallListPodSandbox, CallListContainers, CallPodSandboxStatus, CallContainerStatus}
+
+// Outcomes of a computed event, in EventRecord.Outcome.
+const (
+	// OutcomeSent: the event was put on the Watch channel.
+	OutcomeSent = "sent"
+	// OutcomeDropped: the Watch channel was full; the kubelet drops it too.
+	OutcomeDropped = "dropped"
+	// OutcomeNotSent: the kubelet computes but never sends this type.
+	OutcomeNotSent = "not-sent-by-kubelet"
+	// OutcomeInspectionFailed: the pod's status could not be read; the
+	// kubelet discards the events and computes them again next relist.
+	OutcomeInspectionFailed = "discarded-inspection-failed"
+)
+
+// EventRecord is one computed event and what became of it.
+type EventRecord struct {
+	PodLifecycleEvent
+	Outcome string `json:"outcome"`
+}
+
+// RelistRecord describes one relist.
+type RelistRecord struct {
+	Seq                   uint64    `json:"seq"`
+	Start                 time.Time `json:"start"`
+	DurationSeconds       float64   `json:"durationSeconds"`
+	IntervalSeconds       float64   `json:"intervalSeconds,omitempty"`
+	ListSandboxesSeconds  float64   `json:"listSandboxesSeconds"`
+	ListContainersSeconds float64   `json:"listContainersSeconds"`
+	Pods                  int       `json:"pods"`
+	Sandboxes             int       `json:"sandboxes"`
+	Containers            int       `json:"containers"`
+	Events                int       `json:"events"`
+	Inspected             int       `json:"inspected"`
+	InspectionFailures    int       `json:"inspectionFailures,omitempty"`
+	Error                 string    `json:"error,omitempty"`
+}
+
+// PodInspection is the status inspection of one pod during one relist.
+type PodInspection struct {
+	Relist          uint64    `json:"relist"`
+	Time            time.Time `json:"time"`
+	PodID           types.UID `json:"podID"`
+	Name            string    `json:"name"`
+	Namespace       string    `json:"namespace"`
+	DurationSeconds float64   `json:"durationSeconds"`
+	Calls           int       `json:"calls"`
+	Error           string    `json:"error,omitempty"`
+}
+
+// Stats is a snapshot of what the PLEG measured.
+type Stats struct {
+	// Relists counts relist attempts, RelistFailures the failed ones.
+	Relists        uint64 `json:"relists"`
+	RelistFailures uint64 `json:"relistFailures"`
+	// ConsecutiveFailures counts the failed relists since the last good one.
+	ConsecutiveFailures int       `json:"consecutiveFailures"`
+	LastError           string    `json:"lastError,omitempty"`
+	LastErrorTime       time.Time `json:"lastErrorTime,omitzero"`
+	// LastSuccess is the start of the last successful relist (the kubelet's
+	// "last seen active").
+	LastSuccess time.Time `json:"lastSuccess,omitzero"`
+	// RelistDuration is the duration of relists (failed ones included, as
+	// errors); RelistInterval the time from the last successful relist's
+	// start to each relist's start, as the kubelet measures it.
+	RelistDuration LatencySummary `json:"relistDuration"`
+	RelistInterval LatencySummary `json:"relistInterval"`
+	// Calls has the latency of each CRI call, by Call* name.
+	Calls map[string]LatencySummary `json:"calls"`
+	// PodInspection is the duration of pod status inspections.
+	PodInspection LatencySummary `json:"podInspection"`
+	// RecentRelists are the last relists, oldest first.
+	RecentRelists []RelistRecord `json:"recentRelists"`
+	// SlowestPods are the slowest pod inspections of the recent relists,
+	// slowest first.
+	SlowestPods []PodInspection `json:"slowestPods"`
+	// EventsComputed counts every event computed, by type (ContainerChanged
+	// included); EventsSent those put on the Watch channel.
+	EventsComputed map[EventType]uint64 `json:"eventsComputed"`
+	EventsSent     map[EventType]uint64 `json:"eventsSent"`
+	// EventsDropped counts events lost to a full Watch channel.
+	EventsDropped uint64 `json:"eventsDropped"`
+	// EventsDiscarded counts events discarded because their pod's
+	// inspection failed (they are computed again by a later relist).
+	EventsDiscarded uint64 `json:"eventsDiscarded"`
+	// InspectionFailures counts failed pod status inspections.
+	InspectionFailures uint64 `json:"inspectionFailures"`
+	// Pods, Sandboxes and RunningPods (pods with a running sandbox) are
+	// from the last successful relist, as are Containers by state.
+	Pods        int                    `json:"pods"`
+	Sandboxes   int                    `json:"sandboxes"`
+	RunningPods int                    `json:"runningPods"`
+	Containers  map[ContainerState]int `json:"containers"`
+	// ChannelLength and ChannelCapacity describe the Watch channel.
+	ChannelLength   int `json:"channelLength"`
+	ChannelCapacity int `json:"channelCapacity"`
+}
+
+// relistCounts are the object counts of one successful relist.
+type relistCounts struct {
+	pods, sandboxes, runningPods int
+	containers                   [4]int // by stateIndex
+}
+
+func stateIndex(s ContainerState) int {
+	switch s {
+	case StateCreated:
+		return 0
+	case StateRunning:
+		return 1
+	case StateExited:
+		return 2
+	}
+	return 3
+}
+
+var statesByIndex = [4]ContainerState{StateCreated, StateRunning, StateExited, StateUnknown}
+
+// recorder accumulates the statistics. Safe for concurrent use.
+type recorder struct {
+	mu sync.Mutex
+
+	relists, relistFailures uint64
+	consecutiveFailures     int
+	lastErr                 string
+	lastErrTime             time.Time
+	lastSuccess             time.Time
+
+	relistDur, interval, inspection latency
+	calls                           [numCalls]latency
+
+	history     ring[RelistRecord]
+	inspections ring[PodInspection]
+	events      ring[EventRecord]
+	slowest     int
+
+	computed, sent               map[EventType]uint64
+	dropped, discarded, inspFail uint64
+	counts                       relistCounts
+}
+
+func newRecorder(o *Options) *recorder {
+	r := &recorder{
+		relistDur:   newLatency(o.HistoryLength),
+		interval:    newLatency(o.HistoryLength),
+		inspection:  newLatency(o.HistoryLength),
+		history:     newRing[RelistRecord](o.HistoryLength),
+		inspections: newRing[PodInspection](4 * o.HistoryLength),
+		events:      newRing[EventRecord](o.EventHistory),
+		slowest:     o.SlowestPods,
+		computed:    make(map[EventType]uint64),
+		sent:        make(map[EventType]uint64),
+	}
+	for i := range r.calls {
+		r.calls[i] = newLatency(o.HistoryLength)
+	}
+	return r
+}
+
+func (r *recorder) observeCall(k callKind, d time.Duration, failed bool) {
+	r.mu.Lock()
+	r.calls[k].observe(d, failed)
+	r.mu.Unlock()
+}
+
+func (r *recorder) observeInterval(d time.Duration) {
+	r.mu.Lock()
+	r.interval.observe(d, false)
+	r.mu.Unlock()
+}
+
+func (r *recorder) observeInspection(in PodInspection, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inspection.observe(d, in.Error != "")
+	r.inspections.add(in)
+	if in.Error != "" {
+		r.inspFail++
+	}
+}
+
+func (r *recorder) observeEvent(ev EventRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.computed[ev.Type]++
+	switch ev.Outcome {
+	case OutcomeSent:
+		r.sent[ev.Type]++
+	case OutcomeDropped:
+		r.dropped++
+	case OutcomeInspectionFailed:
+		r.discarded++
+	}
+	r.events.add(ev)
+}
+
+func (r *recorder) relistFailed(rec RelistRecord, d time.Duration, err error, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.relists++
+	r.relistFailures++
+	r.consecutiveFailures++
+	r.lastErr = err.Error()
+	r.lastErrTime = now
+	r.relistDur.observe(d, true)
+	r.history.add(rec)
+}
+
+func (r *recorder) relistDone(rec RelistRecord, d time.Duration, c relistCounts) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.relists++
+	r.consecutiveFailures = 0
+	r.lastSuccess = rec.Start
+	r.relistDur.observe(d, false)
+	r.history.add(rec)
+	r.counts = c
+}
+
+// lastError returns the error of the last relist if it failed.
+func (r *recorder) lastError() (string, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.consecutiveFailures == 0 {
+		return "", 0
+	}
+	return r.lastErr, r.consecutiveFailures
+}
+
+func (r *recorder) snapshot() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := Stats{
+		Relists:             r.relists,
+		RelistFailures:      r.relistFailures,
+		ConsecutiveFailures: r.consecutiveFailures,
+		LastError:           r.lastErr,
+		LastErrorTime:       r.lastErrTime,
+		LastSuccess:         r.lastSuccess,
+		RelistDuration:      r.relistDur.summary(),
+		RelistInterval:      r.interval.summary(),
+		PodInspection:       r.inspection.summary(),
+		Calls:               make(map[string]LatencySummary, numCalls),
+		RecentRelists:       r.history.values(),
+		EventsComputed:      make(map[EventType]uint64, len(r.computed)),
+		EventsSent:          make(map[EventType]uint64, len(r.sent)),
+		EventsDropped:       r.dropped,
+		EventsDiscarded:     r.discarded,
+		InspectionFailures:  r.inspFail,
+		Pods:                r.counts.pods,
+		Sandboxes:           r.counts.sandboxes,
+		RunningPods:         r.counts.runningPods,
+		Containers:          make(map[ContainerState]int, 4),
+	}
+	for k := range r.calls {
+		s.Calls[callNames[k]] = r.calls[k].summary()
+	}
+	for t, n := range r.computed {
+		s.EventsComputed[t] = n
+	}
+	for t, n := range r.sent {
+		s.EventsSent[t] = n
+	}
+	for i, n := range r.counts.containers {
+		s.Containers[statesByIndex[i]] = n
+	}
+	s.SlowestPods = r.slowestPods()
+	return s
+}
+
+// slowestPods returns the slowest inspections among those of the relists
+// still in the history. Called with mu held.
+func (r *recorder) slowestPods() []PodInspection {
+	var oldest uint64
+	if h := r.history.values(); len(h) > 0 {
+		oldest = h[0].Seq
+	}
+	all := r.inspections.values()
+	all = slices.DeleteFunc(all, func(p PodInspection) bool { return p.Relist < oldest })
+	slices.SortStableFunc(all, func(a, b PodInspection) int {
+		switch {
+		case a.DurationSeconds > b.DurationSeconds:
+			return -1
+		case a.DurationSeconds < b.DurationSeconds:
+			return 1
+		}
+		return 0
+	})
+	if len(all) > r.slowest {
+		all = all[:r.slowest]
+	}
+	return all
+}
+
+// eventsAfter returns the kept event records with a sequence number above
+// seq, oldest first.
+func (r *recorder) eventsAfter(seq uint64) []EventRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := r.events.values()
+	i, _ := slices.BinarySearchFunc(all, seq+1, func(e EventRecord, s uint64) int {
+		switch {
+		case e.Seq < s:
+			return -1
+		case e.Seq > s:
+			return 1
+		}
+		return 0
+	})
+	return all[i:]
+}
