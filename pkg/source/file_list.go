@@ -1,0 +1,153 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	utilio "k8s.io/utils/io"
+
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// errPathMissing is the kubelet's complaint about a static pod path that
+// does not exist; the source still sends an empty SET.
+var errPathMissing = errors.New("path does not exist, ignoring")
+
+// relist reads the whole static pod path and sends what the kubelet's
+// listing sends. It returns the error the kubelet's listing returns.
+func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
+	info, err := os.Stat(s.readPath)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("reading static pod path %s: %w", s.hostPath, err)
+		}
+		s.state.keepOnly(nil)
+		// The kubelet sends an empty SET without touching its store.
+		s.sendPods(ctx, []*v1.Pod{})
+		return fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)
+	}
+	switch {
+	case info.IsDir():
+		pods := s.readDir(logger)
+		if len(pods) == 0 {
+			// Here too the kubelet leaves its store as it was: pods of
+			// files that vanished without a watch event stay in it and
+			// come back with the next watch event.
+			s.sendPods(ctx, []*v1.Pod{})
+			return nil
+		}
+		s.state.replace(pods)
+		s.sendStore(ctx)
+		return nil
+	case info.Mode().IsRegular():
+		s.state.keepOnly(map[string]bool{s.hostPath: true})
+		pod, err := s.readManifest(s.readPath)
+		if err != nil {
+			// A single manifest that fails sends nothing at all.
+			return err
+		}
+		s.state.replace([]filePod{{path: s.hostPath, pod: pod}})
+		s.sendStore(ctx)
+		return nil
+	default:
+		s.state.keepOnly(nil)
+		return fmt.Errorf("static pod path %s is not a directory or file", s.hostPath)
+	}
+}
+
+// readDir reads every entry of the static pod directory whose name does not
+// start with a dot, in sorted order, without recursion. A file that fails
+// contributes no pod and is recorded as rejected.
+func (s *FileSource) readDir(logger klog.Logger) []filePod {
+	// The kubelet globs "[^.]*"; a glob ignores I/O errors, so an unreadable
+	// directory reads as an empty one.
+	entries, err := filepath.Glob(filepath.Join(s.readPath, "[^.]*"))
+	if err != nil {
+		logger.Error(err, "Listing static pod path failed")
+	}
+	sort.Strings(entries)
+	seen := make(map[string]bool, len(entries))
+	pods := make([]filePod, 0, len(entries))
+	for _, read := range entries {
+		host := s.hostPathOf(read)
+		info, err := os.Stat(read)
+		if err != nil {
+			logger.Error(err, "Could not get metadata", "manifest", host)
+			continue
+		}
+		switch {
+		case info.IsDir():
+			logger.Error(nil, "Provided manifest path is a directory, not recursing into manifest path", "manifest", host)
+		case info.Mode().IsRegular():
+			pod, err := s.readManifest(read)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					// Gone between the listing and the read: the kubelet
+					// says nothing.
+					continue
+				}
+				seen[host] = true
+				logger.Error(err, "Could not process manifest file", "manifest", host)
+				continue
+			}
+			seen[host] = true
+			pods = append(pods, filePod{path: host, pod: pod})
+		default:
+			logger.Error(nil, "Manifest path is not a directory or file", "manifest", host, "mode", info.Mode())
+		}
+	}
+	s.state.keepOnly(seen)
+	return pods
+}
+
+// readManifest reads and decodes one manifest at a read path, recording the
+// outcome for the file's host path as the kubelet's mapping and podsrc's
+// rejected list need it.
+func (s *FileSource) readManifest(read string) (*v1.Pod, error) {
+	host := s.hostPathOf(read)
+	pod, err := s.decodeManifest(read, host)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
+			// Gone, or a directory seen through a watch event: not a
+			// manifest to report.
+			s.state.forget(host)
+		} else {
+			s.state.readFailed(host, err, s.now())
+		}
+		return nil, err
+	}
+	s.state.readOK(host, pod)
+	return pod, nil
+}
+
+// decodeManifest reads at most staticpod.MaxManifestBytes of a manifest and
+// decodes it.
+func (s *FileSource) decodeManifest(read, host string) (*v1.Pod, error) {
+	f, err := os.Open(read)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifest %s: %w", host, err)
+	}
+	defer f.Close()
+	data, err := utilio.ReadAtMost(f, staticpod.MaxManifestBytes)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifest %s: %w", host, err)
+	}
+	pod, err := s.decoder.DecodeFile(data, host, s.nodeName)
+	if err != nil {
+		if strings.Contains(err.Error(), host) {
+			// The kubelet's message already names the file.
+			return nil, err
+		}
+		return nil, fmt.Errorf("manifest %s: %w", host, err)
+	}
+	return pod, nil
+}

@@ -1,0 +1,161 @@
+package source
+
+import (
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// fileState is the file source's memory. store, owner and fileKeys model
+// the kubelet's own bookkeeping exactly, stale entries included, because
+// what the kubelet sends depends on them; valid and rejected are podsrc's
+// reporting on top.
+type fileState struct {
+	// store models the kubelet's undelta store: pods by namespace/name.
+	store map[string]*v1.Pod
+	// owner is the host path of the file whose pod store holds, by key.
+	owner map[string]string
+	// fileKeys models the kubelet's file-to-key mapping: set on every good
+	// read, removed only by a delete event, never by a relist.
+	fileKeys map[string]string
+	// valid is the key of every file whose last read gave a pod.
+	valid map[string]string
+	// rejected are the files whose last read failed, by host path.
+	rejected map[string]staticpod.RejectedFile
+}
+
+func newFileState() fileState {
+	return fileState{
+		store:    map[string]*v1.Pod{},
+		owner:    map[string]string{},
+		fileKeys: map[string]string{},
+		valid:    map[string]string{},
+		rejected: map[string]staticpod.RejectedFile{},
+	}
+}
+
+// podKey returns the kubelet's store key of a pod, namespace/name.
+func podKey(pod *v1.Pod) string {
+	key, err := cache.MetaNamespaceKeyFunc(pod)
+	if err != nil {
+		// Only happens for objects without metadata, which a pod is not.
+		return pod.Namespace + "/" + pod.Name
+	}
+	return key
+}
+
+// list returns the store's pods sorted by key (the kubelet's order is map
+// order, which means nothing).
+func (f *fileState) list() []*v1.Pod {
+	keys := make([]string, 0, len(f.store))
+	for k := range f.store {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	pods := make([]*v1.Pod, 0, len(keys))
+	for _, k := range keys {
+		pods = append(pods, f.store[k])
+	}
+	return pods
+}
+
+// originOf returns the file a stored pod came from.
+func (f *fileState) originOf(pod *v1.Pod) string { return f.owner[podKey(pod)] }
+
+// readOK records a good read of path, as the kubelet's mapping does.
+func (f *fileState) readOK(path string, pod *v1.Pod) {
+	key := podKey(pod)
+	f.fileKeys[path] = key
+	f.valid[path] = key
+	delete(f.rejected, path)
+}
+
+// readFailed records a file that contributes no pod.
+func (f *fileState) readFailed(path string, err error, at time.Time) {
+	delete(f.valid, path)
+	r, ok := f.rejected[path]
+	if !ok {
+		r = staticpod.RejectedFile{Path: path, FirstSeen: at}
+	}
+	r.Error = err.Error()
+	r.LastSeen = at
+	f.rejected[path] = r
+}
+
+// forget drops podsrc's reporting on a file that is gone.
+func (f *fileState) forget(path string) {
+	delete(f.valid, path)
+	delete(f.rejected, path)
+}
+
+// replace models the store's Replace: the pods of a full listing, where a
+// later file's pod replaces an earlier one with the same key.
+func (f *fileState) replace(pods []filePod) {
+	f.store = make(map[string]*v1.Pod, len(pods))
+	f.owner = make(map[string]string, len(pods))
+	for _, p := range pods {
+		key := podKey(p.pod)
+		f.store[key] = p.pod
+		f.owner[key] = p.path
+	}
+}
+
+// add models the store's Add (insert or replace by key).
+func (f *fileState) add(path string, pod *v1.Pod) {
+	key := podKey(pod)
+	f.store[key] = pod
+	f.owner[key] = path
+}
+
+// remove models the store's Delete.
+func (f *fileState) remove(key string) {
+	delete(f.store, key)
+	delete(f.owner, key)
+}
+
+// keepOnly drops reporting for files not in seen (after a full listing).
+func (f *fileState) keepOnly(seen map[string]bool) {
+	for p := range f.valid {
+		if !seen[p] {
+			delete(f.valid, p)
+		}
+	}
+	for p := range f.rejected {
+		if !seen[p] {
+			delete(f.rejected, p)
+		}
+	}
+}
+
+// report returns the rejected files and the shadowed ones, sorted by path.
+func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile) {
+	rejected := make([]staticpod.RejectedFile, 0, len(f.rejected))
+	for _, r := range f.rejected {
+		rejected = append(rejected, r)
+	}
+	sort.Slice(rejected, func(i, j int) bool { return rejected[i].Path < rejected[j].Path })
+
+	var shadowed []staticpod.ShadowedFile
+	for path, key := range f.valid {
+		by, ok := f.owner[key]
+		if !ok || by == path {
+			continue
+		}
+		if _, stored := f.store[key]; !stored {
+			continue
+		}
+		shadowed = append(shadowed, staticpod.ShadowedFile{Pod: key, Path: path, By: by})
+	}
+	sort.Slice(shadowed, func(i, j int) bool { return shadowed[i].Path < shadowed[j].Path })
+	return rejected, shadowed
+}
+
+// filePod is a pod and the host path of its manifest.
+type filePod struct {
+	path string
+	pod  *v1.Pod
+}

@@ -1,0 +1,130 @@
+// Package source implements podsrc's copies of the kubelet's static pod
+// sources: the static pod path (file source) and the static pod URL (URL
+// source). Each sends the full list of its pods as merge.PodUpdate SETs, at
+// the moments and with the content the kubelet's own source would, and keeps
+// a Status for the agent's API.
+package source
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// PodRef names one pod a source currently provides.
+type PodRef struct {
+	Namespace string
+	Name      string
+	UID       string
+	// Origin is the manifest file (host path) or URL the pod came from.
+	Origin string
+}
+
+// Status is a snapshot of a source's state. Slices are copies owned by the
+// caller.
+type Status struct {
+	// Kind is the kubelet's name for the source: "file" or "http".
+	Kind string
+	// Target is what the source watches: the static pod path as the kubelet
+	// sees it on the host, or the URL.
+	Target string
+	// ReadPath is where podsrc actually reads the static pod path (differs
+	// from Target under a host root). Empty for the URL source.
+	ReadPath string
+	// KubeletVersion is the kubelet version whose decoding podsrc follows;
+	// pod UIDs are only right for a kubelet of that version.
+	KubeletVersion string
+	// Seen reports whether the source has delivered its first SET.
+	Seen bool
+	// LastUpdate is when the last SET was delivered.
+	LastUpdate time.Time
+	// UpdatesSent counts the SETs delivered.
+	UpdatesSent int
+	// Pods are the pods of the last SET delivered, sorted by namespace and
+	// name.
+	Pods []PodRef
+	// Checks counts the completed relists (file) or polls (URL).
+	Checks int
+	// LastCheck is when the last relist or poll completed.
+	LastCheck time.Time
+	// LastError is the last error of the source as a whole (path missing,
+	// watch failure, failed poll); empty if none happened yet.
+	LastError string
+	// LastErrorTime is when LastError happened.
+	LastErrorTime time.Time
+	// Rejected are the manifest files that currently contribute no pod
+	// (file source only), sorted by path.
+	Rejected []staticpod.RejectedFile
+	// Shadowed are valid manifest files whose pod is replaced by the pod of
+	// another file with the same namespace and name (file source only).
+	Shadowed []staticpod.ShadowedFile
+}
+
+// statusBook guards a Status shared by a source's goroutines and readers.
+type statusBook struct {
+	mu sync.Mutex
+	st Status
+}
+
+// snapshot returns a deep copy of the status.
+func (b *statusBook) snapshot() Status {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.st
+	out.Pods = append([]PodRef(nil), b.st.Pods...)
+	out.Rejected = append([]staticpod.RejectedFile(nil), b.st.Rejected...)
+	out.Shadowed = append([]staticpod.ShadowedFile(nil), b.st.Shadowed...)
+	return out
+}
+
+// update runs fn with the lock held.
+func (b *statusBook) update(fn func(st *Status)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fn(&b.st)
+}
+
+// delivered records a SET that reached the channel.
+func (b *statusBook) delivered(at time.Time, pods []PodRef) {
+	b.update(func(st *Status) {
+		st.Seen = true
+		st.UpdatesSent++
+		st.LastUpdate = at
+		st.Pods = pods
+	})
+}
+
+// failed records a source-level error.
+func (b *statusBook) failed(at time.Time, err error) {
+	b.update(func(st *Status) {
+		st.LastError = err.Error()
+		st.LastErrorTime = at
+	})
+}
+
+// checked records a completed relist or poll.
+func (b *statusBook) checked(at time.Time) {
+	b.update(func(st *Status) {
+		st.Checks++
+		st.LastCheck = at
+	})
+}
+
+// podRefs describes pods, using origin to name where each came from.
+func podRefs(pods []*v1.Pod, origin func(*v1.Pod) string) []PodRef {
+	refs := make([]PodRef, 0, len(pods))
+	for _, p := range pods {
+		refs = append(refs, PodRef{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Origin: origin(p)})
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		if refs[i].Namespace != refs[j].Namespace {
+			return refs[i].Namespace < refs[j].Namespace
+		}
+		return refs[i].Name < refs[j].Name
+	})
+	return refs
+}

@@ -1,0 +1,37 @@
+// Package staticpod defines how podsrc turns static pod manifests into pods.
+//
+// The kubelet derives a static pod's UID from a hash of its internal Pod
+// type, which only k8s.io/kubernetes provides. That dependency needs replace
+// directives, so it lives in a module of its own
+// (github.com/podsrc/podsrc/pkg/staticpod/kubelet) that implements Decoder;
+// the root module only knows the interface and injects nothing itself.
+package staticpod
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// Decoder turns manifest bytes into pods exactly as one kubelet version does:
+// decoding with API defaulting, validation, the node-name suffix, the default
+// namespace, spec.nodeName, the NoExecute toleration (files only), phase
+// Pending and the hashed UID written to kubernetes.io/config.hash.
+//
+// Implementations must be safe for concurrent use.
+type Decoder interface {
+	// DecodeFile decodes the manifest of one static pod file. hostPath is the
+	// file's path as the kubelet sees it on the host; it enters the UID hash
+	// and the error messages. The error is the kubelet's own message for a
+	// file it rejects.
+	DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error)
+
+	// DecodeURL decodes the body served at a static pod URL: a single pod or,
+	// when that does not parse, a pod list. url enters the UID hash. When it
+	// returns an error the kubelet sends no update for the body. data must
+	// not be empty (the URL source handles an empty body itself).
+	DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error)
+
+	// KubeletVersion returns the kubelet version whose decoding, validation
+	// and UID hashing the decoder follows, such as "v1.36.3". UIDs are only
+	// right for kubelets whose internal Pod type matches that version.
+	KubeletVersion() string
+}
