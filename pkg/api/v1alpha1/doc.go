@@ -14,7 +14,6 @@ const (
 	KindPodList    = "PodList"
 	KindPod        = "PodInfo"
 	KindPLEGStatus = "PLEGStatus"
-	KindEvent      = "Event"
 	KindVersion    = "Version"
 	KindStatus     = "Status"
 )

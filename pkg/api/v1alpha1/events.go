@@ -30,12 +30,21 @@ const (
 	// MessageLagging says the client read too slowly and the stream ends;
 	// it may resume with ?since=Seq.
 	MessageLagging = "lagging"
+	// MessageReset says the client resumed with the epoch of another agent
+	// process (the agent restarted): sequence numbers start again, and the
+	// stream continues from the oldest event the new agent kept (after a
+	// gap message when that is not event 1). Events of the old agent that
+	// the client did not read are lost.
+	MessageReset = "reset"
 )
 
 // StreamMessage is one line of /api/v1alpha1/events.
 type StreamMessage struct {
 	// Type is one of the Message* constants.
-	Type  string `json:"type"`
+	Type string `json:"type"`
+	// Epoch identifies the agent process; sequence numbers are only
+	// comparable within one epoch. Resume with ?since=<seq>&epoch=<epoch>.
+	Epoch string `json:"epoch"`
 	Event *Event `json:"event,omitempty"`
 	// Seq is the sequence number the message refers to (heartbeat, lagging,
 	// snapshot).
@@ -44,16 +53,18 @@ type StreamMessage struct {
 	From uint64 `json:"from,omitempty"`
 	To   uint64 `json:"to,omitempty"`
 	// Snapshot is the state a snapshot message carries.
-	Snapshot *PodList    `json:"snapshot,omitempty"`
-	Time     metav1.Time `json:"time"`
+	Snapshot *PodList `json:"snapshot,omitempty"`
+	// Time is when the message was written.
+	Time metav1.MicroTime `json:"time"`
 }
 
 // Event is one entry of the agent's ordered event sequence.
 type Event struct {
-	metav1.TypeMeta `json:",inline"`
 	// Seq numbers the agent's events from 1, without holes.
-	Seq  uint64      `json:"seq"`
-	Time metav1.Time `json:"time"`
+	Seq uint64 `json:"seq"`
+	// Time is when the agent published the event (config) or when the
+	// relist that found it started (pleg).
+	Time metav1.MicroTime `json:"time"`
 	// Kind is config or pleg.
 	Kind string `json:"kind"`
 

@@ -1,0 +1,216 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/cri"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// namedSource is a running source with the kubelet's name for it.
+type namedSource struct {
+	name string
+	src  PodSource
+}
+
+// Agent is one node's podsrc: sources, merge, PLEG, event hub and HTTP API.
+type Agent struct {
+	cfg      *Config
+	decoder  staticpod.Decoder
+	config   *merge.PodConfig
+	hub      *Hub
+	metrics  *metrics
+	pleg     *pleg.GenericPLEG
+	runtime  *cri.Client
+	sources  []namedSource
+	stopping chan struct{}
+	// epoch identifies this agent process in its event stream.
+	epoch string
+
+	// viewMu orders the view's changes with their events, so that a stream
+	// that starts with a snapshot continues exactly after it.
+	viewMu sync.Mutex
+	view   *view
+}
+
+// New returns an agent for cfg. decoder turns static pod manifests into pods
+// exactly as the kubelet does.
+func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &Agent{
+		cfg:      cfg,
+		decoder:  decoder,
+		config:   merge.New(merge.Options{Mode: cfg.Mode}),
+		hub:      NewHub(cfg.EventBuffer, nil),
+		stopping: make(chan struct{}),
+		view:     newView(),
+		epoch:    strconv.FormatInt(time.Now().UnixNano(), 36),
+	}
+	a.metrics = newMetrics(a)
+	if cfg.RuntimeSocket != "" {
+		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("--runtime-endpoint %s: %w", cfg.RuntimeEndpoint, err)
+		}
+		a.runtime = rt
+		a.pleg = pleg.New(rt, cfg.PLEG)
+	}
+	return a, nil
+}
+
+// Run starts the sources and the PLEG, serves the HTTP API on lis until ctx
+// ends, then closes every stream and shuts the server down.
+func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
+	logger := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := a.startSources(ctx); err != nil {
+		return err
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() { a.consumeConfig(ctx) })
+	for _, s := range a.sources {
+		wg.Go(func() { s.src.Run(ctx) })
+	}
+	if a.pleg != nil {
+		wg.Go(func() { a.pleg.Run(ctx) })
+		wg.Go(func() { a.consumePLEG(ctx) })
+	}
+
+	srv := a.server()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(lis) }()
+	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Sources.NodeName,
+		"sources", a.config.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+		err = fmt.Errorf("serving on %s: %w", lis.Addr(), err)
+	}
+	close(a.stopping)
+	shutdownCtx, done := context.WithTimeout(context.WithoutCancel(ctx), 800*time.Millisecond)
+	defer done()
+	if serr := srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		logger.Error(serr, "Shutting down the HTTP server")
+		_ = srv.Close()
+	}
+	cancel()
+	wg.Wait()
+	if a.runtime != nil {
+		_ = a.runtime.Close()
+	}
+	return err
+}
+
+// startSources registers every configured source with the merge, so that
+// readiness counts them from the start, and builds it.
+func (a *Agent) startSources(ctx context.Context) error {
+	add := func(name string, build func(chan<- merge.PodUpdate) (PodSource, error)) error {
+		src, err := build(a.config.Channel(ctx, name))
+		if err != nil {
+			return fmt.Errorf("starting the %s source: %w", name, err)
+		}
+		a.sources = append(a.sources, namedSource{name: name, src: src})
+		return nil
+	}
+	sc := a.cfg.Sources
+	if sc.StaticPodPath != "" {
+		if err := add(api.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.FileSource(a.decoder, ch) }); err != nil {
+			return err
+		}
+	}
+	if sc.StaticPodURL != "" {
+		if err := add(api.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.URLSource(a.decoder, ch) }); err != nil {
+			return err
+		}
+	}
+	if sc.EnableAPISource {
+		if err := add(api.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.APISource(ch) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consumeConfig takes the merge's notifications, as the kubelet's sync loop
+// does, into the view and the event sequence.
+func (a *Agent) consumeConfig(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case u := <-a.config.Updates():
+			a.viewMu.Lock()
+			a.view.apply(u)
+			a.hub.Publish(configEvent(u))
+			a.viewMu.Unlock()
+			a.metrics.configEvent(u)
+		}
+	}
+}
+
+// consumePLEG publishes every event the PLEG computes (ContainerChanged
+// marked as not sent by the kubelet) and drains the kubelet-facing channel,
+// which the agent does not need.
+func (a *Agent) consumePLEG(ctx context.Context) {
+	tick := time.NewTicker(a.cfg.PLEG.RelistPeriod)
+	defer tick.Stop()
+	var after uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.pleg.Watch():
+			continue
+		case <-tick.C:
+		}
+		records := a.pleg.Events(after)
+		for _, r := range records {
+			if r.Seq != after+1 && after != 0 {
+				klog.FromContext(ctx).Info("PLEG events were computed faster than the agent read them", "missed", r.Seq-after-1)
+			}
+			after = r.Seq
+			if r.Outcome == pleg.OutcomeInspectionFailed {
+				// The kubelet discards these and computes them again.
+				continue
+			}
+			a.hub.Publish(plegEvent(r, a.exitCode(r)))
+			a.metrics.plegEvent(r)
+		}
+	}
+}
+
+// exitCode returns the exit code the cache has for a container that died.
+func (a *Agent) exitCode(r pleg.EventRecord) *int {
+	if r.Type != pleg.ContainerDied || r.Sandbox {
+		return nil
+	}
+	cp, ok := a.pleg.Cache().Get(r.ID)
+	if !ok || cp.Status == nil {
+		return nil
+	}
+	for _, c := range cp.Status.Containers {
+		if c.ID == r.Data && c.State == pleg.StateExited {
+			code := c.ExitCode
+			return &code
+		}
+	}
+	return nil
+}

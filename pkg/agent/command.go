@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"flag"
+	"fmt"
+	"net"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/podsrc/podsrc/internal/version"
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// NewCommand returns the podsrc-agent command. decoder reproduces the
+// kubelet's static pod decoding; the agent's main injects it.
+func NewCommand(decoder staticpod.Decoder) *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "podsrc-agent",
+		Short: "Re-run a node's kubelet pod sources, pod config merge and PLEG, and serve what they see",
+		Long: `podsrc-agent runs on a node (as a DaemonSet with hostNetwork) and reproduces
+what the node's kubelet sees: its static pod files, its static pod URL and the
+API server's pods for the node, merged exactly as the kubelet merges them, and
+the generic PLEG's view of the container runtime. It serves JSON snapshots and
+a resumable event stream for kubectl podsrc.`,
+		Example: `  # On a kubeadm node, with the host mounted at /host:
+  podsrc-agent --host-root=/host --kubelet-config=/var/lib/kubelet/config.yaml
+
+  # On a laptop, with a manifest directory only:
+  podsrc-agent --node-name=dev --static-pod-path=./manifests --api-source=false \
+    --runtime-endpoint="" --listen-address=127.0.0.1:10270`,
+		Version:       version.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := o.Complete(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			a, err := New(cfg, decoder)
+			if err != nil {
+				return err
+			}
+			lis, err := net.Listen("tcp", cfg.ListenAddress)
+			if err != nil {
+				return fmt.Errorf("--listen-address %s: %w", cfg.ListenAddress, err)
+			}
+			return a.Run(cmd.Context(), lis)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	cmd.Flags().AddGoFlagSet(klogFlags)
+	return cmd
+}

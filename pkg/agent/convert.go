@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/source"
+)
+
+// timePtr returns nil for the zero time, so that JSON omits it.
+func timePtr(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t)
+	return &mt
+}
+
+// sourceInfo combines what the merge counted of a source with the source's
+// own status.
+func sourceInfo(name string, st *source.Status, ms *merge.SourceStats) api.Source {
+	out := api.Source{Name: name}
+	if ms != nil {
+		out.Seen = ms.Seen
+		out.Pods = ms.Pods
+		out.Updates = ms.Updates
+		out.LastUpdate = timePtr(ms.LastUpdate)
+	}
+	if st == nil {
+		return out
+	}
+	out.Target = st.Target
+	out.LastError = st.LastError
+	out.LastErrorTime = timePtr(st.LastErrorTime)
+	for _, r := range st.Rejected {
+		out.RejectedFiles = append(out.RejectedFiles, api.RejectedFile{Path: r.Path, Error: r.Error, Since: metav1.NewTime(r.FirstSeen)})
+	}
+	for _, s := range st.Shadowed {
+		out.ShadowedFiles = append(out.ShadowedFiles, api.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
+	}
+	return out
+}
+
+// configEvent turns a notification of the merge into an event.
+func configEvent(u merge.PodUpdate) api.Event {
+	e := api.Event{Kind: api.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]api.PodRef, len(u.Pods))}
+	for i, p := range u.Pods {
+		e.Pods[i] = api.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID}
+	}
+	return e
+}
+
+// plegEvent turns a pod lifecycle event into an event; exitCode is set for a
+// container that died, when the cache knows it.
+func plegEvent(r pleg.EventRecord, exitCode *int) api.Event {
+	sends := r.KubeletSends && r.Outcome != pleg.OutcomeDropped
+	return api.Event{
+		Kind:          api.EventKindPLEG,
+		Time:          metav1.NewMicroTime(r.Time),
+		PodUID:        r.ID,
+		PodName:       r.PodName,
+		Namespace:     r.PodNamespace,
+		Type:          string(r.Type),
+		Data:          r.Data,
+		Sandbox:       r.Sandbox,
+		ContainerName: r.ContainerName,
+		KubeletSends:  &sends,
+		ExitCode:      exitCode,
+	}
+}
+
+// podInfo describes a configured pod.
+func podInfo(s sourced) api.PodInfo {
+	p := s.pod
+	info := api.PodInfo{
+		Name:         p.Name,
+		Namespace:    p.Namespace,
+		UID:          p.UID,
+		Source:       s.source,
+		ConfigHash:   p.Annotations[merge.ConfigHashAnnotation],
+		ConfigMirror: p.Annotations[merge.ConfigMirrorAnnotation],
+		FirstSeen:    p.Annotations[merge.ConfigSeenAnnotation],
+	}
+	info.Static = s.source == api.SourceFile || s.source == api.SourceHTTP
+	_, info.Mirror = p.Annotations[merge.ConfigMirrorAnnotation]
+	return info
+}
+
+// runtimePod describes what the PLEG saw of a pod: the listing for states
+// and the status cache for exit codes, restart counts and IPs.
+func runtimePod(rp pleg.RuntimePod, cached pleg.CachedPod, haveCache bool) *api.RuntimePod {
+	out := &api.RuntimePod{}
+	if len(rp.Sandboxes) > 0 {
+		out.SandboxID = rp.Sandboxes[0].ID
+		out.SandboxState = sandboxStateName(rp.Sandboxes[0].State)
+	}
+	statuses := map[string]pleg.ContainerStatus{}
+	if haveCache {
+		out.Error = cached.Error
+		if cached.Status != nil {
+			out.IPs = cached.Status.IPs
+			for _, c := range cached.Status.Containers {
+				statuses[c.ID] = c
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range rp.Containers {
+		// Containers are newest first: the first of a name is its current one.
+		if seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		rc := api.RuntimeContainer{ID: c.ID, Name: c.Name, State: string(c.State)}
+		if st, ok := statuses[c.ID]; ok {
+			rc.Image = st.Image
+			rc.RestartCount = st.RestartCount
+			rc.ExitCode = st.ExitCode
+			rc.Reason = st.Reason
+			rc.StartedAt = timePtr(st.StartedAt)
+			rc.FinishedAt = timePtr(st.FinishedAt)
+		}
+		out.Containers = append(out.Containers, rc)
+	}
+	return out
+}
+
+// sandboxStateName names a sandbox state as CRI clients show it.
+func sandboxStateName(s pleg.ContainerState) string {
+	switch s {
+	case pleg.StateRunning:
+		return "ready"
+	case pleg.StateExited:
+		return "notready"
+	}
+	return string(s)
+}
+
+// latency converts a PLEG latency summary.
+func latency(s pleg.LatencySummary) api.Latency {
+	return api.Latency{Count: s.Count, Last: s.LastSeconds, P50: s.P50Seconds, P99: s.P99Seconds, Max: s.WindowMaxSeconds}
+}
+
+// podByUID finds a pod of the view by UID.
+func podByUID(pods []sourced, uid string) (sourced, bool) {
+	for _, p := range pods {
+		if string(p.pod.UID) == uid {
+			return p, true
+		}
+	}
+	return sourced{}, false
+}
+
+// fullPod returns the pod as served: redacted unless exposing is allowed.
+func fullPod(p *v1.Pod, expose bool) *v1.Pod {
+	if expose {
+		return p.DeepCopy()
+	}
+	return redactPod(p)
+}

@@ -1,0 +1,247 @@
+package agent
+
+import (
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/internal/version"
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+)
+
+// kubeletSemantics is the kubelet version podsrc reproduces.
+func (a *Agent) kubeletSemantics() string {
+	if a.decoder != nil {
+		return a.decoder.KubeletVersion()
+	}
+	return merge.KubeletV136.String()
+}
+
+// Sources returns every configured source's state.
+func (a *Agent) Sources() api.SourceList {
+	stats := map[string]*merge.SourceStats{}
+	for _, st := range a.config.Stats() {
+		stats[st.Source] = &st
+	}
+	out := api.SourceList{
+		TypeMeta:       api.TypeMetaFor(api.KindSourceList),
+		NodeName:       a.cfg.Sources.NodeName,
+		Mode:           a.cfg.Mode.String(),
+		AllSourcesSeen: a.config.Ready(),
+		AgentVersion:   version.Version,
+		KubeletVersion: a.kubeletSemantics(),
+		Items:          []api.Source{},
+	}
+	for _, s := range a.sources {
+		st := s.src.Status()
+		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name]))
+	}
+	slices.SortFunc(out.Items, func(x, y api.Source) int { return strings.Compare(x.Name, y.Name) })
+	return out
+}
+
+func (a *Agent) handleSources(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, a.Sources())
+}
+
+// runtimeView returns the PLEG's last listing by pod UID, nil without a PLEG.
+func (a *Agent) runtimeView() map[types.UID]pleg.RuntimePod {
+	if a.pleg == nil {
+		return nil
+	}
+	pods, _ := a.pleg.Pods()
+	out := make(map[types.UID]pleg.RuntimePod, len(pods))
+	for _, p := range pods {
+		out[p.ID] = p
+	}
+	return out
+}
+
+// withRuntime joins the PLEG's view of the pod into info.
+func (a *Agent) withRuntime(info *api.PodInfo, rp pleg.RuntimePod) {
+	cached, ok := a.pleg.Cache().Get(rp.ID)
+	info.Runtime = runtimePod(rp, cached, ok)
+}
+
+// Pods returns the configured pods joined with the runtime's view, and the
+// runtime's pods that no source configures; source, when set, keeps only
+// that source's pods.
+func (a *Agent) Pods(sourceName string) api.PodList {
+	a.viewMu.Lock()
+	configured := a.view.list()
+	a.viewMu.Unlock()
+	return a.filteredPodList(configured, sourceName)
+}
+
+// podList describes configured pods and the runtime's.
+func (a *Agent) podList(configured []sourced) api.PodList {
+	return a.filteredPodList(configured, "")
+}
+
+func (a *Agent) filteredPodList(configured []sourced, sourceName string) api.PodList {
+	rt := a.runtimeView()
+
+	out := api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: a.cfg.Sources.NodeName, Items: []api.PodInfo{}}
+	known := map[types.UID]bool{}
+	for _, p := range configured {
+		known[p.pod.UID] = true
+		if sourceName != "" && p.source != sourceName {
+			continue
+		}
+		info := podInfo(p)
+		if rp, ok := rt[p.pod.UID]; ok {
+			a.withRuntime(&info, rp)
+		}
+		out.Items = append(out.Items, info)
+	}
+	if sourceName == "" {
+		var orphans []api.PodInfo
+		for uid, rp := range rt {
+			if known[uid] {
+				continue
+			}
+			info := api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: uid}
+			a.withRuntime(&info, rp)
+			orphans = append(orphans, info)
+		}
+		slices.SortFunc(orphans, func(x, y api.PodInfo) int {
+			return strings.Compare(x.Namespace+"/"+x.Name+"/"+string(x.UID), y.Namespace+"/"+y.Name+"/"+string(y.UID))
+		})
+		out.Items = append(out.Items, orphans...)
+	}
+	return out
+}
+
+func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
+	src, err := parseSource(r.URL.Query().Get("source"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, a.Pods(src))
+}
+
+func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
+	uid := mux.Vars(r)["uid"]
+	a.viewMu.Lock()
+	p, ok := podByUID(a.view.list(), uid)
+	a.viewMu.Unlock()
+	rt := a.runtimeView()
+	rp, inRuntime := rt[types.UID(uid)]
+	if !ok && !inRuntime {
+		writeError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Sources.NodeName)
+		return
+	}
+	var info api.PodInfo
+	if ok {
+		info = podInfo(p)
+		info.Pod = fullPod(p.pod, a.cfg.ExposePodSpecs)
+	} else {
+		info = api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
+	}
+	if inRuntime {
+		a.withRuntime(&info, rp)
+	}
+	info.TypeMeta = api.TypeMetaFor(api.KindPod)
+	writeJSON(w, http.StatusOK, info)
+}
+
+// PLEG returns the PLEG's health and statistics.
+func (a *Agent) PLEG() api.PLEGStatus {
+	out := api.PLEGStatus{TypeMeta: api.TypeMetaFor(api.KindPLEGStatus), NodeName: a.cfg.Sources.NodeName}
+	if a.pleg == nil {
+		out.Message = "the PLEG is off: the agent has no --runtime-endpoint"
+		return out
+	}
+	h := a.pleg.Health()
+	st := a.pleg.Stats()
+	out.Enabled = true
+	out.RuntimeEndpoint = a.cfg.RuntimeEndpoint
+	out.Healthy, out.Message = h.Healthy, h.Message
+	out.LastError, out.ConsecutiveFailures = h.LastError, h.ConsecutiveFailures
+	out.LastRelist = timePtr(h.LastRelist)
+	out.Relists, out.RelistFailures = st.Relists, st.RelistFailures
+	out.RelistDuration = latency(st.RelistDuration)
+	out.RelistInterval = latency(st.RelistInterval)
+	out.Calls = map[string]api.Latency{}
+	for name, l := range st.Calls {
+		out.Calls[name] = latency(l)
+	}
+	for _, p := range st.SlowestPods {
+		out.SlowestPods = append(out.SlowestPods, api.SlowPod{UID: p.PodID, Name: p.Name, Namespace: p.Namespace, Seconds: p.DurationSeconds, Time: metav1.NewTime(p.Time), Error: p.Error})
+	}
+	out.EventsSent = map[string]uint64{}
+	for t, n := range st.EventsSent {
+		out.EventsSent[string(t)] = n
+	}
+	out.EventsComputed = map[string]uint64{}
+	for t, n := range st.EventsComputed {
+		out.EventsComputed[string(t)] = n
+	}
+	out.EventsDropped = st.EventsDropped
+	out.Pods, out.RunningPods = st.Pods, st.RunningPods
+	out.Containers = map[string]int{}
+	for s, n := range st.Containers {
+		out.Containers[string(s)] = n
+	}
+	return out
+}
+
+func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, a.PLEG())
+}
+
+func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, api.Version{
+		TypeMeta:         api.TypeMetaFor(api.KindVersion),
+		AgentVersion:     version.Version,
+		ServedVersion:    api.GroupVersion,
+		KubeletSemantics: a.kubeletSemantics(),
+		NodeName:         a.cfg.Sources.NodeName,
+		GoVersion:        runtime.Version(),
+	})
+}
+
+func (a *Agent) handleHealthz(w http.ResponseWriter, _ *http.Request) {
+	writeText(w, http.StatusOK, "ok")
+}
+
+// handleLivez applies the kubelet's PLEG health rule.
+func (a *Agent) handleLivez(w http.ResponseWriter, _ *http.Request) {
+	if a.pleg != nil {
+		if ok, err := a.pleg.Healthy(); !ok {
+			writeText(w, http.StatusInternalServerError, "PLEG is not healthy: "+err.Error())
+			return
+		}
+	}
+	writeText(w, http.StatusOK, "ok")
+}
+
+// handleReadyz is ready once every configured source has sent a full list.
+func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
+	var unseen []string
+	for _, name := range a.config.Sources() {
+		if !a.config.HasSeen(name) {
+			unseen = append(unseen, name)
+		}
+	}
+	if len(unseen) > 0 {
+		writeText(w, http.StatusServiceUnavailable, "sources not seen yet: "+strings.Join(unseen, ", "))
+		return
+	}
+	writeText(w, http.StatusOK, "ok")
+}
+
+func writeText(w http.ResponseWriter, code int, s string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(s + "\n"))
+}

@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// DefaultEventBuffer is how many events the hub keeps for resuming streams.
+const DefaultEventBuffer = 10000
+
+// Hub numbers the agent's events in one sequence and keeps the latest of them
+// in a ring, from which every stream reads at its own pace. Publishing never
+// waits for a reader: a reader that falls so far behind that its next event
+// was evicted learns so from Read.
+type Hub struct {
+	mu    sync.Mutex
+	ring  []api.Event
+	first uint64 // sequence number of the oldest event kept, 0 when empty
+	last  uint64 // sequence number of the newest event
+	wake  chan struct{}
+	now   func() time.Time
+}
+
+// NewHub returns a hub that keeps the last capacity events.
+func NewHub(capacity int, now func() time.Time) *Hub {
+	if capacity <= 0 {
+		capacity = DefaultEventBuffer
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Hub{ring: make([]api.Event, capacity), wake: make(chan struct{}), now: now}
+}
+
+// Publish assigns the event the next sequence number (and the current time
+// when it has none), keeps it, wakes the readers and returns the number.
+func (h *Hub) Publish(e api.Event) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.publishLocked(e)
+}
+
+func (h *Hub) publishLocked(e api.Event) uint64 {
+	h.last++
+	e.Seq = h.last
+	if e.Time.IsZero() {
+		e.Time = metav1.NewMicroTime(h.now())
+	}
+	h.ring[int(e.Seq%uint64(len(h.ring)))] = e
+	if h.first == 0 {
+		h.first = 1
+	}
+	if h.last-h.first >= uint64(len(h.ring)) {
+		h.first = h.last - uint64(len(h.ring)) + 1
+	}
+	close(h.wake)
+	h.wake = make(chan struct{})
+	return e.Seq
+}
+
+// LastSeq returns the sequence number of the newest event, 0 before any.
+func (h *Hub) LastSeq() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last
+}
+
+// Batch is what one Read returns.
+type Batch struct {
+	// Events follow the cursor without holes, oldest first.
+	Events []api.Event
+	// MissedFrom and MissedTo, when MissedTo is not 0, are the events after
+	// the cursor that were evicted before this read: Events then starts at
+	// MissedTo+1.
+	MissedFrom, MissedTo uint64
+	// Wake is closed when an event is published after this read.
+	Wake <-chan struct{}
+}
+
+// Read returns up to max events after the sequence number after.
+func (h *Hub) Read(after uint64, max int) Batch {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b := Batch{Wake: h.wake}
+	if after >= h.last {
+		return b
+	}
+	from := after + 1
+	if from < h.first {
+		b.MissedFrom, b.MissedTo = from, h.first-1
+		from = h.first
+	}
+	n := min(h.last-from+1, uint64(max))
+	b.Events = make([]api.Event, 0, n)
+	for seq := from; seq < from+n; seq++ {
+		b.Events = append(b.Events, h.ring[int(seq%uint64(len(h.ring)))])
+	}
+	return b
+}
+
+// SeqAt returns the sequence number after which the events published at or
+// after t begin, for streams that start at a time.
+func (h *Hub) SeqAt(t time.Time) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.first == 0 {
+		return h.last
+	}
+	for seq := h.first; seq <= h.last; seq++ {
+		if !h.ring[int(seq%uint64(len(h.ring)))].Time.Time.Before(t) {
+			return seq - 1
+		}
+	}
+	return h.last
+}

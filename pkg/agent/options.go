@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/source"
+)
+
+// DefaultPort is the port the agent listens on by default.
+const DefaultPort = 10270
+
+// DefaultHeartbeat is how often an idle event stream gets a heartbeat.
+const DefaultHeartbeat = 5 * time.Second
+
+// Options are the agent's command-line flags.
+type Options struct {
+	Sources         source.Flags
+	RuntimeEndpoint string
+	RelistPeriod    time.Duration
+	RelistThreshold time.Duration
+	ListenAddress   string
+	Mode            string
+	EventBuffer     int
+	Heartbeat       time.Duration
+	ExposePodSpecs  bool
+	AllowedCIDRs    []string
+	EnableProfiling bool
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		RelistPeriod:    pleg.DefaultRelistPeriod,
+		RelistThreshold: pleg.DefaultRelistThreshold,
+		ListenAddress:   fmt.Sprintf(":%d", DefaultPort),
+		Mode:            merge.Incremental.String(),
+		EventBuffer:     DefaultEventBuffer,
+		Heartbeat:       DefaultHeartbeat,
+	}
+}
+
+// AddFlags registers the flags on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.Sources.AddFlags(fs)
+	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint. Set to \"\" to turn the PLEG off.")
+	fs.DurationVar(&o.RelistPeriod, "relist-period", o.RelistPeriod, "The PLEG's relist period.")
+	fs.DurationVar(&o.RelistThreshold, "relist-threshold", o.RelistThreshold, "How old the last relist may get before the PLEG is unhealthy, as in the kubelet.")
+	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "The address the HTTP API listens on. The API server's node proxy cannot reach loopback: listen on the node's address.")
+	fs.StringVar(&o.Mode, "mode", o.Mode, "The merge's notification mode: incremental (today's kubelet), snapshot-and-updates or snapshot.")
+	fs.IntVar(&o.EventBuffer, "event-buffer", o.EventBuffer, "How many events are kept for streams that resume with ?since=.")
+	fs.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "How often an idle event stream gets a heartbeat.")
+	fs.BoolVar(&o.ExposePodSpecs, "expose-pod-specs", o.ExposePodSpecs, "Serve pods unredacted: env values, credential-looking arguments and all annotations. Anyone who reaches the port can read them.")
+	fs.StringSliceVar(&o.AllowedCIDRs, "allowed-cidrs", o.AllowedCIDRs, "Refuse connections from outside these CIDRs (for example the control plane's addresses); empty allows all.")
+	fs.BoolVar(&o.EnableProfiling, "enable-profiling", o.EnableProfiling, "Serve Go profiles under /debug/pprof/.")
+}
+
+// Config is the agent's validated configuration.
+type Config struct {
+	Sources source.Config
+	// RuntimeEndpoint is the CRI endpoint as the host names it, and
+	// RuntimeSocket where the agent dials it; both empty turn the PLEG off.
+	RuntimeEndpoint string
+	RuntimeSocket   string
+	PLEG            pleg.Options
+	ListenAddress   string
+	Mode            merge.Mode
+	EventBuffer     int
+	Heartbeat       time.Duration
+	ExposePodSpecs  bool
+	AllowedNets     []netip.Prefix
+	EnableProfiling bool
+}
+
+// Complete resolves the flags given on fs, with the kubelet's configuration
+// file, into a Config.
+func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
+	src, err := o.Sources.Resolve(fs)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{
+		Sources:         src,
+		PLEG:            pleg.Options{RelistPeriod: o.RelistPeriod, RelistThreshold: o.RelistThreshold},
+		ListenAddress:   o.ListenAddress,
+		EventBuffer:     o.EventBuffer,
+		Heartbeat:       o.Heartbeat,
+		ExposePodSpecs:  o.ExposePodSpecs,
+		EnableProfiling: o.EnableProfiling,
+	}
+	c.RuntimeEndpoint = o.RuntimeEndpoint
+	if fs == nil || !fs.Changed("runtime-endpoint") {
+		if o.Sources.KubeletConfig != "" {
+			kc, err := source.LoadKubeletConfig(hostPath(o.Sources.HostRoot, o.Sources.KubeletConfig))
+			if err != nil {
+				return nil, err
+			}
+			c.RuntimeEndpoint = kc.ContainerRuntimeEndpoint
+		}
+	}
+	if c.RuntimeEndpoint != "" {
+		c.RuntimeSocket = hostPath(o.Sources.HostRoot, strings.TrimPrefix(c.RuntimeEndpoint, "unix://"))
+	}
+	if c.Mode, err = merge.ParseMode(o.Mode); err != nil {
+		return nil, fmt.Errorf("--mode: %w", err)
+	}
+	for _, s := range o.AllowedCIDRs {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("--allowed-cidrs: %q is not a CIDR: %w", s, err)
+		}
+		c.AllowedNets = append(c.AllowedNets, p.Masked())
+	}
+	return c, c.Validate()
+}
+
+// Validate refuses settings the agent cannot run with, naming the flag.
+func (c *Config) Validate() error {
+	switch {
+	case c.PLEG.RelistPeriod <= 0:
+		return fmt.Errorf("--relist-period must be positive, not %v", c.PLEG.RelistPeriod)
+	case c.PLEG.RelistThreshold <= 0:
+		return fmt.Errorf("--relist-threshold must be positive, not %v", c.PLEG.RelistThreshold)
+	case c.EventBuffer <= 0:
+		return fmt.Errorf("--event-buffer must be positive, not %d", c.EventBuffer)
+	case c.Heartbeat <= 0:
+		return fmt.Errorf("--heartbeat must be positive, not %v", c.Heartbeat)
+	}
+	if c.RuntimeEndpoint != "" && !strings.HasPrefix(c.RuntimeEndpoint, "unix://") && !strings.HasPrefix(c.RuntimeEndpoint, "/") {
+		return fmt.Errorf("--runtime-endpoint %q: only unix sockets are supported (unix:///path or /path)", c.RuntimeEndpoint)
+	}
+	if _, _, err := net.SplitHostPort(c.ListenAddress); err != nil {
+		return fmt.Errorf("--listen-address %q: %w", c.ListenAddress, err)
+	}
+	return nil
+}
+
+// hostPath returns where the agent reads a host path under the host root.
+func hostPath(root, p string) string {
+	if root == "" || root == "/" {
+		return p
+	}
+	return filepath.Join(root, p)
+}

@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// parseSource checks a ?source= value: empty or a kubelet source name.
+func parseSource(s string) (string, error) {
+	switch s {
+	case "", api.SourceFile, api.SourceHTTP, api.SourceAPI:
+		return s, nil
+	}
+	return "", fmt.Errorf("source %q: want file, http or api", s)
+}
+
+// streamQuery is a parsed /api/v1alpha1/events query.
+type streamQuery struct {
+	// since is a sequence number to resume after, or, when sinceTime is
+	// set, ignored in favour of the events from that time on.
+	since     uint64
+	sinceTime time.Time
+	snapshot  bool
+	kind      string
+	source    string
+	namespace string
+	// epoch is the agent process the client's since refers to.
+	epoch string
+}
+
+// parseStreamQuery parses the stream's query parameters; now anchors a
+// since given as a duration.
+func parseStreamQuery(q url.Values, now time.Time) (streamQuery, error) {
+	var sq streamQuery
+	if s := q.Get("since"); s != "" {
+		if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+			sq.since = n
+		} else if d, derr := time.ParseDuration(s); derr == nil && d >= 0 {
+			sq.sinceTime = now.Add(-d)
+		} else {
+			return sq, fmt.Errorf("since %q: want a sequence number or a duration such as 5m", s)
+		}
+	}
+	sq.epoch = q.Get("epoch")
+	if len(sq.epoch) > 64 {
+		return sq, fmt.Errorf("epoch %q is too long", sq.epoch[:64])
+	}
+	if s := q.Get("snapshot"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return sq, fmt.Errorf("snapshot %q: want true or false", s)
+		}
+		sq.snapshot = b
+	}
+	switch k := q.Get("kind"); k {
+	case "", api.EventKindConfig, api.EventKindPLEG:
+		sq.kind = k
+	default:
+		return sq, fmt.Errorf("kind %q: want config or pleg", k)
+	}
+	src, err := parseSource(q.Get("source"))
+	if err != nil {
+		return sq, err
+	}
+	sq.source = src
+	if ns := q.Get("namespace"); ns != "" {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return sq, fmt.Errorf("namespace %q: %s", ns, errs[0])
+		}
+		sq.namespace = ns
+	}
+	return sq, nil
+}
+
+// filter returns the event as this stream shows it, and false when the
+// stream skips it: a source filter keeps only config events of that source,
+// a namespace filter keeps only that namespace's pods.
+func (sq streamQuery) filter(e api.Event) (api.Event, bool) {
+	if sq.kind != "" && e.Kind != sq.kind {
+		return e, false
+	}
+	if sq.source != "" && (e.Kind != api.EventKindConfig || e.Source != sq.source) {
+		return e, false
+	}
+	if sq.namespace == "" {
+		return e, true
+	}
+	if e.Kind == api.EventKindPLEG {
+		return e, e.Namespace == sq.namespace
+	}
+	var pods []api.PodRef
+	for _, p := range e.Pods {
+		if p.Namespace == sq.namespace {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		return e, false
+	}
+	e.Pods = pods
+	return e, true
+}

@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"net/netip"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// Server limits: the agent listens on the node's network.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	idleTimeout       = 90 * time.Second
+	maxHeaderBytes    = 16 << 10
+	// writeTimeout bounds every response but the event stream, which sets
+	// a deadline per write instead.
+	writeTimeout = 30 * time.Second
+)
+
+// server returns the HTTP server of the agent's API.
+func (a *Agent) server() *http.Server {
+	return &http.Server{
+		Handler:           a.Handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+}
+
+// Handler returns the agent's HTTP API: only GET (and HEAD), from the
+// allowed networks.
+func (a *Agent) Handler() http.Handler {
+	r := mux.NewRouter()
+	get := func(path string, h http.HandlerFunc) {
+		r.HandleFunc(path, h).Methods(http.MethodGet, http.MethodHead)
+	}
+	get("/api/v1alpha1/sources", a.withDeadline(a.handleSources))
+	get("/api/v1alpha1/pods", a.withDeadline(a.handlePods))
+	get("/api/v1alpha1/pods/{uid}", a.withDeadline(a.handlePod))
+	get("/api/v1alpha1/pleg", a.withDeadline(a.handlePLEG))
+	get("/api/v1alpha1/events", a.handleEvents)
+	get("/version", a.withDeadline(a.handleVersion))
+	get("/healthz", a.withDeadline(a.handleHealthz))
+	get("/livez", a.withDeadline(a.handleLivez))
+	get("/readyz", a.withDeadline(a.handleReadyz))
+	r.Handle("/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
+	if a.cfg.EnableProfiling {
+		r.HandleFunc("/debug/pprof/", pprof.Index)
+		r.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		r.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		r.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		r.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		r.PathPrefix("/debug/pprof/").HandlerFunc(pprof.Index)
+	}
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see /api/v1alpha1/sources, /pods, /pleg, /events)")
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		writeError(w, http.StatusMethodNotAllowed, "the podsrc agent serves only GET")
+	})
+	return a.allowNets(r)
+}
+
+// withDeadline bounds the time a plain response may take to write.
+func (a *Agent) withDeadline(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
+		h(w, r)
+	}
+}
+
+// allowNets refuses connections from outside the allowed networks.
+func (a *Agent) allowNets(next http.Handler) http.Handler {
+	if len(a.cfg.AllowedNets) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err == nil {
+			if ip, perr := netip.ParseAddr(host); perr == nil {
+				ip = ip.Unmap()
+				for _, n := range a.cfg.AllowedNets {
+					if n.Contains(ip) {
+						next.ServeHTTP(w, r)
+						return
+					}
+				}
+			}
+		}
+		writeError(w, http.StatusForbidden, "connections from "+host+" are not allowed (--allowed-cidrs)")
+	})
+}
+
+// writeJSON writes v as the answer.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// writeError writes a Status.
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, api.Status{TypeMeta: api.TypeMetaFor(api.KindStatus), Code: code, Message: msg})
+}

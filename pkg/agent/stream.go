@@ -1,0 +1,153 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// Stream limits.
+const (
+	// streamBatch is how many events a stream takes from the hub at once.
+	streamBatch = 256
+	// streamWriteTimeout is how long one write to a stream may block before
+	// the client counts as gone.
+	streamWriteTimeout = 10 * time.Second
+)
+
+// errLagging ends a stream whose next event was evicted while it streamed.
+var errLagging = errors.New("stream fell behind")
+
+// handleEvents streams the event sequence as newline-delimited JSON.
+func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
+	sq, err := parseStreamQuery(r.URL.Query(), time.Now())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// Proxies in front of the agent must not buffer the stream.
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+
+	a.metrics.subscribers.Inc()
+	defer a.metrics.subscribers.Dec()
+	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: a.epoch}
+	err = a.serveStream(r, s, sq)
+	if errors.Is(err, errLagging) {
+		a.metrics.lagging.Inc()
+	}
+	klog.FromContext(r.Context()).V(3).Info("Event stream ended", "remote", r.RemoteAddr, "err", err)
+}
+
+// stream writes messages to one client.
+type stream struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	enc   *json.Encoder
+	epoch string
+}
+
+func (s *stream) send(m api.StreamMessage) error {
+	m.Epoch = s.epoch
+	if m.Time.IsZero() {
+		m.Time = metav1.NowMicro()
+	}
+	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	return s.enc.Encode(m)
+}
+
+func (s *stream) flush() error {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	return s.rc.Flush()
+}
+
+// serveStream writes the stream until the client goes, the agent stops or
+// the client falls behind.
+func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
+	cursor := sq.since
+	resuming := true
+	if sq.epoch != "" && sq.epoch != a.epoch {
+		// The client's sequence numbers are another agent process's.
+		if err := s.send(api.StreamMessage{Type: api.MessageReset}); err != nil {
+			return err
+		}
+		cursor = 0
+	} else if sq.snapshot {
+		a.viewMu.Lock()
+		cursor = a.hub.LastSeq()
+		configured := a.view.list()
+		a.viewMu.Unlock()
+		snap := a.podList(configured)
+		if err := s.send(api.StreamMessage{Type: api.MessageSnapshot, Seq: cursor, Snapshot: &snap}); err != nil {
+			return err
+		}
+		resuming = false
+	} else if !sq.sinceTime.IsZero() {
+		cursor = a.hub.SeqAt(sq.sinceTime)
+	} else if r.URL.Query().Get("since") == "" {
+		// A plain stream starts now.
+		cursor = a.hub.LastSeq()
+		resuming = false
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+
+	heartbeat := time.NewTicker(a.cfg.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		b := a.hub.Read(cursor, streamBatch)
+		if b.MissedTo != 0 {
+			if !resuming {
+				_ = s.send(api.StreamMessage{Type: api.MessageLagging, Seq: cursor})
+				_ = s.flush()
+				return errLagging
+			}
+			// The client asked for events older than the buffer keeps.
+			if err := s.send(api.StreamMessage{Type: api.MessageGap, From: b.MissedFrom, To: b.MissedTo}); err != nil {
+				return err
+			}
+		}
+		resuming = false
+		for _, e := range b.Events {
+			cursor = e.Seq
+			if fe, ok := sq.filter(e); ok {
+				if err := s.send(api.StreamMessage{Type: api.MessageEvent, Event: &fe}); err != nil {
+					return err
+				}
+			}
+		}
+		if len(b.Events) > 0 || b.MissedTo != 0 {
+			if err := s.flush(); err != nil {
+				return err
+			}
+			if len(b.Events) == streamBatch {
+				continue
+			}
+		}
+		select {
+		case <-b.Wake:
+		case <-heartbeat.C:
+			if err := s.send(api.StreamMessage{Type: api.MessageHeartbeat, Seq: cursor}); err != nil {
+				return err
+			}
+			if err := s.flush(); err != nil {
+				return err
+			}
+		case <-r.Context().Done():
+			return r.Context().Err()
+		case <-a.stopping:
+			return nil
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/merge"
+)
+
+// viewKey identifies a pod of the view: the same UID may come from two
+// sources, and the merge keeps both.
+type viewKey struct {
+	source string
+	uid    types.UID
+}
+
+// view is the pod configuration as the merge's consumer has been told it:
+// what the kubelet's pod manager would hold after the same notifications.
+// It is not safe for concurrent use; the agent guards it.
+type view struct {
+	pods map[viewKey]*v1.Pod
+}
+
+func newView() *view { return &view{pods: make(map[viewKey]*v1.Pod)} }
+
+// apply folds one notification of the merge into the view.
+func (v *view) apply(u merge.PodUpdate) {
+	switch u.Op {
+	case merge.Add, merge.Update, merge.Delete, merge.Reconcile:
+		for _, p := range u.Pods {
+			v.pods[viewKey{u.Source, p.UID}] = p
+		}
+	case merge.Remove:
+		for _, p := range u.Pods {
+			delete(v.pods, viewKey{u.Source, p.UID})
+		}
+	case merge.Set:
+		// A snapshot holds every source's pods, each marked with its source.
+		clear(v.pods)
+		for _, p := range u.Pods {
+			v.pods[viewKey{p.Annotations[merge.ConfigSourceAnnotation], p.UID}] = p
+		}
+	}
+}
+
+// sourced is a pod of the view with the source it came from.
+type sourced struct {
+	source string
+	pod    *v1.Pod
+}
+
+// list returns the view's pods, sorted by namespace, name and source. The
+// pods are shared: callers must not modify them.
+func (v *view) list() []sourced {
+	out := make([]sourced, 0, len(v.pods))
+	for k, p := range v.pods {
+		out = append(out, sourced{source: k.source, pod: p})
+	}
+	slices.SortFunc(out, func(a, b sourced) int {
+		if c := strings.Compare(a.pod.Namespace, b.pod.Namespace); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.pod.Name, b.pod.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.source, b.source)
+	})
+	return out
+}
