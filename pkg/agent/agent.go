@@ -38,6 +38,8 @@ type Agent struct {
 	stopping chan struct{}
 	// epoch identifies this agent process in its event stream.
 	epoch string
+	// streamWriteTimeout bounds one write to an event stream.
+	streamWriteTimeout time.Duration
 
 	// viewMu orders the view's changes with their events, so that a stream
 	// that starts with a snapshot continues exactly after it.
@@ -59,6 +61,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		stopping: make(chan struct{}),
 		view:     newView(),
 		epoch:    strconv.FormatInt(time.Now().UnixNano(), 36),
+
+		streamWriteTimeout: defaultStreamWriteTimeout,
 	}
 	a.metrics = newMetrics(a)
 	if cfg.RuntimeSocket != "" {

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -100,4 +101,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		healthy = 1
 	}
 	ch <- prometheus.MustNewConstMetric(descHealthy, prometheus.GaugeValue, healthy)
+}
+
+// subscribersValue returns the number of open streams.
+func (m *metrics) subscribersValue() int {
+	var out dto.Metric
+	_ = m.subscribers.Write(&out)
+	return int(out.GetGauge().GetValue())
 }

@@ -16,9 +16,9 @@ import (
 const (
 	// streamBatch is how many events a stream takes from the hub at once.
 	streamBatch = 256
-	// streamWriteTimeout is how long one write to a stream may block before
-	// the client counts as gone.
-	streamWriteTimeout = 10 * time.Second
+	// defaultStreamWriteTimeout is how long one write to a stream may block
+	// before the client counts as gone.
+	defaultStreamWriteTimeout = 10 * time.Second
 )
 
 // errLagging ends a stream whose next event was evicted while it streamed.
@@ -41,7 +41,7 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 
 	a.metrics.subscribers.Inc()
 	defer a.metrics.subscribers.Dec()
-	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: a.epoch}
+	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: a.epoch, timeout: a.streamWriteTimeout}
 	err = a.serveStream(r, s, sq)
 	if errors.Is(err, errLagging) {
 		a.metrics.lagging.Inc()
@@ -51,10 +51,11 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 
 // stream writes messages to one client.
 type stream struct {
-	w     http.ResponseWriter
-	rc    *http.ResponseController
-	enc   *json.Encoder
-	epoch string
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	enc     *json.Encoder
+	epoch   string
+	timeout time.Duration
 }
 
 func (s *stream) send(m api.StreamMessage) error {
@@ -62,12 +63,12 @@ func (s *stream) send(m api.StreamMessage) error {
 	if m.Time.IsZero() {
 		m.Time = metav1.NowMicro()
 	}
-	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 	return s.enc.Encode(m)
 }
 
 func (s *stream) flush() error {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 	return s.rc.Flush()
 }
 

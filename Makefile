@@ -1,0 +1,64 @@
+# podsrc: `make demo` runs the main job, `make test` runs every test.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+# Go modules of the project: the root (the plugin and every package), the
+# kubelet-exact static pod decoder and the agent's main, which need
+# k8s.io/kubernetes and its replace directives.
+MODULES := . pkg/staticpod/kubelet cmd/podsrc-agent
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+LDFLAGS := -s -w -X github.com/podsrc/podsrc/internal/version.Version=$(VERSION)
+GOFLAGS_BUILD := -trimpath -ldflags "$(LDFLAGS)"
+BIN := $(CURDIR)/bin
+# The whole suite brings up a real cluster; give it room.
+TEST_TIMEOUT ?= 60m
+
+.PHONY: build
+build: ## Build kubectl-podsrc and podsrc-agent into bin/.
+	go build $(GOFLAGS_BUILD) -o $(BIN)/kubectl-podsrc ./cmd/kubectl-podsrc
+	cd cmd/podsrc-agent && go build $(GOFLAGS_BUILD) -o $(BIN)/podsrc-agent .
+
+.PHONY: test
+test: lint ## Every test: unit, conformance, integration and end to end, on a real cluster.
+	./hack/install-deps.sh
+	./hack/cluster.sh build
+	status=0; $(MAKE) --no-print-directory go-test || status=$$?; \
+	  ./hack/cluster.sh down || status=1; \
+	  exit $$status
+
+.PHONY: go-test
+go-test: ## go test -race in every module (brings the test cluster up on demand).
+	@for m in $(MODULES); do \
+	  echo "== go test $$m"; \
+	  (cd $$m && go test -race -count=1 -timeout $(TEST_TIMEOUT) ./...) || exit 1; \
+	done
+
+.PHONY: unit
+unit: ## The tests that need no cluster (the cluster tests skip only when not root).
+	go test -race -count=1 ./pkg/...
+
+.PHONY: lint
+lint: ## gofmt, go vet, tidy go.mod files, no replace directive in the root go.mod.
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	@for m in $(MODULES); do (cd $$m && go vet ./...) || exit 1; done
+	@for m in $(MODULES); do (cd $$m && go mod tidy -diff) || { echo "go mod tidy would change $$m/go.mod or go.sum"; exit 1; }; done
+	@if grep -qE '^\s*replace\b' go.mod; then echo "the root go.mod must have no replace directive (go install of kubectl-podsrc would break)"; exit 1; fi
+
+.PHONY: bench
+bench: ## Benchmarks of the merge, the PLEG and the event hub.
+	go test -run '^$$' -bench . -benchmem ./pkg/merge/ ./pkg/pleg/ ./pkg/agent/
+
+.PHONY: demo
+demo: build ## The main job: a real local single-node cluster with podsrc on it.
+	./hack/demo.sh
+
+.PHONY: clean
+clean:
+	rm -rf $(BIN) dist
+
+.PHONY: help
+help:
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# install-deps.sh installs the Debian packages the podsrc test cluster needs:
+# runc, the CNI plugins, iproute2 and util-linux (nsenter, unshare, flock),
+# and kubectl only when none is on PATH. It runs apt-get update only when a
+# package is missing, so a second run is a quick no-op. Run it as root.
+set -euo pipefail
+
+need=()
+have_pkg() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+for pkg in runc containernetworking-plugins iproute2 util-linux openssl curl; do
+	have_pkg "$pkg" || need+=("$pkg")
+done
+if ! command -v kubectl >/dev/null 2>&1; then
+	need+=(kubernetes-client)
+fi
+
+if ((${#need[@]} == 0)); then
+	echo "install-deps: everything present"
+	exit 0
+fi
+if ((EUID != 0)); then
+	echo "install-deps: missing ${need[*]}; run as root to install them" >&2
+	exit 1
+fi
+echo "install-deps: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,245 @@
+package agent
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+const webManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations:
+    team: payments
+spec:
+  containers:
+  - name: app
+    image: podsrc.local/testimg:v1
+    args: ["--db-password=hunter2"]
+    env:
+    - name: DB_PASSWORD
+      value: hunter2
+`
+
+// staticPod waits until the file source's pod is known and returns it.
+func (ta *testAgent) staticPod(t *testing.T, name string) api.PodInfo {
+	t.Helper()
+	var found api.PodInfo
+	ta.waitFor(t, "pod "+name, func() bool {
+		var list api.PodList
+		ta.getJSON(t, "/api/v1alpha1/pods", &list)
+		for _, p := range list.Items {
+			if p.Name == name {
+				found = p
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func TestEndpoints(t *testing.T) {
+	ta := startAgent(t, nil)
+	ta.writeManifest(t, "web.yaml", webManifest)
+	ta.writeManifest(t, "broken.yaml", "kind: [")
+	pod := ta.staticPod(t, "web-node-1")
+
+	// The runtime runs the static pod, and a pod no source knows.
+	sb := ta.runtime.RunSandbox(string(pod.UID), pod.Name, pod.Namespace, "10.1.0.5")
+	c := ta.runtime.CreateContainer(sb, "app")
+	ta.runtime.StartContainer(c)
+	orphan := ta.runtime.RunSandbox("orphan-uid", "ghost", "kube-system", "")
+
+	ta.waitFor(t, "the runtime view of the pods", func() bool {
+		var list api.PodList
+		ta.getJSON(t, "/api/v1alpha1/pods", &list)
+		return len(list.Items) == 2 && list.Items[0].Runtime != nil && len(list.Items[0].Runtime.Containers) == 1 &&
+			list.Items[0].Runtime.Containers[0].State == "running"
+	})
+
+	t.Run("sources", func(t *testing.T) {
+		var sl api.SourceList
+		ta.getJSON(t, "/api/v1alpha1/sources", &sl)
+		if sl.Kind != api.KindSourceList || sl.APIVersion != api.GroupVersion || sl.NodeName != "node-1" || !sl.AllSourcesSeen || sl.Mode != "incremental" {
+			t.Fatalf("source list header: %+v", sl)
+		}
+		if len(sl.Items) != 1 || sl.Items[0].Name != "file" || sl.Items[0].Pods != 1 || !sl.Items[0].Seen || sl.Items[0].Target != ta.manifests {
+			t.Fatalf("sources: %+v", sl.Items)
+		}
+		if r := sl.Items[0].RejectedFiles; len(r) != 1 || !strings.HasSuffix(r[0].Path, "broken.yaml") || r[0].Error == "" {
+			t.Fatalf("rejected files: %+v", r)
+		}
+	})
+	t.Run("pods", func(t *testing.T) {
+		var list api.PodList
+		ta.getJSON(t, "/api/v1alpha1/pods", &list)
+		web, ghost := list.Items[0], list.Items[1]
+		if web.Source != "file" || !web.Static || web.ConfigHash != string(web.UID) || web.FirstSeen == "" {
+			t.Fatalf("static pod: %+v", web)
+		}
+		if web.Runtime.SandboxID != sb || web.Runtime.SandboxState != "ready" || web.Runtime.Containers[0].ID != c {
+			t.Fatalf("runtime of the static pod: %+v", web.Runtime)
+		}
+		if ghost.Source != "" || string(ghost.UID) != "orphan-uid" || ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
+			t.Fatalf("runtime-only pod: %+v", ghost)
+		}
+		ta.getJSON(t, "/api/v1alpha1/pods?source=api", &list)
+		if len(list.Items) != 0 {
+			t.Fatalf("?source=api listed %+v", list.Items)
+		}
+	})
+	t.Run("one pod", func(t *testing.T) {
+		var info api.PodInfo
+		ta.getJSON(t, "/api/v1alpha1/pods/"+string(pod.UID), &info)
+		if info.Kind != api.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
+			t.Fatalf("pod: %+v", info)
+		}
+		if code, _ := ta.get(t, "/api/v1alpha1/pods/no-such-uid"); code != http.StatusNotFound {
+			t.Fatalf("unknown UID answered %d", code)
+		}
+	})
+	t.Run("pleg", func(t *testing.T) {
+		var st api.PLEGStatus
+		ta.getJSON(t, "/api/v1alpha1/pleg", &st)
+		if !st.Enabled || !st.Healthy || st.Relists == 0 || st.LastRelist == nil || st.RunningPods != 2 || st.EventsSent["ContainerStarted"] == 0 {
+			t.Fatalf("pleg: %+v", st)
+		}
+	})
+	t.Run("version", func(t *testing.T) {
+		var v api.Version
+		ta.getJSON(t, "/version", &v)
+		if v.NodeName != "node-1" || v.ServedVersion != api.GroupVersion || v.KubeletSemantics != "v0.0.0-test" || v.AgentVersion == "" {
+			t.Fatalf("version: %+v", v)
+		}
+	})
+	t.Run("health", func(t *testing.T) {
+		for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+			if code, body := ta.get(t, p); code != http.StatusOK {
+				t.Fatalf("%s: %d %s", p, code, body)
+			}
+		}
+	})
+	t.Run("metrics", func(t *testing.T) {
+		code, body := ta.get(t, "/metrics")
+		for _, want := range []string{`podsrc_events_total{kind="config",type="ADD"}`, `podsrc_source_seen{source="file"} 1`, "podsrc_pleg_relists_total", "podsrc_stream_subscribers"} {
+			if code != http.StatusOK || !strings.Contains(string(body), want) {
+				t.Fatalf("metrics lack %s", want)
+			}
+		}
+	})
+	t.Run("only GET", func(t *testing.T) {
+		resp, err := http.Post(ta.url+"/api/v1alpha1/sources", "application/json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Fatalf("POST answered %d", resp.StatusCode)
+		}
+	})
+}
+
+// TestSecretsNeverLeave checks every endpoint for a pod's secret values.
+func TestSecretsNeverLeave(t *testing.T) {
+	ta := startAgent(t, nil)
+	ta.writeManifest(t, "web.yaml", webManifest)
+	pod := ta.staticPod(t, "web-node-1")
+	snap := ta.stream(t, "?snapshot=true&since=0")
+	first := snap.next(t)
+	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(pod.UID), "/api/v1alpha1/pleg", "/metrics", "/version"} {
+		_, body := ta.get(t, path)
+		if strings.Contains(string(body), "hunter2") || strings.Contains(string(body), "payments") {
+			t.Errorf("%s shows a secret value", path)
+		}
+	}
+	if line := fmt.Sprint(first); strings.Contains(line, "hunter2") {
+		t.Error("the stream's snapshot shows a secret value")
+	}
+	var info api.PodInfo
+	ta.getJSON(t, "/api/v1alpha1/pods/"+string(pod.UID), &info)
+	if got := info.Pod.Spec.Containers[0].Env[0].Value; got != Redacted {
+		t.Fatalf("env value served as %q", got)
+	}
+
+	exposed := startAgent(t, func(c *Config) { c.ExposePodSpecs = true })
+	exposed.writeManifest(t, "web.yaml", webManifest)
+	p := exposed.staticPod(t, "web-node-1")
+	if _, body := exposed.get(t, "/api/v1alpha1/pods/"+string(p.UID)); !strings.Contains(string(body), "hunter2") {
+		t.Fatal("--expose-pod-specs still redacts")
+	}
+}
+
+func TestAllowedCIDRs(t *testing.T) {
+	tests := []struct {
+		name string
+		cidr string
+		want int
+	}{
+		{name: "loopback allowed", cidr: "127.0.0.0/8", want: http.StatusOK},
+		{name: "loopback not allowed", cidr: "10.0.0.0/8", want: http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := NewOptions()
+			opts.AllowedCIDRs = []string{tt.cidr}
+			opts.Sources.NodeName = "node-1"
+			opts.RuntimeEndpoint = ""
+			cfg, err := opts.Complete(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ta := startAgent(t, func(c *Config) { c.AllowedNets = cfg.AllowedNets })
+			if code, _ := ta.get(t, "/version"); code != tt.want {
+				t.Fatalf("got %d, want %d", code, tt.want)
+			}
+		})
+	}
+}
+
+func TestOptionsRefuseBadValues(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{name: "mode", args: []string{"--mode=fast"}, flag: "--mode"},
+		{name: "relist period", args: []string{"--relist-period=0s"}, flag: "--relist-period"},
+		{name: "event buffer", args: []string{"--event-buffer=-1"}, flag: "--event-buffer"},
+		{name: "cidr", args: []string{"--allowed-cidrs=10.0.0.0/33"}, flag: "--allowed-cidrs"},
+		{name: "listen address", args: []string{"--listen-address=nowhere"}, flag: "--listen-address"},
+		{name: "tcp runtime", args: []string{"--runtime-endpoint=tcp://1.2.3.4:1"}, flag: "--runtime-endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := NewCommand(yamlDecoder{})
+			cmd.SetArgs(append([]string{"--node-name=n", "--api-source=false"}, tt.args...))
+			cmd.SetOut(&strings.Builder{})
+			err := cmd.Execute()
+			if err == nil || !strings.Contains(err.Error(), tt.flag) {
+				t.Fatalf("got %v, want an error naming %s", err, tt.flag)
+			}
+		})
+	}
+}
+
+func TestReadyOnlyWhenAllSourcesSeen(t *testing.T) {
+	ta := startAgent(t, nil)
+	if code, _ := ta.get(t, "/readyz"); code != http.StatusOK {
+		t.Fatalf("readyz %d with the file source seen", code)
+	}
+	// A source registered but never heard from keeps the agent unready.
+	ta.config.Channel(t.Context(), "api")
+	code, body := ta.get(t, "/readyz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "api") {
+		t.Fatalf("readyz %d %q with the api source unseen", code, body)
+	}
+	if names := ta.config.Sources(); !slices.Equal(names, []string{"api", "file"}) {
+		t.Fatalf("sources %v", names)
+	}
+}

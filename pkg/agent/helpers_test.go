@@ -1,0 +1,222 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/cri/critest"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/source"
+)
+
+// waitLimit bounds every wait in these tests.
+const waitLimit = 20 * time.Second
+
+// yamlDecoder stands in for the kubelet decoder in this package's tests: it
+// decodes a YAML pod, names it for the node and derives its UID from the
+// manifest and its path.
+type yamlDecoder struct{}
+
+func (yamlDecoder) KubeletVersion() string { return "v0.0.0-test" }
+
+func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
+	var pod v1.Pod
+	if err := yaml.UnmarshalStrict(data, &pod); err != nil {
+		return nil, fmt.Errorf("%s: couldn't parse as pod: %w", hostPath, err)
+	}
+	if pod.Name == "" {
+		return nil, fmt.Errorf("%s: invalid pod: name is required", hostPath)
+	}
+	sum := sha256.Sum256(append(data, hostPath...))
+	uid := hex.EncodeToString(sum[:16])
+	pod.Name += "-" + strings.ToLower(nodeName)
+	if pod.Namespace == "" {
+		pod.Namespace = "default"
+	}
+	pod.UID = types.UID(uid)
+	pod.Annotations = map[string]string{merge.ConfigHashAnnotation: uid, merge.ConfigSourceAnnotation: "file"}
+	pod.Spec.NodeName = nodeName
+	return &pod, nil
+}
+
+func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, error) {
+	return nil, fmt.Errorf("no URL pods in these tests")
+}
+
+// testAgent is an agent running in-process on loopback, with a manifest
+// directory and a fake CRI runtime.
+type testAgent struct {
+	*Agent
+	url       string
+	manifests string
+	runtime   *critest.Server
+}
+
+// startAgent runs an agent until the test ends; adjust may change its config.
+func startAgent(t *testing.T, adjust func(*Config)) *testAgent {
+	t.Helper()
+	manifests := t.TempDir()
+	sock := filepath.Join(t.TempDir(), "cri.sock")
+	rt := critest.New(sock)
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Stop)
+	cfg := &Config{
+		Sources: source.Config{
+			NodeName: "node-1", StaticPodPath: manifests,
+			FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second,
+		},
+		RuntimeEndpoint: rt.Endpoint(),
+		RuntimeSocket:   sock,
+		PLEG:            pleg.Options{RelistPeriod: 50 * time.Millisecond, RelistThreshold: 3 * time.Minute},
+		ListenAddress:   "127.0.0.1:0",
+		Mode:            merge.Incremental,
+		EventBuffer:     1000,
+		Heartbeat:       200 * time.Millisecond,
+	}
+	if adjust != nil {
+		adjust(cfg)
+	}
+	a, err := New(cfg, yamlDecoder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, lis) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("agent: %v", err)
+			}
+		case <-time.After(waitLimit):
+			t.Error("agent did not stop")
+		}
+	})
+	ta := &testAgent{Agent: a, url: "http://" + lis.Addr().String(), manifests: manifests, runtime: rt}
+	// Ready, and the file source's first notification is in the sequence.
+	ta.waitFor(t, "the agent to be ready", func() bool { return a.config.Ready() && a.hub.LastSeq() > 0 })
+	return ta
+}
+
+// writeManifest writes a manifest atomically, as an operator should.
+func (ta *testAgent) writeManifest(t *testing.T, name, content string) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(ta.manifests), "."+name+".tmp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(ta.manifests, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get returns the status code and body of a GET.
+func (ta *testAgent) get(t *testing.T, path string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(ta.url + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return resp.StatusCode, body
+}
+
+// getJSON decodes the answer of a GET that must succeed.
+func (ta *testAgent) getJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	code, body := ta.get(t, path)
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, code, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v in %s", path, err, body)
+	}
+}
+
+// waitFor polls cond until it holds, or fails the test.
+func (ta *testAgent) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// streamClient reads an event stream line by line.
+type streamClient struct {
+	resp *http.Response
+	sc   *bufio.Scanner
+}
+
+func (ta *testAgent) stream(t *testing.T, query string) *streamClient {
+	t.Helper()
+	resp, err := http.Get(ta.url + "/api/v1alpha1/events" + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("stream %s: %d %s", query, resp.StatusCode, body)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return &streamClient{resp: resp, sc: sc}
+}
+
+// next returns the next message, failing the test at the end of the stream.
+// A stuck stream is cut by the test's timeout.
+func (c *streamClient) next(t *testing.T) api.StreamMessage {
+	t.Helper()
+	if !c.sc.Scan() {
+		t.Fatalf("stream ended: %v", c.sc.Err())
+	}
+	var m api.StreamMessage
+	if err := json.Unmarshal(c.sc.Bytes(), &m); err != nil {
+		t.Fatalf("bad stream line %q: %v", c.sc.Text(), err)
+	}
+	return m
+}
+
+// nextOf skips heartbeats.
+func (c *streamClient) nextOf(t *testing.T) api.StreamMessage {
+	t.Helper()
+	for {
+		if m := c.next(t); m.Type != api.MessageHeartbeat {
+			return m
+		}
+	}
+}

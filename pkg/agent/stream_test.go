@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// publish puts n config events from source "test" into the agent's sequence.
+func (ta *testAgent) publish(n int, namespace string) uint64 {
+	var last uint64
+	for i := range n {
+		last = ta.hub.Publish(api.Event{Kind: api.EventKindConfig, Op: "ADD", Source: "api",
+			Pods: []api.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
+	}
+	return last
+}
+
+func TestStreamResumeSnapshotAndFilters(t *testing.T) {
+	ta := startAgent(t, nil)
+	ta.writeManifest(t, "web.yaml", webManifest)
+	ta.staticPod(t, "web-node-1")
+
+	t.Run("resume after a sequence number", func(t *testing.T) {
+		last := ta.hub.LastSeq()
+		ta.publish(3, "default")
+		s := ta.stream(t, fmt.Sprintf("?since=%d", last+1))
+		for _, want := range []uint64{last + 2, last + 3} {
+			if m := s.nextOf(t); m.Type != api.MessageEvent || m.Event.Seq != want {
+				t.Fatalf("got %+v, want event %d", m, want)
+			}
+		}
+	})
+	t.Run("a plain stream starts now", func(t *testing.T) {
+		s := ta.stream(t, "")
+		last := ta.publish(1, "default")
+		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last {
+			t.Fatalf("got %+v, want event %d", m, last)
+		}
+	})
+	t.Run("snapshot then the events after it", func(t *testing.T) {
+		s := ta.stream(t, "?snapshot=true")
+		m := s.next(t)
+		if m.Type != api.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.hub.LastSeq() {
+			t.Fatalf("snapshot: %+v", m)
+		}
+		last := ta.publish(1, "default")
+		if n := s.nextOf(t); n.Event == nil || n.Event.Seq != last || last != m.Seq+1 {
+			t.Fatalf("after the snapshot at %d: %+v", m.Seq, n)
+		}
+	})
+	t.Run("filters", func(t *testing.T) {
+		start := ta.hub.LastSeq()
+		ta.publish(1, "other")
+		ta.hub.Publish(api.Event{Kind: api.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
+		ta.hub.Publish(api.Event{Kind: api.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []api.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
+		tests := []struct {
+			query string
+			want  []string
+		}{
+			{query: "&kind=pleg", want: []string{"ContainerStarted"}},
+			{query: "&kind=config", want: []string{"ADD", "UPDATE"}},
+			{query: "&source=file", want: []string{"UPDATE"}},
+			{query: "&namespace=default", want: []string{"ContainerStarted", "UPDATE"}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.query, func(t *testing.T) {
+				s := ta.stream(t, fmt.Sprintf("?since=%d%s", start, tt.query))
+				for _, want := range tt.want {
+					m := s.nextOf(t)
+					got := m.Event.Op + m.Event.Type
+					if got != want {
+						t.Fatalf("got %s, want %s", got, want)
+					}
+					if tt.query == "&namespace=default" && m.Event.Kind == api.EventKindConfig && len(m.Event.Pods) != 1 {
+						t.Fatalf("namespace filter kept %+v", m.Event.Pods)
+					}
+				}
+			})
+		}
+	})
+	t.Run("heartbeat", func(t *testing.T) {
+		s := ta.stream(t, "")
+		if m := s.next(t); m.Type != api.MessageHeartbeat || m.Seq != ta.hub.LastSeq() || m.Epoch != ta.epoch {
+			t.Fatalf("got %+v, want a heartbeat", m)
+		}
+	})
+	t.Run("bad queries", func(t *testing.T) {
+		for _, q := range []string{"since=yesterday", "kind=all", "source=etcd", "snapshot=maybe", "namespace=Not_A_Name"} {
+			if code, _ := ta.get(t, "/api/v1alpha1/events?"+q); code != http.StatusBadRequest {
+				t.Errorf("%s answered %d", q, code)
+			}
+		}
+	})
+}
+
+func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {
+	ta := startAgent(t, func(c *Config) { c.EventBuffer = 5 })
+	base := ta.hub.LastSeq()
+	last := ta.publish(10, "default")
+	s := ta.stream(t, fmt.Sprintf("?since=%d", base))
+	m := s.nextOf(t)
+	if m.Type != api.MessageGap || m.From != base+1 || m.To != last-5 {
+		t.Fatalf("got %+v, want a gap %d..%d", m, base+1, last-5)
+	}
+	for seq := last - 4; seq <= last; seq++ {
+		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
+			t.Fatalf("got %+v, want event %d", m, seq)
+		}
+	}
+}
+
+func TestStreamResetAfterAgentRestart(t *testing.T) {
+	ta := startAgent(t, nil)
+	ta.publish(2, "default")
+	s := ta.stream(t, "?since=500&epoch=an-older-agent")
+	if m := s.next(t); m.Type != api.MessageReset || m.Epoch != ta.epoch {
+		t.Fatalf("got %+v, want a reset", m)
+	}
+	if m := s.nextOf(t); m.Event == nil || m.Event.Seq != 1 {
+		t.Fatalf("got %+v, want the new agent's first event", m)
+	}
+}
+
+// TestManyStreamsOneStuck runs 100 streams, one of which never reads: the
+// others get every event in order, publishing never waits, and the stuck one
+// is cut off.
+func TestManyStreamsOneStuck(t *testing.T) {
+	const readers, events, batch = 99, 2000, 200
+	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000 })
+	ta.streamWriteTimeout = 3 * time.Second
+	start := ta.hub.LastSeq()
+
+	// The stuck client sends its request and never reads the answer.
+	u, _ := url.Parse(ta.url)
+	stuck, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	if tcp, ok := stuck.(*net.TCPConn); ok {
+		_ = tcp.SetReadBuffer(4096)
+	}
+	fmt.Fprintf(stuck, "GET /api/v1alpha1/events?since=%d HTTP/1.1\r\nHost: %s\r\n\r\n", start, u.Host)
+
+	var mu sync.Mutex
+	progress := make([]uint64, readers)
+	errs := make(chan error, readers)
+	var wg sync.WaitGroup
+	var bodies []io.Closer
+	for i := range readers {
+		resp, err := http.Get(fmt.Sprintf("%s/api/v1alpha1/events?since=%d", ta.url, start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, resp.Body)
+		wg.Go(func() {
+			sc := bufio.NewScanner(resp.Body)
+			want := start + 1
+			for want <= start+events && sc.Scan() {
+				var m api.StreamMessage
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					errs <- err
+					return
+				}
+				if m.Type == api.MessageHeartbeat {
+					continue
+				}
+				if m.Type != api.MessageEvent || m.Event.Seq != want {
+					errs <- fmt.Errorf("reader %d: got %s %v, want event %d", i, m.Type, m.Event, want)
+					return
+				}
+				mu.Lock()
+				progress[i] = want
+				mu.Unlock()
+				want++
+			}
+			if want <= start+events {
+				errs <- fmt.Errorf("reader %d: stream ended before event %d: %v", i, want, sc.Err())
+			}
+		})
+	}
+	ta.waitFor(t, "all streams open", func() bool { return ta.metrics.subscribersValue() == readers+1 })
+
+	for sent := 0; sent < events; sent += batch {
+		publishStart := time.Now()
+		last := ta.publish(batch, "default")
+		if d := time.Since(publishStart); d > 2*time.Second {
+			t.Fatalf("publishing %d events took %v: a stream slowed the pipeline", batch, d)
+		}
+		// Readers that keep up stay within the buffer.
+		ta.waitFor(t, fmt.Sprintf("readers at %d", last), func() bool {
+			select {
+			case err := <-errs:
+				t.Fatal(err)
+			default:
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range progress {
+				if p < last {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for _, r := range bodies {
+		r.Close()
+	}
+	// The stuck stream holds no more than its socket buffers: once they are
+	// full, its write times out and the agent closes it, while publishing
+	// goes on undisturbed.
+	ta.waitFor(t, "the stuck stream to be cut off", func() bool {
+		ta.publish(500, "default")
+		return ta.metrics.subscribersValue() == 0
+	})
+}

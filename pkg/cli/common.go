@@ -1,0 +1,125 @@
+// Package cli implements kubectl podsrc: every command an Options struct
+// with Complete, Validate and Run.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/podsrc/podsrc/pkg/client"
+)
+
+// CommonOptions are the flags every command shares: the cluster's
+// (--kubeconfig, --context, ...) and how to reach the agents.
+type CommonOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+
+	Via            string
+	AgentURL       string
+	AgentPort      int
+	AgentTLS       bool
+	AgentNamespace string
+
+	// Now is the clock of ages; time.Now unless a test sets it.
+	Now func() time.Time
+}
+
+// NewCommonOptions returns the defaults.
+func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
+	return &CommonOptions{
+		ConfigFlags:    genericclioptions.NewConfigFlags(true),
+		IOStreams:      streams,
+		Via:            string(client.ViaNodeProxy),
+		AgentPort:      client.DefaultAgentPort,
+		AgentNamespace: client.AgentNamespace,
+		Now:            time.Now,
+	}
+}
+
+// AddFlags binds the shared flags to the root command.
+func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
+	fs := cmd.PersistentFlags()
+	o.ConfigFlags.AddFlags(fs)
+	fs.StringVar(&o.Via, "via", o.Via, "How to reach the agents: node-proxy (the API server's nodes/<node>:<port>/proxy; needs get nodes/proxy, which also opens the kubelet's API) or pod-proxy (the agent's pod through pods/<pod>:<port>/proxy; needs only get pods/proxy and list pods in the agent's namespace).")
+	fs.StringVar(&o.AgentURL, "agent-url", o.AgentURL, "Talk to one agent at this URL (http://host:port) instead of going through the cluster; no node argument is needed.")
+	fs.IntVar(&o.AgentPort, "agent-port", o.AgentPort, "The port the agents listen on.")
+	fs.BoolVar(&o.AgentTLS, "agent-tls", o.AgentTLS, "The agents serve HTTPS: proxy to https:<node>:<port>.")
+	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "The namespace of the agent's pods (--via=pod-proxy).")
+	_ = cmd.RegisterFlagCompletionFunc("via", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{string(client.ViaNodeProxy), string(client.ViaPodProxy)}, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// Direct reports whether --agent-url was given.
+func (o *CommonOptions) Direct() bool { return o.AgentURL != "" }
+
+// Validate checks the shared flags.
+func (o *CommonOptions) Validate() error {
+	switch client.Via(o.Via) {
+	case client.ViaNodeProxy, client.ViaPodProxy:
+	default:
+		return fmt.Errorf("--via %q: want node-proxy or pod-proxy", o.Via)
+	}
+	if o.AgentPort <= 0 || o.AgentPort > 65535 {
+		return fmt.Errorf("--agent-port %d: want a port number", o.AgentPort)
+	}
+	return nil
+}
+
+// requestTimeout parses --request-timeout.
+func (o *CommonOptions) requestTimeout() (time.Duration, error) {
+	if o.ConfigFlags.Timeout == nil || *o.ConfigFlags.Timeout == "" || *o.ConfigFlags.Timeout == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(*o.ConfigFlags.Timeout)
+	if err != nil {
+		return 0, fmt.Errorf("--request-timeout %q: want a duration such as 30s", *o.ConfigFlags.Timeout)
+	}
+	return d, nil
+}
+
+// Connector returns the connector the flags describe.
+func (o *CommonOptions) Connector() (*client.Connector, error) {
+	timeout, err := o.requestTimeout()
+	if err != nil {
+		return nil, err
+	}
+	c := &client.Connector{Via: client.Via(o.Via), Port: o.AgentPort, TLS: o.AgentTLS, Namespace: o.AgentNamespace, Timeout: timeout}
+	if o.Direct() {
+		c.Via, c.AgentURL = client.ViaDirect, o.AgentURL
+		return c, nil
+	}
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the cluster's configuration: %w (or pass --agent-url to talk to one agent)", err)
+	}
+	c.Config = cfg
+	return c, nil
+}
+
+// Clientset returns a client of the cluster.
+func (o *CommonOptions) Clientset() (kubernetes.Interface, error) {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the cluster's configuration: %w", err)
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// errFailed says some nodes failed; their errors are printed already.
+var errFailed = errors.New("some nodes failed")
+
+// ErrSilent reports whether err was printed already and only the exit code
+// is left to set.
+func ErrSilent(err error) bool { return errors.Is(err, errFailed) }
+
+// nodeContext is the context every per-node operation runs under.
+type nodeContext = context.Context

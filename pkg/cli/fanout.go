@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/podsrc/podsrc/pkg/client"
+)
+
+// result is the outcome of one node's request.
+type result[T any] struct {
+	Node  string
+	Value T
+	Err   error
+}
+
+// fanOut runs fn for every node, at most limit at once, and returns the
+// results in the order of nodes.
+func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx context.Context, node string) (T, error)) []result[T] {
+	out := make([]result[T], len(nodes))
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				out[i] = result[T]{Node: n, Err: ctx.Err()}
+				return
+			}
+			defer func() { <-sem }()
+			v, err := fn(ctx, n)
+			out[i] = result[T]{Node: n, Value: v, Err: err}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// agentCall runs call against the agent of every node.
+func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent) (T, error)) ([]result[T], error) {
+	conn, err := o.Connector()
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := nf.Resolve(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return fanOut(ctx, nodes, nf.MaxConcurrency, func(ctx context.Context, node string) (T, error) {
+		var zero T
+		a, err := conn.Agent(node)
+		if err != nil {
+			return zero, err
+		}
+		return call(ctx, a)
+	}), nil
+}
+
+// splitResults returns the values of the nodes that answered, and prints
+// the errors of the others to errOut, one line each; failed says whether
+// any node failed.
+func splitResults[T any](results []result[T], errOut io.Writer) (values []T, failed bool) {
+	for _, r := range results {
+		if r.Err == nil {
+			values = append(values, r.Value)
+		}
+	}
+	return values, len(values) < len(results)
+}
+
+// printErrors prints the nodes' errors after the output.
+func printErrors[T any](results []result[T], errOut io.Writer) {
+	for _, r := range results {
+		if r.Err == nil {
+			continue
+		}
+		if r.Node == "" {
+			fmt.Fprintf(errOut, "error: %v\n", r.Err)
+		} else {
+			fmt.Fprintf(errOut, "error: node %q: %v\n", r.Node, r.Err)
+		}
+	}
+}
+
+// finish prints the output of the nodes that answered with print, then the
+// errors of the others; it fails when any node failed. With a single node
+// the error is returned for main to print.
+func finish[T any](results []result[T], errOut io.Writer, print func([]T) error) error {
+	values, failed := splitResults(results, errOut)
+	if len(results) == 1 && failed {
+		return results[0].Err
+	}
+	if len(values) > 0 || !failed {
+		if err := print(values); err != nil {
+			return err
+		}
+	}
+	printErrors(results, errOut)
+	if failed {
+		return errFailed
+	}
+	return nil
+}

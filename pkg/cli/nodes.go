@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podsrc/podsrc/pkg/client"
+)
+
+// NodeFlags select the nodes a command covers: names, --all-nodes or
+// -l/--selector on node labels.
+type NodeFlags struct {
+	Names          []string
+	AllNodes       bool
+	Selector       string
+	MaxConcurrency int
+	// Optional says no node at all is fine (version).
+	Optional bool
+}
+
+// AddFlags binds the node selection flags to cmd.
+func (f *NodeFlags) AddFlags(cmd *cobra.Command) {
+	if f.MaxConcurrency == 0 {
+		f.MaxConcurrency = 16
+	}
+	cmd.Flags().BoolVar(&f.AllNodes, "all-nodes", f.AllNodes, "Cover every node of the cluster.")
+	cmd.Flags().StringVarP(&f.Selector, "selector", "l", f.Selector, "Cover the nodes matching this label selector (e.g. -l node-role.kubernetes.io/control-plane).")
+	cmd.Flags().IntVar(&f.MaxConcurrency, "max-concurrency", f.MaxConcurrency, "How many nodes to talk to at once.")
+}
+
+// Validate checks the selection against the connection flags.
+func (f *NodeFlags) Validate(o *CommonOptions) error {
+	if f.MaxConcurrency < 1 {
+		return fmt.Errorf("--max-concurrency %d: want at least 1", f.MaxConcurrency)
+	}
+	selecting := f.AllNodes || f.Selector != ""
+	if f.AllNodes && f.Selector != "" {
+		return fmt.Errorf("--all-nodes and --selector exclude each other")
+	}
+	if selecting && len(f.Names) > 0 {
+		return fmt.Errorf("name nodes or select them with --all-nodes/--selector, not both")
+	}
+	if o.Direct() {
+		if selecting {
+			return fmt.Errorf("--agent-url talks to one agent: --all-nodes and --selector do not apply")
+		}
+		if len(f.Names) > 1 {
+			return fmt.Errorf("--agent-url talks to one agent: name at most one node")
+		}
+		return nil
+	}
+	if !selecting && len(f.Names) == 0 && !f.Optional {
+		return fmt.Errorf("name at least one node, or use --all-nodes or -l/--selector (or --agent-url to talk to one agent)")
+	}
+	return nil
+}
+
+// Single reports whether exactly one node was named, so that machine
+// output is that node's object rather than a List.
+func (f *NodeFlags) Single(o *CommonOptions) bool {
+	return o.Direct() || (len(f.Names) == 1 && !f.AllNodes && f.Selector == "")
+}
+
+// Resolve returns the node names to cover, sorted for selections, in the
+// given order for names; with --agent-url one empty name (the agent says).
+func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) ([]string, error) {
+	if o.Direct() {
+		if len(f.Names) == 1 {
+			return f.Names, nil
+		}
+		return []string{""}, nil
+	}
+	if !f.AllNodes && f.Selector == "" {
+		return f.Names, nil
+	}
+	cs, err := o.Clientset()
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: f.Selector})
+	if err != nil {
+		return nil, client.ClusterError(err, "listing nodes")
+	}
+	var names []string
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		if f.Selector != "" {
+			return nil, fmt.Errorf("no node matches -l %q", f.Selector)
+		}
+		return nil, fmt.Errorf("the cluster has no nodes")
+	}
+	return names, nil
+}
+
+// completeNodes completes node names from the cluster.
+func completeNodes(o *CommonOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		cs, err := o.Clientset()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		nodes, err := cs.CoreV1().Nodes().List(cmd.Context(), metav1.ListOptions{})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, n := range nodes.Items {
+			out = append(out, n.Name)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"flag"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	// The client-go credential plugins (exec, OIDC) for kubeconfigs that use
+	// them.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"github.com/podsrc/podsrc/internal/version"
+	"github.com/podsrc/podsrc/pkg/client"
+)
+
+// NewRootCommand returns kubectl podsrc with every subcommand.
+func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	common := NewCommonOptions(streams)
+	return newRootCommand(common)
+}
+
+// newRootCommand builds the command tree on common, which tests may adjust.
+func newRootCommand(common *CommonOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kubectl-podsrc",
+		Short: "Show what a node's kubelet sees: pod sources, their merge and the PLEG",
+		Long: templates.LongDesc(`
+			kubectl podsrc shows what the kubelet of a node sees: its pod sources
+			(static pod files, the static pod URL, the API server), the
+			notifications their merge makes (ADD, UPDATE, DELETE, REMOVE, RECONCILE)
+			and what its PLEG reports. It asks the podsrc agent that runs on every
+			node (kubectl apply -f ` + client.Manifest + `).
+
+			Agents are reached through the API server's node proxy by default, which
+			needs get nodes/proxy (ClusterRole ` + client.NodeProxyRole + `). That
+			permission also opens the kubelet's own API, exec included (exec over
+			WebSocket is a GET). --via=pod-proxy goes to the agent's pod instead and
+			needs only get pods/proxy and list pods in namespace ` + client.AgentNamespace + `
+			(ClusterRole ` + client.PodProxyRole + `, bound there by a RoleBinding).
+			--agent-url talks to one agent directly, without a cluster.`),
+		Example: templates.Examples(`
+			kubectl podsrc sources node-1
+			kubectl podsrc pods --all-nodes --source=file
+			kubectl podsrc watch node-1 --snapshot
+			kubectl podsrc pleg -l node-role.kubernetes.io/control-plane
+			kubectl podsrc version node-1`),
+		Version:       version.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl podsrc"},
+	}
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SetIn(common.In)
+	cmd.SetOut(common.Out)
+	cmd.SetErr(common.ErrOut)
+	common.AddFlags(cmd)
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	cmd.PersistentFlags().AddGoFlagSet(klogFlags)
+	cmd.AddCommand(
+		NewCmdSources(common),
+		NewCmdPods(common),
+		NewCmdWatch(common),
+		NewCmdPLEG(common),
+		NewCmdVersion(common),
+	)
+	cmd.AddCommand(NewCmdCompletion(cmd))
+	return cmd
+}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
+)
+
+// WatchOptions are the options of kubectl podsrc watch.
+type WatchOptions struct {
+	*CommonOptions
+	Nodes      NodeFlags
+	PrintFlags *printers.PrintFlags
+
+	Since         string
+	Snapshot      bool
+	Kind          string
+	Source        string
+	MaxReconnects int
+	// InitialBackoff and MaxBackoff pace reconnections; IdleTimeout ends a
+	// silent stream (the agent sends heartbeats every few seconds).
+	InitialBackoff, MaxBackoff, IdleTimeout time.Duration
+
+	namespace string
+	events    client.EventsOptions
+	printer   printers.WatchPrinter
+}
+
+// NewCmdWatch returns the watch command.
+func NewCmdWatch(common *CommonOptions) *cobra.Command {
+	o := &WatchOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags(), MaxReconnects: 10,
+		InitialBackoff: 500 * time.Millisecond, MaxBackoff: 10 * time.Second, IdleTimeout: 30 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "watch NODE...",
+		Short: "Follow the kubelet's pod config notifications and PLEG events on nodes",
+		Long: templates.LongDesc(`
+			Follow, like kubectl get -w, what the kubelet of each node is told by its
+			pod sources (ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET) and what its
+			PLEG reports (ContainerStarted, ContainerDied, ...), as they happen.
+
+			When a stream drops, watch reconnects and resumes after the last event it
+			printed: no event is printed twice, and events the agent no longer has
+			are printed as a GAP line rather than silently lost. An agent restart is
+			printed as a RESET line. Reconnections are reported on stderr.
+
+			-o json prints one JSON message per line (events, gaps and resets, each
+			with the node); watch keeps one stream open per node.`),
+		Example: templates.Examples(`
+			# Follow one node
+			kubectl podsrc watch node-1
+
+			# Start with the pods' current state, then follow PLEG events only
+			kubectl podsrc watch node-1 --snapshot --kind=pleg
+
+			# Replay the last 10 minutes of static pod file notifications on all nodes
+			kubectl podsrc watch --all-nodes --since=10m --source=file
+
+			# Resume after event 1234, as JSON lines
+			kubectl podsrc watch node-1 --since=1234 -o json`),
+		ValidArgsFunction: completeNodes(common),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Nodes.AddFlags(cmd)
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().StringVar(&o.Since, "since", o.Since, "Start after this event sequence number, or with the events of this last while (a duration such as 5m). Default: new events only.")
+	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods.")
+	cmd.Flags().StringVar(&o.Kind, "kind", o.Kind, "Only events of this kind: config or pleg.")
+	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only config events of this source: file, http or api.")
+	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
+	_ = cmd.RegisterFlagCompletionFunc("source", completeSources)
+	_ = cmd.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{v1alpha1.EventKindConfig, v1alpha1.EventKindPLEG}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// Complete parses --since and fills in the nodes and the printer.
+func (o *WatchOptions) Complete(args []string) error {
+	o.Nodes.Names = args
+	if o.ConfigFlags.Namespace != nil {
+		o.namespace = *o.ConfigFlags.Namespace
+	}
+	o.events = client.EventsOptions{Snapshot: o.Snapshot, Kind: o.Kind, Source: o.Source, Namespace: o.namespace}
+	if o.Since != "" {
+		if n, err := strconv.ParseUint(o.Since, 10, 64); err == nil {
+			o.events.Since = &n
+		} else if d, err := time.ParseDuration(o.Since); err == nil && d > 0 {
+			o.events.SinceAge = d
+		} else {
+			return fmt.Errorf("--since %q: want an event sequence number or a duration such as 5m", o.Since)
+		}
+	}
+	p, err := o.PrintFlags.ToWatchPrinter(o.Out, nil)
+	if err != nil {
+		return err
+	}
+	o.printer = p
+	return nil
+}
+
+// Validate checks the options.
+func (o *WatchOptions) Validate() error {
+	if err := o.CommonOptions.Validate(); err != nil {
+		return err
+	}
+	switch o.Kind {
+	case "", v1alpha1.EventKindConfig, v1alpha1.EventKindPLEG:
+	default:
+		return fmt.Errorf("--kind %q: want config or pleg", o.Kind)
+	}
+	if err := validateSource(o.Source); err != nil {
+		return err
+	}
+	if o.Snapshot && o.Since != "" {
+		return fmt.Errorf("--snapshot and --since exclude each other")
+	}
+	return o.Nodes.Validate(o.CommonOptions)
+}
+
+// Run follows the streams until the context ends or every node failed.
+func (o *WatchOptions) Run(ctx context.Context) error {
+	conn, err := o.Connector()
+	if err != nil {
+		return err
+	}
+	nodes, err := o.Nodes.Resolve(ctx, o.CommonOptions)
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	var errs []result[struct{}]
+	var wg sync.WaitGroup
+	for _, node := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := o.follow(ctx, conn, node); err != nil {
+				mu.Lock()
+				errs = append(errs, result[struct{}]{Node: node, Err: err})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(nodes) == 1 && len(errs) == 1 {
+		return errs[0].Err
+	}
+	printErrors(errs, o.ErrOut)
+	if len(errs) > 0 {
+		return errFailed
+	}
+	return nil
+}
+
+// follow follows the stream of one node.
+func (o *WatchOptions) follow(ctx context.Context, conn *client.Connector, node string) error {
+	a, err := conn.Agent(node)
+	if err != nil {
+		return err
+	}
+	label := node
+	if label == "" {
+		// --agent-url: the agent names its node.
+		if v, err := a.Version(ctx); err == nil && v.NodeName != "" {
+			label = v.NodeName
+		} else if err != nil && client.IsPermanent(err) {
+			return err
+		} else {
+			label = o.AgentURL
+		}
+	}
+	w := &client.Watcher{
+		Open:           a.Events,
+		Options:        o.events,
+		InitialBackoff: o.InitialBackoff,
+		MaxBackoff:     o.MaxBackoff,
+		MaxAttempts:    o.MaxReconnects,
+		IdleTimeout:    o.IdleTimeout,
+		Notify: func(r client.Reconnect) {
+			resume := "starting anew"
+			if r.Resume {
+				resume = fmt.Sprintf("resuming after event %d", r.Since)
+			}
+			bound := ""
+			if r.MaxAttempts >= 0 {
+				bound = fmt.Sprintf("/%d", r.MaxAttempts)
+			}
+			fmt.Fprintf(o.ErrOut, "node %q: %v; reconnecting in %s (attempt %d%s), %s\n", label, r.Err, r.Delay.Round(time.Millisecond), r.Attempt, bound, resume)
+		},
+	}
+	return w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
+		return o.printer.PrintMessage(label, m)
+	})
+}

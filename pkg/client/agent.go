@@ -1,0 +1,212 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiversion "k8s.io/apimachinery/pkg/version"
+)
+
+// Via says how requests reach an agent.
+type Via string
+
+// Ways to reach an agent.
+const (
+	// ViaNodeProxy goes through the API server's node proxy
+	// (get nodes/proxy).
+	ViaNodeProxy Via = "node-proxy"
+	// ViaPodProxy goes through the API server's proxy to the agent's pod
+	// (get pods/proxy in the agent's namespace).
+	ViaPodProxy Via = "pod-proxy"
+	// ViaDirect talks to one agent URL.
+	ViaDirect Via = "direct"
+)
+
+// maxBody bounds the size of an answer the client reads.
+const maxBody = 64 << 20
+
+// Agent is a client of one podsrc agent.
+type Agent struct {
+	// Node is the node the agent runs for; empty for a direct URL.
+	Node string
+	// Via is how requests reach the agent.
+	Via Via
+	// Port is the agent's port (proxy modes).
+	Port int
+
+	// resolve returns the base URL requests are made under; for the pod
+	// proxy it finds the agent's pod anew each time.
+	resolve func(ctx context.Context) (string, error)
+	// target describes where the requests go, for messages about the
+	// transport ("the API server at ...", "http://host:port").
+	target string
+	// http makes requests bounded by the request timeout; stream makes the
+	// long-lived event stream requests.
+	http   *http.Client
+	stream *http.Client
+}
+
+// String names the agent in messages.
+func (a *Agent) String() string {
+	if a.Node != "" {
+		return fmt.Sprintf("the agent on node %q", a.Node)
+	}
+	return "the agent at " + a.target
+}
+
+// Sources returns the agent's pod sources.
+func (a *Agent) Sources(ctx context.Context) (*v1alpha1.SourceList, error) {
+	out := &v1alpha1.SourceList{}
+	if err := a.get(ctx, APIPrefix+"/sources", nil, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Pods returns the agent's pods, only those of source when it is not empty.
+func (a *Agent) Pods(ctx context.Context, source string) (*v1alpha1.PodList, error) {
+	q := url.Values{}
+	if source != "" {
+		q.Set("source", source)
+	}
+	out := &v1alpha1.PodList{}
+	if err := a.get(ctx, APIPrefix+"/pods", q, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Pod returns one pod with the merged pod in full.
+func (a *Agent) Pod(ctx context.Context, uid string) (*v1alpha1.PodInfo, error) {
+	out := &v1alpha1.PodInfo{}
+	if err := a.get(ctx, APIPrefix+"/pods/"+url.PathEscape(uid), nil, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PLEG returns the state of the agent's PLEG.
+func (a *Agent) PLEG(ctx context.Context) (*v1alpha1.PLEGStatus, error) {
+	out := &v1alpha1.PLEGStatus{}
+	if err := a.get(ctx, APIPrefix+"/pleg", nil, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Version returns the agent's version.
+func (a *Agent) Version(ctx context.Context) (*v1alpha1.Version, error) {
+	out := &v1alpha1.Version{}
+	if err := a.get(ctx, "/version", nil, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// get fetches path and decodes the JSON answer into out, which must be a
+// top-level v1alpha1 object.
+func (a *Agent) get(ctx context.Context, path string, q url.Values, out any) error {
+	resp, err := a.do(ctx, a.http, path, q)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return a.statusError(ctx, path, resp)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return a.transportError(ctx, fmt.Errorf("reading the answer of %s: %w", path, err))
+	}
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return newError(KindOther, err, "%s answered %s with something that is not JSON: is it a podsrc agent?", a, path)
+	}
+	if tm.APIVersion != v1alpha1.GroupVersion {
+		return a.skewError(tm.APIVersion, "")
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return newError(KindOther, err, "decoding the answer of %s from %s: %v", path, a, err)
+	}
+	return nil
+}
+
+// do sends a GET of path with client.
+func (a *Agent) do(ctx context.Context, client *http.Client, path string, q url.Values) (*http.Response, error) {
+	base, err := a.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("building the request for %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, a.transportError(ctx, err)
+	}
+	return resp, nil
+}
+
+// skewError says that the agent speaks served instead of v1alpha1;
+// agentVersion is its release when known.
+func (a *Agent) skewError(served, agentVersion string) error {
+	rel := ""
+	if agentVersion != "" {
+		rel = " " + agentVersion
+	}
+	if served == "" {
+		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (kubectl apply -f %s)", a, rel, APIPrefix, Manifest)
+	}
+	servedVersion := strings.TrimPrefix(served, "podsrc.io/")
+	if compareAPIVersions(servedVersion, "v1alpha1") > 0 {
+		return newError(KindSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
+	}
+	return newError(KindSkew, nil, "%s%s is too old: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade the agent (kubectl apply -f %s)", a, rel, servedVersion, v1alpha1.GroupVersion, Manifest)
+}
+
+// checkSkew is called when the agent does not know a path: it asks the
+// agent's /version what it serves.
+func (a *Agent) checkSkew(ctx context.Context) error {
+	v := &v1alpha1.Version{}
+	resp, err := a.do(ctx, a.http, "/version", nil)
+	if err == nil {
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			err = json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(v)
+		} else {
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+	}
+	if err != nil || v.ServedVersion == "" {
+		return a.skewError("", "")
+	}
+	return a.skewError(v.ServedVersion, v.AgentVersion)
+}
+
+// compareAPIVersions orders API versions like v1alpha1 < v1beta1 < v1:
+// positive when a is newer than b.
+func compareAPIVersions(a, b string) int {
+	return apiversion.CompareKubeAwareVersionStrings(a, b)
+}
+
+// timeoutOf returns the client's request timeout for messages.
+func timeoutOf(c *http.Client) time.Duration {
+	if c == nil {
+		return 0
+	}
+	return c.Timeout
+}

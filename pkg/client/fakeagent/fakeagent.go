@@ -1,0 +1,336 @@
+// Package fakeagent serves the podsrc agent's HTTP API from canned state, for
+// tests of the client and the kubectl plugin. Its event stream keeps a
+// bounded buffer like the agent's, honors since, snapshot and the filters,
+// sends heartbeats, and can be told to drop a connection mid-stream.
+package fakeagent
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Agent is a fake podsrc agent. Set its exported state before serving, or
+// under Lock.
+type Agent struct {
+	mu sync.Mutex
+
+	// Sources, Pods, PLEG and Version are served as they are.
+	Sources v1alpha1.SourceList
+	Pods    v1alpha1.PodList
+	PLEG    v1alpha1.PLEGStatus
+	Version v1alpha1.Version
+	// Served is the API version the agent serves under /api; when it is not
+	// v1alpha1, /api/v1alpha1 answers 404.
+	Served string
+	// Capacity bounds the event buffer; older events are evicted.
+	Capacity int
+	// Heartbeat is the interval of heartbeats.
+	Heartbeat time.Duration
+
+	events  []v1alpha1.Event
+	lastSeq uint64
+	epoch   string
+	epochs  int
+	changed chan struct{}
+	// dropAfter, when positive, makes the next stream break its connection
+	// after sending that many events.
+	dropAfter int
+	queries   []url.Values
+	streamCh  chan struct{}
+}
+
+// New returns a fake agent for node with a little of everything.
+func New(node string) *Agent {
+	a := &Agent{
+		Served:    "v1alpha1",
+		Capacity:  1000,
+		Heartbeat: time.Second,
+		epoch:     "epoch-1",
+		epochs:    1,
+		changed:   make(chan struct{}),
+		streamCh:  make(chan struct{}, 100),
+	}
+	a.Sources = v1alpha1.SourceList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: node, Mode: "incremental", AllSourcesSeen: true, AgentVersion: "v0.1.0", KubeletVersion: "v1.36.3"}
+	a.Pods = v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: node}
+	a.PLEG = v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: node, Enabled: true, Healthy: true}
+	a.Version = v1alpha1.Version{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindVersion), AgentVersion: "v0.1.0", ServedVersion: "v1alpha1", KubeletSemantics: "v1.36.3", NodeName: node, GoVersion: "go1.26.8"}
+	return a
+}
+
+// Lock and Unlock guard the exported state while the agent serves.
+func (a *Agent) Lock()   { a.mu.Lock() }
+func (a *Agent) Unlock() { a.mu.Unlock() }
+
+// Publish appends events, numbering them and stamping a zero Time with now;
+// it returns the last sequence number.
+func (a *Agent) Publish(evs ...v1alpha1.Event) uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ev := range evs {
+		a.lastSeq++
+		ev.Seq = a.lastSeq
+		if ev.Time.IsZero() {
+			ev.Time = metav1.NowMicro()
+		}
+		a.events = append(a.events, ev)
+	}
+	if n := len(a.events) - a.Capacity; a.Capacity > 0 && n > 0 {
+		a.events = append([]v1alpha1.Event(nil), a.events[n:]...)
+	}
+	close(a.changed)
+	a.changed = make(chan struct{})
+	return a.lastSeq
+}
+
+// Restart forgets every event and starts a new epoch, as a restarted agent
+// does.
+func (a *Agent) Restart() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.events, a.lastSeq = nil, 0
+	a.epochs++
+	a.epoch = "epoch-" + strconv.Itoa(a.epochs)
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
+// DropNextStreamAfter makes the next stream break its connection after
+// sending n events.
+func (a *Agent) DropNextStreamAfter(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.dropAfter = n
+}
+
+// EventQueries returns the queries of every stream request so far.
+func (a *Agent) EventQueries() []url.Values {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]url.Values(nil), a.queries...)
+}
+
+// StreamStarted receives once for every stream request served.
+func (a *Agent) StreamStarted() <-chan struct{} { return a.streamCh }
+
+// ServeHTTP serves the agent's API.
+func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		writeStatus(w, http.StatusMethodNotAllowed, "only GET")
+		return
+	}
+	a.mu.Lock()
+	served := a.Served
+	a.mu.Unlock()
+	p := r.URL.Path
+	if strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/"+served+"/") {
+		writeStatus(w, http.StatusNotFound, "no such path "+p)
+		return
+	}
+	switch {
+	case p == "/version":
+		a.writeLocked(w, func() any { return a.Version })
+	case p == "/healthz" || p == "/livez" || p == "/readyz":
+		w.Write([]byte("ok"))
+	case p == "/api/v1alpha1/sources":
+		a.writeLocked(w, func() any { return a.Sources })
+	case p == "/api/v1alpha1/pleg":
+		a.writeLocked(w, func() any { return a.PLEG })
+	case p == "/api/v1alpha1/pods":
+		src := r.URL.Query().Get("source")
+		a.writeLocked(w, func() any {
+			l := a.Pods
+			l.Items = nil
+			for _, p := range a.Pods.Items {
+				if src == "" || p.Source == src {
+					l.Items = append(l.Items, p)
+				}
+			}
+			return l
+		})
+	case strings.HasPrefix(p, "/api/v1alpha1/pods/"):
+		uid := strings.TrimPrefix(p, "/api/v1alpha1/pods/")
+		a.mu.Lock()
+		var found *v1alpha1.PodInfo
+		for i := range a.Pods.Items {
+			if string(a.Pods.Items[i].UID) == uid {
+				pi := a.Pods.Items[i]
+				pi.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
+				found = &pi
+			}
+		}
+		a.mu.Unlock()
+		if found == nil {
+			writeStatus(w, http.StatusNotFound, "no pod with UID "+uid)
+			return
+		}
+		writeJSON(w, http.StatusOK, found)
+	case p == "/api/v1alpha1/events":
+		a.serveEvents(w, r)
+	default:
+		writeStatus(w, http.StatusNotFound, "no such path "+p)
+	}
+}
+
+// writeLocked writes what get returns under the lock.
+func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
+	a.mu.Lock()
+	v := get()
+	a.mu.Unlock()
+	writeJSON(w, http.StatusOK, v)
+}
+
+// filter is the selection of a stream.
+type filter struct{ kind, source, namespace string }
+
+// match reports whether ev passes f.
+func (f filter) match(ev *v1alpha1.Event) bool {
+	if f.kind != "" && ev.Kind != f.kind {
+		return false
+	}
+	if f.source != "" && ev.Source != f.source {
+		return false
+	}
+	if f.namespace != "" {
+		if ev.Kind == v1alpha1.EventKindPLEG {
+			return ev.Namespace == f.namespace
+		}
+		for _, p := range ev.Pods {
+			if p.Namespace == f.namespace {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// serveEvents streams newline-delimited StreamMessages the way the agent
+// does: a plain stream starts now, since=<seq> resumes (with a gap for
+// evicted events, or a reset when epoch names another agent process),
+// since=<duration> starts at a time, snapshot=true starts with the pods.
+func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := filter{kind: q.Get("kind"), source: q.Get("source"), namespace: q.Get("namespace")}
+	a.mu.Lock()
+	a.queries = append(a.queries, q)
+	drop := a.dropAfter
+	a.dropAfter = 0
+	epoch := a.epoch
+	cursor := a.lastSeq
+	var first []*v1alpha1.StreamMessage
+	if s := q.Get("since"); s != "" {
+		if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+			cursor = n
+		} else if d, err := time.ParseDuration(s); err == nil {
+			cursor = a.lastSeq
+			from := time.Now().Add(-d)
+			for i := len(a.events) - 1; i >= 0 && !a.events[i].Time.Time.Before(from); i-- {
+				cursor = a.events[i].Seq - 1
+			}
+		} else {
+			a.mu.Unlock()
+			writeStatus(w, http.StatusBadRequest, "bad since: "+s)
+			return
+		}
+		if e := q.Get("epoch"); e != "" && e != epoch {
+			first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageReset})
+			cursor = 0
+		}
+	}
+	if q.Get("snapshot") == "true" && len(first) == 0 {
+		pods := a.Pods
+		cursor = a.lastSeq
+		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
+	}
+	heartbeat := a.Heartbeat
+	a.mu.Unlock()
+	select {
+	case a.streamCh <- struct{}{}:
+	default:
+	}
+
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	send := func(m *v1alpha1.StreamMessage) {
+		m.Epoch = epoch
+		if m.Time.IsZero() {
+			m.Time = metav1.NowMicro()
+		}
+		enc.Encode(m)
+	}
+	for _, m := range first {
+		send(m)
+	}
+	flusher.Flush()
+	sent := 0
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		a.mu.Lock()
+		if a.epoch != epoch {
+			// This process is gone; so is its stream.
+			a.mu.Unlock()
+			panic(http.ErrAbortHandler)
+		}
+		var out []*v1alpha1.StreamMessage
+		if len(a.events) > 0 && a.events[0].Seq > cursor+1 {
+			out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: cursor + 1, To: a.events[0].Seq - 1})
+			cursor = a.events[0].Seq - 1
+		}
+		for i := range a.events {
+			ev := a.events[i]
+			if ev.Seq <= cursor {
+				continue
+			}
+			cursor = ev.Seq
+			if f.match(&ev) {
+				out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &ev})
+			}
+		}
+		changed := a.changed
+		a.mu.Unlock()
+		for _, m := range out {
+			send(m)
+			if m.Type == v1alpha1.MessageEvent {
+				sent++
+				if drop > 0 && sent >= drop {
+					flusher.Flush()
+					// Break the connection, as a crashing agent or a
+					// broken network would.
+					panic(http.ErrAbortHandler)
+				}
+			}
+		}
+		flusher.Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changed:
+		case <-tick.C:
+			send(&v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Seq: cursor})
+			flusher.Flush()
+		}
+	}
+}
+
+// writeJSON writes v with code.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeStatus writes the agent's error body.
+func writeStatus(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, v1alpha1.Status{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStatus), Code: code, Message: msg})
+}

@@ -1,0 +1,26 @@
+package client
+
+// DefaultAgentPort is the port podsrc-agent serves on by default.
+const DefaultAgentPort = 10270
+
+// The names below are those of manifests/daemonset.yaml; error messages and
+// help texts quote them, so they live in one place.
+const (
+	// AgentNamespace is the namespace the agent DaemonSet runs in.
+	AgentNamespace = "podsrc-system"
+	// AgentLabelKey and AgentLabelValue select the agent's pods.
+	AgentLabelKey   = "app.kubernetes.io/name"
+	AgentLabelValue = "podsrc-agent"
+	// AgentSelector is the label selector of the agent's pods.
+	AgentSelector = AgentLabelKey + "=" + AgentLabelValue
+	// PodProxyRole is the ClusterRole granting get pods/proxy (and list
+	// pods) in AgentNamespace, bound there by a RoleBinding.
+	PodProxyRole = "podsrc-viewer-pod-proxy"
+	// NodeProxyRole is the ClusterRole granting get nodes/proxy.
+	NodeProxyRole = "podsrc-viewer-node-proxy"
+	// Manifest is the file that deploys the agent and defines the roles.
+	Manifest = "manifests/daemonset.yaml"
+)
+
+// APIPrefix is the path prefix of the agent's versioned API.
+const APIPrefix = "/api/v1alpha1"

@@ -1,0 +1,247 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// Watcher follows an agent's event stream across dropped connections: it
+// reconnects with backoff, resumes after the last sequence number it
+// delivered, never delivers an event twice, and turns events that cannot be
+// had any more into gap messages.
+type Watcher struct {
+	// Open opens a stream; usually Agent.Events.
+	Open func(ctx context.Context, opts EventsOptions) (*Stream, error)
+	// Options select the events; Since and Snapshot apply to the first
+	// connection only, later ones resume after the last sequence number.
+	Options EventsOptions
+	// InitialBackoff and MaxBackoff bound the wait between attempts.
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+	// MaxAttempts bounds consecutive failed attempts to (re)connect;
+	// negative means no bound.
+	MaxAttempts int
+	// IdleTimeout ends a stream on which nothing, not even a heartbeat,
+	// arrived for that long; zero means never.
+	IdleTimeout time.Duration
+	// Notify, if set, hears about reconnections.
+	Notify func(Reconnect)
+}
+
+// Reconnect says the watcher lost its stream and will try again.
+type Reconnect struct {
+	// Err is why the stream ended or could not be opened.
+	Err error
+	// Attempt counts consecutive attempts from 1; MaxAttempts is the bound
+	// (negative: none).
+	Attempt, MaxAttempts int
+	// Delay is the wait before the attempt.
+	Delay time.Duration
+	// Since is the sequence number the attempt resumes after; Resume says
+	// whether there is one.
+	Since  uint64
+	Resume bool
+}
+
+// errIdle ends a stream that went silent.
+var errIdle = errors.New("no message, not even a heartbeat, arrived in time")
+
+// Run follows the stream until ctx is done (then it returns nil), a
+// permanent error occurs, the attempts run out, or handle fails. handle sees
+// events, gaps, snapshots and resets (the agent restarted) in order; gaps
+// include the holes the watcher finds itself in an unfiltered sequence.
+func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) error) error {
+	t := &tracker{filtered: w.Options.Filtered()}
+	if w.Options.Since != nil {
+		t.last, t.have = *w.Options.Since, true
+	}
+	first := true
+	attempt := 0
+	for {
+		opts := w.Options
+		if !first {
+			opts.Snapshot = false
+			opts.Since, opts.SinceAge = nil, 0
+			if t.have {
+				since := t.last
+				opts.Since, opts.Epoch = &since, t.epoch
+			}
+		}
+		progressed, err := w.once(ctx, opts, t, handle)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var he handlerError
+		if errors.As(err, &he) {
+			return he.err
+		}
+		if err != nil && IsPermanent(err) {
+			return err
+		}
+		if progressed {
+			first = false
+			attempt = 0
+		}
+		attempt++
+		if w.MaxAttempts >= 0 && attempt > w.MaxAttempts {
+			return fmt.Errorf("giving up after %d attempts to reconnect: %w", attempt-1, err)
+		}
+		delay := w.backoff(attempt)
+		if w.Notify != nil {
+			w.Notify(Reconnect{Err: err, Attempt: attempt, MaxAttempts: w.MaxAttempts, Delay: delay, Since: t.last, Resume: t.have})
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+	}
+}
+
+// handlerError carries an error of the handler out of once.
+type handlerError struct{ err error }
+
+func (e handlerError) Error() string { return e.err.Error() }
+
+// once reads one stream to its end; progressed says whether any message
+// arrived.
+func (w *Watcher) once(ctx context.Context, opts EventsOptions, t *tracker, handle func(*v1alpha1.StreamMessage) error) (progressed bool, err error) {
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var idle *time.Timer
+	if w.IdleTimeout > 0 {
+		idle = time.AfterFunc(w.IdleTimeout, func() { cancel(errIdle) })
+		defer idle.Stop()
+	}
+	s, err := w.Open(sctx, opts)
+	if err != nil {
+		if c := context.Cause(sctx); errors.Is(c, errIdle) {
+			return false, c
+		}
+		return false, err
+	}
+	defer s.Close()
+	for {
+		m, err := s.Next()
+		if err != nil {
+			if c := context.Cause(sctx); errors.Is(c, errIdle) {
+				return progressed, c
+			}
+			if isEOF(err) {
+				return progressed, errors.New("the agent ended the stream")
+			}
+			return progressed, fmt.Errorf("reading the stream: %w", err)
+		}
+		progressed = true
+		if idle != nil {
+			idle.Reset(w.IdleTimeout)
+		}
+		out, end := t.accept(m)
+		for _, o := range out {
+			if err := handle(o); err != nil {
+				return progressed, handlerError{err}
+			}
+		}
+		if end != nil {
+			return progressed, end
+		}
+	}
+}
+
+// backoff returns the wait before attempt (from 1), doubling from
+// InitialBackoff up to MaxBackoff, with a little jitter.
+func (w *Watcher) backoff(attempt int) time.Duration {
+	d := w.InitialBackoff
+	if d <= 0 {
+		d = 500 * time.Millisecond
+	}
+	max := w.MaxBackoff
+	if max <= 0 {
+		max = 10 * time.Second
+	}
+	for i := 1; i < attempt && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	return d + time.Duration(rand.Int64N(int64(d)/5+1))
+}
+
+// tracker holds the position in the agent's sequence.
+type tracker struct {
+	// last is the highest sequence number delivered (or skipped by a gap);
+	// have says whether there is one.
+	last uint64
+	have bool
+	// epoch is the agent process that numbered last.
+	epoch string
+	// filtered says the stream leaves events out, so holes in the
+	// sequence are expected.
+	filtered bool
+}
+
+// accept turns one message of the stream into the messages to deliver, and
+// says whether the stream must end (lagging, restart).
+func (t *tracker) accept(m *v1alpha1.StreamMessage) ([]*v1alpha1.StreamMessage, error) {
+	if m.Type == v1alpha1.MessageReset {
+		// The agent restarted; what follows is numbered anew.
+		t.last, t.have, t.epoch = 0, true, m.Epoch
+		return []*v1alpha1.StreamMessage{m}, nil
+	}
+	if m.Epoch != "" && t.epoch != m.Epoch {
+		if t.epoch != "" && t.have {
+			// Another agent process without a reset: only when the
+			// agent did not know our epoch. Start over with it.
+			t.last = 0
+		}
+		t.epoch = m.Epoch
+	}
+	switch m.Type {
+	case v1alpha1.MessageEvent:
+		if m.Event == nil {
+			return nil, nil
+		}
+		seq := m.Event.Seq
+		if t.have && seq <= t.last {
+			return nil, nil // already delivered
+		}
+		var out []*v1alpha1.StreamMessage
+		if t.have && !t.filtered && seq > t.last+1 {
+			out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: t.last + 1, To: seq - 1, Time: m.Time})
+		}
+		t.last, t.have = seq, true
+		return append(out, m), nil
+	case v1alpha1.MessageGap:
+		if t.have && m.To <= t.last {
+			return nil, nil
+		}
+		if t.have && m.From <= t.last {
+			c := *m
+			c.From = t.last + 1
+			m = &c
+		}
+		t.last, t.have = m.To, true
+		return []*v1alpha1.StreamMessage{m}, nil
+	case v1alpha1.MessageSnapshot:
+		t.last, t.have = m.Seq, true
+		return []*v1alpha1.StreamMessage{m}, nil
+	case v1alpha1.MessageHeartbeat:
+		// Seq is the stream's position: events up to it were sent or
+		// filtered out.
+		if m.Seq > t.last {
+			t.last, t.have = m.Seq, true
+		}
+		return nil, nil
+	case v1alpha1.MessageLagging:
+		return nil, fmt.Errorf("the agent dropped this client for reading too slowly (after seq %d)", m.Seq)
+	}
+	return nil, nil
+}

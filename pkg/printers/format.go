@@ -1,0 +1,89 @@
+package printers
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// none is what kubectl prints for an empty cell.
+const none = "<none>"
+
+// Age formats the time since t like kubectl's AGE column ("5s", "3m",
+// "2d"); <unknown> for a zero time.
+func Age(now time.Time, t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now.Sub(t))
+}
+
+// ageOf is Age of an optional time, "<never>" when unset.
+func ageOf(now time.Time, t *metav1.Time) string {
+	if t == nil || t.IsZero() {
+		return "<never>"
+	}
+	return Age(now, t.Time)
+}
+
+// Seconds formats a latency in seconds compactly: 850µs, 12.3ms, 1.25s.
+func Seconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case s == 0:
+		return "0"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond).String()
+	case d < time.Minute:
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// yesNo formats a boolean as kubectl does in columns like READY.
+func yesNo(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// orNone returns s, or <none> when empty.
+func orNone(s string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// joinOrNone joins ss with commas, <none> when empty.
+func joinOrNone(ss []string) string {
+	if len(ss) == 0 {
+		return none
+	}
+	return strings.Join(ss, ",")
+}
+
+// itoa formats an integer.
+func itoa[T ~int | ~int64 | ~uint64](n T) string {
+	return strconv.FormatInt(int64(n), 10)
+}
+
+// seenAge formats the kubelet's config.seen annotation as an age, or as is
+// when it does not parse.
+func seenAge(now time.Time, seen string) string {
+	if seen == "" {
+		return none
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.RFC3339} {
+		if t, err := time.Parse(layout, seen); err == nil {
+			return Age(now, t)
+		}
+	}
+	return seen
+}

@@ -1,0 +1,255 @@
+package printers
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// now is the clock of every golden table.
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func ago(d time.Duration) *metav1.Time { t := metav1.NewTime(now.Add(-d)); return &t }
+
+func fixtureSources() []v1alpha1.SourceList {
+	return []v1alpha1.SourceList{{
+		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-1", Mode: "incremental",
+		AllSourcesSeen: true, AgentVersion: "v0.1.0", KubeletVersion: "v1.36.3",
+		Items: []v1alpha1.Source{
+			{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(5 * time.Second), Pods: 3, Updates: 12},
+			{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(3 * time.Minute), Pods: 2, Updates: 4,
+				RejectedFiles: []v1alpha1.RejectedFile{{Path: "/etc/kubernetes/manifests/bad.yaml", Error: "invalid pod: spec.containers: Required value", Since: *ago(time.Hour)}}},
+		},
+	}, {
+		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-2", Mode: "incremental",
+		Items: []v1alpha1.Source{
+			{Name: "http", Target: "http://config.example/pods", Seen: false, Pods: 0,
+				LastError: "Get \"http://config.example/pods\": dial tcp: connection refused\nsecond line", LastErrorTime: ago(2 * 24 * time.Hour)},
+		},
+	}}
+}
+
+func fixturePods() []v1alpha1.PodList {
+	exit := 0
+	_ = exit
+	return []v1alpha1.PodList{{
+		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1",
+		Items: []v1alpha1.PodInfo{
+			{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", Source: "file", Static: true, ConfigHash: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b",
+				FirstSeen: now.Add(-49 * time.Hour).Format(time.RFC3339Nano),
+				Runtime: &v1alpha1.RuntimePod{SandboxID: "abc", SandboxState: "ready", IPs: []string{"10.0.0.5"},
+					Containers: []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "running", Image: "registry.k8s.io/etcd:3.6", RestartCount: 2}}}},
+			{Name: "web", Namespace: "default", UID: "8e0b5a8e-6f43-4c0e-9a3e-8f1c2b7d6a50", Source: "api",
+				FirstSeen: now.Add(-90 * time.Second).Format(time.RFC3339Nano),
+				Runtime: &v1alpha1.RuntimePod{SandboxState: "notready",
+					Containers: []v1alpha1.RuntimeContainer{{Name: "app", State: "exited", RestartCount: 5}, {Name: "sidecar", State: "running"}}}},
+			{Name: "orphan", Namespace: "default", UID: "11111111-2222-3333-4444-555555555555",
+				Runtime: &v1alpha1.RuntimePod{SandboxState: "ready", Error: "rpc error: code = DeadlineExceeded"}},
+		},
+	}}
+}
+
+func fixturePLEG() []v1alpha1.PLEGStatus {
+	return []v1alpha1.PLEGStatus{{
+		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: "node-1", Enabled: true, Healthy: true,
+		RuntimeEndpoint: "unix:///run/containerd/containerd.sock", LastRelist: ago(time.Second), Relists: 3600,
+		RelistDuration: v1alpha1.Latency{Count: 3600, Last: 0.012, P50: 0.0113, P99: 0.0871, Max: 1.532},
+		RelistInterval: v1alpha1.Latency{Count: 3600, P50: 1.0012, Max: 2.5},
+		Calls: map[string]v1alpha1.Latency{
+			"ListPodSandbox": {Count: 3600, Last: 0.0009, P50: 0.00081, P99: 0.0042, Max: 0.03},
+			"ListContainers": {Count: 3600, Last: 0.0011, P50: 0.001, P99: 0.005, Max: 0.04},
+		},
+		SlowestPods:   []v1alpha1.SlowPod{{UID: "u-1", Name: "etcd-node-1", Namespace: "kube-system", Seconds: 0.25, Time: *ago(10 * time.Minute)}},
+		EventsDropped: 0, Pods: 12, RunningPods: 11,
+	}, {
+		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: "node-2", Enabled: true, Healthy: false,
+		Message: "pleg was last seen active 4m0s ago; threshold is 3m0s", LastError: "rpc error: code = Unavailable",
+		ConsecutiveFailures: 240, RelistFailures: 250, Relists: 1000, LastRelist: ago(4 * time.Minute), EventsDropped: 3,
+	}}
+}
+
+func fixtureMessages() []*v1alpha1.StreamMessage {
+	at := func(d time.Duration) metav1.MicroTime { return metav1.NewMicroTime(now.Add(d)) }
+	exit := 137
+	no := false
+	pods := fixturePods()[0]
+	return []*v1alpha1.StreamMessage{
+		{Type: v1alpha1.MessageSnapshot, Seq: 40, Snapshot: &pods, Time: at(0)},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 41, Time: at(time.Second), Kind: "config", Op: "ADD", Source: "file",
+			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c"}, {Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b"}}}},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 42, Time: at(2 * time.Second), Kind: "pleg", Type: "ContainerDied",
+			PodUID: "3f1c", PodName: "etcd-node-1", Namespace: "kube-system", Data: "containerd://0123456789abcdef0123", ContainerName: "etcd", ExitCode: &exit}},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 43, Time: at(3 * time.Second), Kind: "pleg", Type: "ContainerChanged",
+			PodUID: "3f1c", PodName: "etcd-node-1", Namespace: "kube-system", Data: "0123456789abcdef", Sandbox: true, KubeletSends: &no}},
+		{Type: v1alpha1.MessageGap, From: 44, To: 90, Time: at(4 * time.Second)},
+		{Type: v1alpha1.MessageReset, Time: at(5 * time.Second)},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 1, Time: at(6 * time.Second), Kind: "config", Op: "REMOVE", Source: "api",
+			Pods: []v1alpha1.PodRef{{Name: "web", Namespace: "default", UID: "8e0b"}}}},
+	}
+}
+
+// checkGolden compares got with testdata/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestGoldenPrintables(t *testing.T) {
+	printables := []struct {
+		name string
+		p    Printable
+		kind schema.GroupKind
+	}{
+		{"sources", Sources{Lists: fixtureSources()}, schema.GroupKind{}},
+		{"sources-single", Sources{Lists: fixtureSources()[:1], Single: true}, schema.GroupKind{}},
+		{"pods", Pods{Lists: fixturePods(), Single: true}, schema.GroupKind{Group: "podsrc.io", Kind: "PodInfo"}},
+		{"pleg", PLEG{Items: fixturePLEG()}, schema.GroupKind{}},
+	}
+	formats := []struct {
+		name  string
+		setup func(*PrintFlags)
+	}{
+		{"table", func(*PrintFlags) {}},
+		{"wide", func(f *PrintFlags) { f.OutputFormat = "wide" }},
+		{"no-headers", func(f *PrintFlags) { f.NoHeaders = true }},
+		{"color", func(f *PrintFlags) { f.Color = "always" }},
+		{"show-kind", func(f *PrintFlags) { f.ShowKind = true }},
+		{"json", func(f *PrintFlags) { f.OutputFormat = "json" }},
+		{"yaml", func(f *PrintFlags) { f.OutputFormat = "yaml" }},
+		{"jsonpath", func(f *PrintFlags) { f.OutputFormat = "jsonpath={..nodeName}" }},
+		{"go-template", func(f *PrintFlags) {
+			f.OutputFormat = "go-template"
+			*f.TemplateFlags.TemplateArgument = `{{.kind}}{{"\n"}}`
+		}},
+	}
+	for _, p := range printables {
+		for _, f := range formats {
+			if f.name == "show-kind" && p.kind.Empty() {
+				continue
+			}
+			t.Run(p.name+"/"+f.name, func(t *testing.T) {
+				flags := NewPrintFlags()
+				flags.Color = "never"
+				flags.Kind = p.kind
+				f.setup(flags)
+				var out, errOut bytes.Buffer
+				pr, err := flags.ToPrinter(&out, &errOut, func() time.Time { return now })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pr.Print(p.p, &out); err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, p.name+"-"+f.name+".txt", out.Bytes())
+			})
+		}
+	}
+}
+
+func TestGoldenWatch(t *testing.T) {
+	formats := []struct {
+		name  string
+		setup func(*PrintFlags)
+	}{
+		{"table", func(*PrintFlags) {}},
+		{"wide", func(f *PrintFlags) { f.OutputFormat = "wide" }},
+		{"no-headers", func(f *PrintFlags) { f.NoHeaders = true }},
+		{"color", func(f *PrintFlags) { f.Color = "always" }},
+		{"json", func(f *PrintFlags) { f.OutputFormat = "json" }},
+		{"yaml", func(f *PrintFlags) { f.OutputFormat = "yaml" }},
+		{"jsonpath", func(f *PrintFlags) { f.OutputFormat = `jsonpath={.node} {.type} {.event.seq}{"\n"}` }},
+	}
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			flags := NewPrintFlags()
+			flags.Color = "never"
+			f.setup(flags)
+			var out bytes.Buffer
+			wp, err := flags.ToWatchPrinter(&out, time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range fixtureMessages() {
+				if err := wp.PrintMessage("node-1", m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkGolden(t, "watch-"+f.name+".txt", out.Bytes())
+		})
+	}
+}
+
+func TestEmptyTableSaysNoResources(t *testing.T) {
+	var out, errOut bytes.Buffer
+	pr, err := NewPrintFlags().ToPrinter(&out, &errOut, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.Print(Pods{Lists: []v1alpha1.PodList{{NodeName: "n"}}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found." {
+		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
+	}
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct {
+		name    string
+		seconds float64
+		want    string
+	}{
+		{"zero", 0, "0"},
+		{"microseconds", 0.00085, "850µs"},
+		{"milliseconds", 0.01234, "12.3ms"},
+		{"seconds", 1.234, "1.23s"},
+		{"minutes", 125, "2m5s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Seconds(tc.seconds); got != tc.want {
+				t.Fatalf("Seconds(%v) = %q, want %q", tc.seconds, got, tc.want)
+			}
+		})
+	}
+	if got := Age(now, now.Add(-50*time.Hour)); got != "2d2h" {
+		t.Errorf("Age = %q", got)
+	}
+}
+
+func TestBadOutputFormat(t *testing.T) {
+	f := NewPrintFlags()
+	f.OutputFormat = "xml"
+	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "allowed formats") {
+		t.Fatalf("Validate = %v", err)
+	}
+	f = NewPrintFlags()
+	f.Color = "sometimes"
+	if err := f.Validate(); err == nil {
+		t.Fatal("Validate accepted --color sometimes")
+	}
+}

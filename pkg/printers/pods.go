@@ -1,0 +1,80 @@
+package printers
+
+import (
+	"strings"
+	"time"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Pods prints the pods of nodes as their kubelet's sources and PLEG see
+// them.
+type Pods struct {
+	Lists  []v1alpha1.PodList
+	Single bool
+}
+
+// Object implements Printable.
+func (p Pods) Object() any { return listOrSingle(p.Lists, p.Single) }
+
+// Tables implements Printable.
+func (p Pods) Tables(now time.Time) []*Table {
+	name := col("Name", false)
+	name.Format = "name"
+	t := &Table{Columns: []metav1.TableColumnDefinition{
+		col("Node", false), col("Namespace", false), name, col("Source", false), col("UID", false),
+		col("Static/Mirror", false), col("Sandbox", false), col("Containers", false), col("Restarts", false),
+		col("First Seen", false),
+		col("IPs", true), col("Config Hash", true), col("Images", true), col("Error", true),
+	}}
+	for _, l := range p.Lists {
+		for _, pod := range l.Items {
+			kind := "-"
+			switch {
+			case pod.Static:
+				kind = "static"
+			case pod.Mirror:
+				kind = "mirror"
+			}
+			sandbox, containers, restarts, ips, images, errMsg := none, "0/0", 0, none, none, none
+			var c Color
+			if rt := pod.Runtime; rt != nil {
+				sandbox = orNone(rt.SandboxState)
+				running := 0
+				var imgs []string
+				for _, ctr := range rt.Containers {
+					if strings.EqualFold(ctr.State, "running") {
+						running++
+					}
+					restarts += ctr.RestartCount
+					if ctr.Image != "" {
+						imgs = append(imgs, ctr.Image)
+					}
+				}
+				containers = itoa(running) + "/" + itoa(len(rt.Containers))
+				ips = joinOrNone(rt.IPs)
+				images = joinOrNone(imgs)
+				if rt.Error != "" {
+					errMsg, c = rt.Error, Red
+				} else if rt.SandboxState != "" && rt.SandboxState != "ready" {
+					c = Yellow
+				}
+			}
+			hash := pod.ConfigHash
+			if hash == "" {
+				hash = pod.ConfigMirror
+			}
+			src := pod.Source
+			if src == "" {
+				src = "<runtime>"
+				c = Faint
+			}
+			t.Rows = append(t.Rows, Row{Cells: []any{
+				l.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, sandbox, containers,
+				itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), images, errMsg,
+			}, Color: c})
+		}
+	}
+	return []*Table{t}
+}

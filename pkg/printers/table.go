@@ -1,0 +1,37 @@
+package printers
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Table is one human-readable table: columns with Priority 1 only show with
+// -o wide.
+type Table struct {
+	Columns []metav1.TableColumnDefinition
+	Rows    []Row
+}
+
+// Row is one line of a Table.
+type Row struct {
+	Cells []any
+	// Color, when set and color is on, colors the whole line.
+	Color Color
+}
+
+// col returns a column definition; wide columns show only with -o wide.
+func col(name string, wide bool) metav1.TableColumnDefinition {
+	c := metav1.TableColumnDefinition{Name: name, Type: "string"}
+	if wide {
+		c.Priority = 1
+	}
+	return c
+}
+
+// metaTable converts t for the cli-runtime table printer.
+func (t *Table) metaTable() *metav1.Table {
+	mt := &metav1.Table{ColumnDefinitions: t.Columns}
+	for _, r := range t.Rows {
+		mt.Rows = append(mt.Rows, metav1.TableRow{Cells: append([]any(nil), r.Cells...)})
+	}
+	return mt
+}

@@ -1,0 +1,309 @@
+package printers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/yaml"
+)
+
+// WatchMessage is one message of a node's event stream as kubectl podsrc
+// watch prints it with -o json|yaml|jsonpath|go-template: the stream message
+// with the node it came from.
+type WatchMessage struct {
+	Node string `json:"node"`
+	v1alpha1.StreamMessage
+}
+
+// WatchPrinter prints stream messages as they arrive; it is safe for
+// concurrent use by the streams of several nodes.
+type WatchPrinter interface {
+	PrintMessage(node string, m *v1alpha1.StreamMessage) error
+}
+
+// ToWatchPrinter returns the watch printer the flags ask for: a live table,
+// one JSON message per line, YAML documents, or a template per message.
+func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPrinter, error) {
+	o := f.format()
+	switch {
+	case f.IsHuman():
+		color, err := f.ColorEnabled(out)
+		if err != nil {
+			return nil, err
+		}
+		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: f.NoHeaders, Color: color, Location: loc}, nil
+	case o == "json":
+		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
+			b, err := json.Marshal(v)
+			return append(b, '\n'), err
+		}}, nil
+	case o == "yaml":
+		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
+			b, err := yaml.Marshal(v)
+			return append([]byte("---\n"), b...), err
+		}}, nil
+	}
+	p, err := f.ToGenericPrinter()
+	if err != nil {
+		return nil, err
+	}
+	return &genericWatch{out: out, p: p}, nil
+}
+
+// encodedWatch writes each message encoded whole.
+type encodedWatch struct {
+	mu     sync.Mutex
+	out    io.Writer
+	encode func(any) ([]byte, error)
+}
+
+// PrintMessage implements WatchPrinter.
+func (e *encodedWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
+	b, err := e.encode(WatchMessage{Node: node, StreamMessage: *m})
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, err = e.out.Write(b)
+	return err
+}
+
+// genericWatch prints each message with a cli-runtime printer.
+type genericWatch struct {
+	mu  sync.Mutex
+	out io.Writer
+	p   printers.ResourcePrinter
+}
+
+// PrintMessage implements WatchPrinter.
+func (g *genericWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
+	obj, err := ToRuntimeObject(WatchMessage{Node: node, StreamMessage: *m})
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.p.PrintObj(obj, g.out)
+}
+
+// watchColumns are the live table's columns; the last two only with -o wide.
+var watchColumns = []struct {
+	name string
+	min  int
+	wide bool
+}{
+	{"TIME", 12, false}, {"NODE", 8, false}, {"KIND", 6, false}, {"OP/EVENT", 16, false},
+	{"SOURCE", 6, false}, {"NAMESPACE/NAME", 24, false}, {"CONTAINER", 10, false},
+	{"SEQ", 5, true}, {"UID", 36, true}, {"DETAIL", 0, false},
+}
+
+// WatchTable prints stream messages as a live table like kubectl get -w:
+// the header once, then a line per event as it arrives. Columns keep their
+// width from line to line and widen when a value needs it.
+type WatchTable struct {
+	Out       io.Writer
+	Wide      bool
+	NoHeaders bool
+	Color     bool
+	// Location is the time zone of the TIME column (local when nil).
+	Location *time.Location
+
+	mu      sync.Mutex
+	widths  []int
+	started bool
+}
+
+// PrintMessage implements WatchPrinter.
+func (t *WatchTable) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
+	rows := WatchRows(node, m, t.Location)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		t.started = true
+		for _, c := range watchColumns {
+			t.widths = append(t.widths, max(c.min, len(c.name)))
+		}
+		if !t.NoHeaders {
+			var names []any
+			for _, c := range watchColumns {
+				names = append(names, c.name)
+			}
+			if err := t.line(Row{Cells: names}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range rows {
+		if err := t.line(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// line writes one padded row.
+func (t *WatchTable) line(r Row) error {
+	var b strings.Builder
+	last := len(watchColumns) - 1
+	for i, c := range watchColumns {
+		if c.wide && !t.Wide {
+			continue
+		}
+		v := printers.EscapeTerminal(firstLine(fmt.Sprint(r.Cells[i])))
+		if i == last {
+			b.WriteString(v)
+			break
+		}
+		if len(v) > t.widths[i] {
+			t.widths[i] = len(v)
+		}
+		b.WriteString(v)
+		b.WriteString(strings.Repeat(" ", t.widths[i]-len(v)+3))
+	}
+	line := strings.TrimRight(b.String(), " ")
+	if t.Color {
+		line = paint(r.Color, line)
+	}
+	_, err := fmt.Fprintln(t.Out, line)
+	return err
+}
+
+// firstLine cuts s at its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n\f"); i >= 0 {
+		return s[:i] + "..."
+	}
+	return s
+}
+
+// WatchRows returns the live table's rows for one message: a row per pod
+// of a config event or snapshot, one for a PLEG event, a gap or a reset.
+// Cells follow watchColumns.
+func WatchRows(node string, m *v1alpha1.StreamMessage, loc *time.Location) []Row {
+	if loc == nil {
+		loc = time.Local
+	}
+	ts := m.Time.Time
+	if m.Event != nil && !m.Event.Time.IsZero() {
+		ts = m.Event.Time.Time
+	}
+	clock := "-"
+	if !ts.IsZero() {
+		clock = ts.In(loc).Format("15:04:05.000")
+	}
+	row := func(kind, op, source, pod, container, seq, uid, detail string, c Color) Row {
+		return Row{Cells: []any{clock, node, kind, op, orDash(source), orDash(pod), orDash(container), seq, orDash(uid), detail}, Color: c}
+	}
+	switch m.Type {
+	case v1alpha1.MessageGap:
+		return []Row{row("gap", "GAP", "", "", "", fmt.Sprintf("%d-%d", m.From, m.To), "",
+			fmt.Sprintf("events %d-%d are lost: they left the agent's buffer before they were read", m.From, m.To), Red)}
+	case v1alpha1.MessageReset:
+		return []Row{row("reset", "RESET", "", "", "", "", "",
+			"the agent restarted and numbers its events anew; events of the old agent not read yet are lost", Yellow)}
+	case v1alpha1.MessageSnapshot:
+		seq := itoa(m.Seq)
+		if m.Snapshot == nil || len(m.Snapshot.Items) == 0 {
+			return []Row{row("state", "SNAPSHOT", "", "", "", seq, "", "no pods", Faint)}
+		}
+		var rows []Row
+		for _, p := range m.Snapshot.Items {
+			detail := ""
+			if p.Runtime != nil {
+				running := 0
+				for _, c := range p.Runtime.Containers {
+					if strings.EqualFold(c.State, "running") {
+						running++
+					}
+				}
+				detail = fmt.Sprintf("sandbox %s, %d/%d containers running", orNone(p.Runtime.SandboxState), running, len(p.Runtime.Containers))
+			}
+			rows = append(rows, row("state", "SNAPSHOT", p.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, Faint))
+		}
+		return rows
+	case v1alpha1.MessageEvent:
+	default:
+		return nil
+	}
+	ev := m.Event
+	if ev == nil {
+		return nil
+	}
+	seq := itoa(ev.Seq)
+	if ev.Kind == v1alpha1.EventKindPLEG {
+		container := ev.ContainerName
+		if ev.Sandbox {
+			container = "<sandbox>"
+		}
+		var details []string
+		if ev.Data != "" {
+			details = append(details, "id="+shortID(ev.Data))
+		}
+		if ev.ExitCode != nil {
+			details = append(details, fmt.Sprintf("exit=%d", *ev.ExitCode))
+		}
+		if ev.KubeletSends != nil && !*ev.KubeletSends {
+			details = append(details, "(the kubelet does not send this event)")
+		}
+		var c Color
+		switch ev.Type {
+		case "ContainerStarted":
+			c = Green
+		case "ContainerDied":
+			c = Red
+		}
+		if ev.KubeletSends != nil && !*ev.KubeletSends {
+			c = Faint
+		}
+		pod := ev.PodName
+		if ev.Namespace != "" {
+			pod = ev.Namespace + "/" + ev.PodName
+		}
+		return []Row{row("pleg", ev.Type, "", pod, container, seq, string(ev.PodUID), strings.Join(details, " "), c)}
+	}
+	var c Color
+	switch ev.Op {
+	case "ADD":
+		c = Green
+	case "DELETE", "REMOVE":
+		c = Red
+	}
+	if len(ev.Pods) == 0 {
+		return []Row{row(ev.Kind, ev.Op, ev.Source, "", "", seq, "", "no pods", c)}
+	}
+	var rows []Row
+	for i, p := range ev.Pods {
+		detail := ""
+		if len(ev.Pods) > 1 {
+			detail = fmt.Sprintf("pod %d of %d", i+1, len(ev.Pods))
+		}
+		rows = append(rows, row(ev.Kind, ev.Op, ev.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, c))
+	}
+	return rows
+}
+
+// orDash returns s, or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// shortID shortens a container ID like the runtime tools do.
+func shortID(id string) string {
+	if i := strings.Index(id, "://"); i >= 0 {
+		id = id[i+3:]
+	}
+	if len(id) > 13 {
+		return id[:13]
+	}
+	return id
+}
