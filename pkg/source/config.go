@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"sigs.k8s.io/yaml"
 
@@ -17,9 +19,9 @@ import (
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// Flags are the agent's command-line settings for the static pod sources.
-// Each setting overrides the kubelet's configuration file only when its flag
-// was given.
+// Flags are the agent's command-line settings for the pod sources. Each
+// static pod setting overrides the kubelet's configuration file only when its
+// flag was given.
 type Flags struct {
 	// KubeletConfig is the kubelet's configuration file, a host path.
 	KubeletConfig string
@@ -33,6 +35,14 @@ type Flags struct {
 	StaticPodURLHeader []string
 	FileCheckFrequency time.Duration
 	HTTPCheckFrequency time.Duration
+
+	// APISource, when its flag is given, turns the API server source on or
+	// off; it is on by default, as in a kubelet with a kubeconfig.
+	APISource bool
+	// Kubeconfig is podsrc's own kubeconfig for the API server source, a
+	// path in podsrc's file system (not under HostRoot); empty means the
+	// in-cluster configuration.
+	Kubeconfig string
 
 	// Getenv and Hostname default to os.Getenv and os.Hostname.
 	Getenv   func(string) string
@@ -49,6 +59,8 @@ const (
 	FlagStaticPodURLHeader = "static-pod-url-header"
 	FlagFileCheckFrequency = "file-check-frequency"
 	FlagHTTPCheckFrequency = "http-check-frequency"
+	FlagAPISource          = "api-source"
+	FlagKubeconfig         = "kubeconfig"
 )
 
 // AddFlags registers the flags on fs.
@@ -61,10 +73,13 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.StaticPodURLHeader, FlagStaticPodURLHeader, nil, "A header sent to the static pod URL, as 'Name: value'; repeat for more (replaces all of staticPodURLHeader).")
 	fs.DurationVar(&f.FileCheckFrequency, FlagFileCheckFrequency, DefaultFileCheckFrequency, "The kubelet's fileCheckFrequency: the period of the full relist of the static pod path.")
 	fs.DurationVar(&f.HTTPCheckFrequency, FlagHTTPCheckFrequency, DefaultHTTPCheckFrequency, "The kubelet's httpCheckFrequency: the period of the static pod URL fetch.")
+	fs.BoolVar(&f.APISource, FlagAPISource, true, "Watch the node's pods on the API server, as the kubelet does (false turns the API server source off).")
+	fs.StringVar(&f.Kubeconfig, FlagKubeconfig, "", "podsrc's kubeconfig for the API server source (a path in podsrc's own file system); empty means the in-cluster configuration.")
 }
 
-// Config is the resolved configuration of the static pod sources. An empty
-// StaticPodPath or StaticPodURL means that source is off.
+// Config is the resolved configuration of the pod sources. An empty
+// StaticPodPath or StaticPodURL means that source is off; so does a false
+// EnableAPISource for the API server source.
 type Config struct {
 	NodeName           string
 	HostRoot           string
@@ -73,6 +88,10 @@ type Config struct {
 	StaticPodURLHeader http.Header
 	FileCheckFrequency time.Duration
 	HTTPCheckFrequency time.Duration
+	EnableAPISource    bool
+	// Kubeconfig is the API server source's kubeconfig; empty means the
+	// in-cluster configuration.
+	Kubeconfig string
 }
 
 // Resolve combines the kubelet's configuration file (if any) with the flags
@@ -87,6 +106,8 @@ func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
 	}
 	cfg := Config{
 		HostRoot:           f.HostRoot,
+		EnableAPISource:    true,
+		Kubeconfig:         f.Kubeconfig,
 		FileCheckFrequency: DefaultFileCheckFrequency,
 		HTTPCheckFrequency: DefaultHTTPCheckFrequency,
 	}
@@ -130,6 +151,9 @@ func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
 	}
 	if changed(FlagHTTPCheckFrequency) {
 		cfg.HTTPCheckFrequency = f.HTTPCheckFrequency
+	}
+	if changed(FlagAPISource) {
+		cfg.EnableAPISource = f.APISource
 	}
 	if cfg.FileCheckFrequency <= 0 || cfg.HTTPCheckFrequency <= 0 {
 		return Config{}, errors.New("fileCheckFrequency and httpCheckFrequency must be positive")
@@ -208,4 +232,36 @@ func (c Config) URLSource(dec staticpod.Decoder, updates chan<- merge.PodUpdate)
 		URL: c.StaticPodURL, Header: c.StaticPodURLHeader, NodeName: c.NodeName,
 		Decoder: dec, Period: c.HTTPCheckFrequency, Updates: updates,
 	})
+}
+
+// RESTConfig returns the API server source's client configuration: the
+// kubeconfig file when one is configured, the in-cluster configuration
+// otherwise.
+func (c Config) RESTConfig() (*rest.Config, error) {
+	if c.Kubeconfig != "" {
+		rc, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("loading --%s %s: %w", FlagKubeconfig, c.Kubeconfig, err)
+		}
+		return rc, nil
+	}
+	rc, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no --%s and no in-cluster configuration (give --%s, or --%s=false to turn the API server source off): %w",
+			FlagKubeconfig, FlagKubeconfig, FlagAPISource, err)
+	}
+	return rc, nil
+}
+
+// APISource returns the API server source for the configuration, with the
+// client configuration of RESTConfig, or nil when the source is off.
+func (c Config) APISource(updates chan<- merge.PodUpdate) (*APISource, error) {
+	if !c.EnableAPISource {
+		return nil, nil
+	}
+	rc, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return NewAPI(APIOptions{Config: rc, NodeName: c.NodeName, Updates: updates})
 }

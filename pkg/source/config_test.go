@@ -44,6 +44,7 @@ fileCheckFrequency: 5s
 				StaticPodPath: "/var/lib/kubelet/manifests", StaticPodURL: "http://127.0.0.1:9000/pods",
 				StaticPodURLHeader: http.Header{"Authorization": {"Bearer x"}},
 				FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
+				EnableAPISource: true,
 			},
 		},
 		{
@@ -57,12 +58,24 @@ fileCheckFrequency: 5s
 				StaticPodPath:      "/etc/kubernetes/manifests",
 				StaticPodURLHeader: http.Header{"X-A": {"1", "2"}},
 				FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: time.Minute,
+				EnableAPISource: true,
 			},
 		},
 		{
 			name: "no config file: sources off, node from env",
 			env:  map[string]string{"NODE_NAME": "from-env"},
-			want: Config{NodeName: "from-env", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second},
+			want: Config{NodeName: "from-env", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second, EnableAPISource: true},
+		},
+		{
+			name: "API source off",
+			args: []string{"--node-name", "n", "--api-source=false"},
+			want: Config{NodeName: "n", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second},
+		},
+		{
+			name: "kubeconfig",
+			args: []string{"--node-name", "n", "--kubeconfig", "/etc/podsrc/kubeconfig"},
+			want: Config{NodeName: "n", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second,
+				EnableAPISource: true, Kubeconfig: "/etc/podsrc/kubeconfig"},
 		},
 		{
 			name:    "missing config file",

@@ -1,0 +1,420 @@
+package source
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/podsrc/podsrc/pkg/merge"
+)
+
+const fakeHost = "https://api.test:6443"
+
+func apiPod(ns, name, node, rv string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "-" + name), ResourceVersion: rv},
+		Spec:       v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Image: "img"}}},
+	}
+}
+
+func apiNode(name string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+// startAPI runs an API source over a fake clientset holding objs.
+func startAPI(t *testing.T, client *fake.Clientset) (*APISource, *collector) {
+	t.Helper()
+	c := newCollector(t)
+	src, err := NewAPI(APIOptions{
+		Client: client, Host: fakeHost, NodeName: testNode, Updates: c.updates,
+		NodeSyncPeriod: 5 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSource(t, src.Run)
+	return src, c
+}
+
+// fingerprints returns the update's fingerprints keyed by pod name.
+func fingerprints(t *testing.T, u merge.PodUpdate) map[string]string {
+	t.Helper()
+	if len(u.Fingerprints) != len(u.Pods) {
+		t.Fatalf("%d fingerprints for %d pods", len(u.Fingerprints), len(u.Pods))
+	}
+	out := map[string]string{}
+	for i, p := range u.Pods {
+		out[p.Name] = u.Fingerprints[i]
+	}
+	return out
+}
+
+func TestAPISourceInitialList(t *testing.T) {
+	cases := []struct {
+		name      string
+		objs      []runtime.Object
+		wantPods  []string
+		wantFP    map[string]string
+		wantError string
+	}{
+		{
+			name:     "empty node sends an empty SET",
+			objs:     []runtime.Object{apiNode(testNode)},
+			wantPods: []string{},
+			wantFP:   map[string]string{},
+		},
+		{
+			name: "pods across namespaces, sorted, with their resourceVersions",
+			objs: []runtime.Object{apiNode(testNode),
+				apiPod("kube-system", "b", testNode, "12"), apiPod("default", "z", testNode, "7"), apiPod("default", "a", testNode, "9")},
+			wantPods: []string{"default/a", "default/z", "kube-system/b"},
+			wantFP:   map[string]string{"a": "9", "z": "7", "b": "12"},
+		},
+		{
+			name:      "missing node: pods are sent anyway, as by the kubelet",
+			objs:      []runtime.Object{apiPod("default", "a", testNode, "3")},
+			wantPods:  []string{"default/a"},
+			wantFP:    map[string]string{"a": "3"},
+			wantError: "node " + testNode + " not found: is --node-name right?",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src, c := startAPI(t, fake.NewClientset(tc.objs...))
+			u := c.next()
+			if u.Op != merge.Set || u.Source != KindAPI || u.Pods == nil {
+				t.Fatalf("got op %v source %q pods %v, want a non-nil SET from %q", u.Op, u.Source, u.Pods, KindAPI)
+			}
+			var got []string
+			for _, p := range u.Pods {
+				got = append(got, p.Namespace+"/"+p.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.wantPods, ",") {
+				t.Errorf("pods %q, want %q (in this order)", got, tc.wantPods)
+			}
+			if fp := fingerprints(t, u); !reflect.DeepEqual(fp, tc.wantFP) {
+				t.Errorf("fingerprints %v, want %v", fp, tc.wantFP)
+			}
+			eventually(t, "status after the first SET", func() bool {
+				st := src.Status()
+				return st.Seen && st.UpdatesSent == 1 && st.Checks == 1 && len(st.Pods) == len(tc.wantPods)
+			})
+			st := src.Status()
+			if st.Kind != KindAPI || st.Target != fakeHost || st.LastUpdate.IsZero() {
+				t.Errorf("status kind %q target %q last update %v", st.Kind, st.Target, st.LastUpdate)
+			}
+			if tc.wantError == "" && st.LastError != "" {
+				t.Errorf("unexpected error %q", st.LastError)
+			}
+			if tc.wantError != "" && !strings.Contains(st.LastError, tc.wantError) {
+				t.Errorf("error %q, want one containing %q", st.LastError, tc.wantError)
+			}
+		})
+	}
+}
+
+func TestAPISourceChanges(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset(apiNode(testNode), apiPod("default", "a", testNode, "1"))
+	watching := make(chan struct{})
+	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		select {
+		case <-watching:
+		default:
+			close(watching)
+		}
+		return false, nil, nil
+	})
+	src, c := startAPI(t, client)
+	first := c.until("a")
+	// The merge owns what it receives: changing it must not reach the
+	// source's store.
+	first.Pods[0].Labels = map[string]string{"changed": "by the merge"}
+	select {
+	case <-watching:
+	case <-time.After(waitLimit):
+		t.Fatal("the source did not start watching pods")
+	}
+
+	pods := client.CoreV1().Pods("default")
+	if _, err := pods.Create(ctx, apiPod("default", "b", testNode, "2"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	u := c.until("a", "b")
+	for _, p := range u.Pods {
+		if p.Labels != nil {
+			t.Errorf("pod %s carries the merge's change %v", p.Name, p.Labels)
+		}
+	}
+	updated := apiPod("default", "a", testNode, "3")
+	updated.Labels = map[string]string{"v": "2"}
+	if _, err := pods.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	u = c.next()
+	if fp := fingerprints(t, u); fp["a"] != "3" || fp["b"] != "2" {
+		t.Errorf("after update: fingerprints %v, want a=3 b=2", fp)
+	}
+	if err := pods.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.until("b")
+	eventually(t, "status after four SETs", func() bool {
+		st := src.Status()
+		return st.UpdatesSent == 4 && len(st.Pods) == 1 && st.Pods[0].Name == "b" && st.Pods[0].Origin == fakeHost
+	})
+}
+
+func TestAPISourceForbidden(t *testing.T) {
+	cases := []struct {
+		name      string
+		resource  string
+		wantError string
+	}{
+		{
+			name:      "nodes: never starts watching pods",
+			resource:  "nodes",
+			wantError: "podsrc needs list/watch nodes at cluster scope (to wait for node " + testNode + " as the kubelet does); the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it",
+		},
+		{
+			name:      "pods",
+			resource:  "pods",
+			wantError: "podsrc needs list/watch pods at cluster scope; the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(apiNode(testNode))
+			client.PrependReactor("list", tc.resource, func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: tc.resource}, "", errors.New("RBAC: access denied"))
+			})
+			src, c := startAPI(t, client)
+			eventually(t, "the forbidden error in the status", func() bool {
+				return strings.Contains(src.Status().LastError, tc.wantError)
+			})
+			if st := src.Status(); st.Seen || st.UpdatesSent != 0 {
+				t.Errorf("seen %v after %d updates, want unseen", st.Seen, st.UpdatesSent)
+			}
+			noUpdate(t, c)
+		})
+	}
+}
+
+func TestAPISourceStopsWhileSending(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	updates := make(chan merge.PodUpdate) // never read
+	src, err := NewAPI(APIOptions{Client: fake.NewClientset(apiNode(testNode)), Host: fakeHost, NodeName: testNode,
+		Updates: updates, NodeSyncPeriod: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); src.Run(ctx) }()
+	eventually(t, "the first list", func() bool { return src.Status().Checks == 1 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(waitLimit):
+		t.Fatal("Run blocked on a send after its context ended")
+	}
+	if src.Status().Seen {
+		t.Error("seen without a delivered SET")
+	}
+}
+
+func TestNewAPIErrors(t *testing.T) {
+	updates := make(chan merge.PodUpdate)
+	cases := []struct {
+		name string
+		opts APIOptions
+		want string
+	}{
+		{name: "no node", opts: APIOptions{Client: fake.NewClientset(), Updates: updates}, want: "no node name"},
+		{name: "no channel", opts: APIOptions{Client: fake.NewClientset(), NodeName: "n"}, want: "no updates channel"},
+		{name: "no client", opts: APIOptions{NodeName: "n", Updates: updates}, want: "no client configuration"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewAPI(tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExplainAPIError(t *testing.T) {
+	refused := &url.Error{Op: "Get", URL: fakeHost + "/api/v1/pods", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	cases := []struct {
+		name     string
+		err      error
+		resource string
+		want     []string
+	}{
+		{
+			name: "forbidden pods", resource: "pods",
+			err:  apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("denied")),
+			want: []string{"API server " + fakeHost, "list of pods for node " + testNode, "list/watch pods at cluster scope; the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it", "denied"},
+		},
+		{
+			name: "forbidden nodes", resource: "nodes",
+			err:  apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New("denied")),
+			want: []string{"list/watch nodes at cluster scope", "podsrc-agent"},
+		},
+		{
+			name: "unauthorized", resource: "pods",
+			err:  apierrors.NewUnauthorized("Unauthorized"),
+			want: []string{"rejects podsrc's credentials", "--kubeconfig"},
+		},
+		{
+			name: "connection refused", resource: "pods", err: refused,
+			want: []string{"API server " + fakeHost + " unreachable", "connection refused"},
+		},
+		{
+			name: "unknown authority", resource: "pods",
+			err:  &url.Error{Op: "Get", URL: fakeHost, Err: x509.UnknownAuthorityError{}},
+			want: []string{"TLS verification failed", "CA in --kubeconfig"},
+		},
+		{
+			name: "anything else", resource: "pods",
+			err:  apierrors.NewInternalError(errors.New("etcd is sad")),
+			want: []string{"API server " + fakeHost + ": list of pods for node " + testNode + " failed", "etcd is sad"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := explainAPIError(tc.err, tc.resource, "list", fakeHost, testNode)
+			if !errors.Is(got, tc.err) {
+				t.Errorf("%v does not wrap %v", got, tc.err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got.Error(), w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigAPISource(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	write(t, kubeconfig, fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {token: secret}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`, fakeHost))
+	cases := []struct {
+		name        string
+		cfg         Config
+		noInCluster bool
+		wantNil     bool
+		wantErr     string
+	}{
+		{name: "off", cfg: Config{NodeName: "n"}, wantNil: true},
+		{name: "kubeconfig", cfg: Config{NodeName: "n", EnableAPISource: true, Kubeconfig: kubeconfig}},
+		{name: "missing kubeconfig", cfg: Config{NodeName: "n", EnableAPISource: true, Kubeconfig: filepath.Join(dir, "nope")},
+			wantErr: "loading --kubeconfig"},
+		{name: "not in a cluster", cfg: Config{NodeName: "n", EnableAPISource: true}, noInCluster: true,
+			wantErr: "give --kubeconfig, or --api-source=false"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.noInCluster {
+				t.Setenv("KUBERNETES_SERVICE_HOST", "")
+				t.Setenv("KUBERNETES_SERVICE_PORT", "")
+			}
+			src, err := tc.cfg.APISource(make(chan merge.PodUpdate))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantNil {
+				if src != nil {
+					t.Fatal("got a source, want none")
+				}
+				return
+			}
+			if st := src.Status(); st.Kind != KindAPI || st.Target != fakeHost {
+				t.Errorf("status kind %q target %q, want %q %q", st.Kind, st.Target, KindAPI, fakeHost)
+			}
+		})
+	}
+}
+
+func TestAPISourceUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := "https://" + l.Addr().String()
+	l.Close() // nothing listens there any more
+	c := newCollector(t)
+	src, err := NewAPI(APIOptions{Config: &rest.Config{Host: host}, NodeName: testNode, Updates: c.updates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSource(t, src.Run)
+	eventually(t, "the unreachable server in the status", func() bool {
+		// With client-go's watch-list the first request is a watch.
+		e := src.Status().LastError
+		return strings.Contains(e, "API server "+host+" unreachable (") && strings.Contains(e, " of nodes for node "+testNode+")")
+	})
+	if st := src.Status(); st.Seen || st.Target != host {
+		t.Errorf("seen %v target %q, want unseen with target %q", st.Seen, st.Target, host)
+	}
+	noUpdate(t, c)
+}
+
+// watchListClient hides the fake clientset's refusal of watch-list, so that
+// the reflector tries it.
+type watchListClient struct{ kubernetes.Interface }
+
+func TestAPISourceWatchListRefused(t *testing.T) {
+	client := fake.NewClientset(apiNode(testNode), apiPod("default", "a", testNode, "4"))
+	client.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		if wa, ok := a.(k8stesting.WatchActionImpl); ok && wa.ListOptions.SendInitialEvents != nil {
+			return true, nil, apierrors.NewBadRequest("sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
+		}
+		return false, nil, nil
+	})
+	c := newCollector(t)
+	src, err := NewAPI(APIOptions{Client: watchListClient{client}, Host: fakeHost, NodeName: testNode, Updates: c.updates,
+		NodeSyncPeriod: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSource(t, src.Run)
+	c.until("a")
+	if st := src.Status(); st.LastError != "" {
+		t.Errorf("the reflector's fallback to a list left the error %q", st.LastError)
+	}
+}
