@@ -1,8 +1,8 @@
-// Package source implements podsrc's copies of the kubelet's static pod
-// sources: the static pod path (file source) and the static pod URL (URL
-// source). Each sends the full list of its pods as merge.PodUpdate SETs, at
-// the moments and with the content the kubelet's own source would, and keeps
-// a Status for the agent's API.
+// Package source implements podsrc's copies of the kubelet's pod sources:
+// the static pod path (file source), the static pod URL (URL source) and the
+// API server (api source). Each sends the full list of its pods as
+// merge.PodUpdate SETs, at the moments and with the content the kubelet's
+// own source would, and keeps a Status for the agent's API.
 package source
 
 import (

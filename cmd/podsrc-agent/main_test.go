@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// waitLimit bounds every wait in these tests.
+const waitLimit = 30 * time.Second
+
+// buildAgent builds this command into a temporary directory.
+func buildAgent(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "podsrc-agent")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// freeAddress returns a loopback address nobody listens on right now.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestProcessServesAndStopsOnSIGTERM runs the real binary on a manifest
+// directory, reads its API and stream over loopback, and stops it with
+// SIGTERM while a stream is open: the stream ends cleanly and the process
+// exits 0 within a second.
+func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
+	bin := buildAgent(t)
+	dir := t.TempDir()
+	manifest := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: podsrc.local/testimg:v1\n"
+	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddress(t)
+	cmd := exec.Command(bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
+		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms")
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("agent output:\n%s", logs.String())
+		}
+	})
+
+	base := "http://" + addr
+	var pods api.PodList
+	deadline := time.Now().Add(waitLimit)
+	for {
+		if err := getJSON(base+"/api/v1alpha1/pods", &pods); err == nil && len(pods.Items) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent never listed the static pod: %+v", pods)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The kubelet-exact decoder names the pod for the node and hashes its UID.
+	if p := pods.Items[0]; p.Name != "web-node-1" || p.Source != "file" || p.ConfigHash != string(p.UID) || len(p.UID) != 32 {
+		t.Fatalf("static pod %+v", p)
+	}
+
+	resp, err := http.Get(base + "/api/v1alpha1/events?since=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	if !sc.Scan() {
+		t.Fatalf("stream ended at once: %v", sc.Err())
+	}
+	var first api.StreamMessage
+	if err := json.Unmarshal(sc.Bytes(), &first); err != nil || first.Event == nil || first.Event.Op != "ADD" {
+		t.Fatalf("first stream message %q: %v", sc.Text(), err)
+	}
+
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		// Heartbeats may arrive until the stream closes.
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("stream ended with %v, want a clean end", err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("agent exited with %v after SIGTERM", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("agent still running after SIGTERM")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("agent took %v to exit after SIGTERM, want under a second", d)
+	}
+}
+
+// TestProcessRefusesBadFlags checks that a bad value stops the agent at
+// start with a message naming the flag.
+func TestProcessRefusesBadFlags(t *testing.T) {
+	bin := buildAgent(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "mode", args: []string{"--mode=sometimes"}, want: "--mode"},
+		{name: "missing kubelet config", args: []string{"--kubelet-config=/nonexistent/config.yaml"}, want: "/nonexistent/config.yaml"},
+		{name: "no kubeconfig outside a cluster", args: []string{"--api-source=true"}, want: "--kubeconfig"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--node-name=n", "--runtime-endpoint=", "--listen-address=127.0.0.1:0"}, tt.args...)
+			if tt.name != "no kubeconfig outside a cluster" {
+				args = append(args, "--api-source=false")
+			}
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), "KUBERNETES_SERVICE_HOST=")
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), tt.want) {
+				t.Fatalf("got %v, output %q; want exit 1 naming %s", err, out, tt.want)
+			}
+		})
+	}
+}
+
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
