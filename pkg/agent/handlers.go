@@ -202,7 +202,7 @@ func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, api.Version{
 		TypeMeta:         api.TypeMetaFor(api.KindVersion),
 		AgentVersion:     version.Version,
-		ServedVersion:    api.GroupVersion,
+		ServedVersion:    api.VersionName,
 		KubeletSemantics: a.kubeletSemantics(),
 		NodeName:         a.cfg.Sources.NodeName,
 		GoVersion:        runtime.Version(),

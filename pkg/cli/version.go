@@ -148,7 +148,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "Client Version: %s\n", info.ClientVersion.Version)
 		for _, n := range info.Nodes {
 			fmt.Fprintf(o.Out, "Node %s:\n", n.Node)
-			fmt.Fprintf(o.Out, "  Agent Version: %s (serves podsrc.io/%s, %s)\n", n.Agent.AgentVersion, n.Agent.ServedVersion, n.Agent.GoVersion)
+			fmt.Fprintf(o.Out, "  Agent Version: %s (serves %s/%s, %s)\n", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
 			fmt.Fprintf(o.Out, "  Kubelet Semantics: %s\n", n.Agent.KubeletSemantics)
 			if n.KubeletVersion != "" {
 				fmt.Fprintf(o.Out, "  Kubelet Version: %s\n", n.KubeletVersion)
@@ -179,8 +179,8 @@ func skewWarnings(n NodeVersion) []string {
 	if !sameMinor(version.Version, n.Agent.AgentVersion) {
 		out = append(out, fmt.Sprintf("kubectl-podsrc %s and the agent on node %s (%s) are different releases; install matching versions", version.Version, n.Node, n.Agent.AgentVersion))
 	}
-	if n.Agent.ServedVersion != "" && "podsrc.io/"+n.Agent.ServedVersion != v1alpha1.GroupVersion {
-		out = append(out, fmt.Sprintf("the agent on node %s serves podsrc.io/%s, this kubectl-podsrc speaks %s", n.Node, n.Agent.ServedVersion, v1alpha1.GroupVersion))
+	if n.Agent.ServedVersion != "" && n.Agent.ServedVersion != v1alpha1.VersionName {
+		out = append(out, fmt.Sprintf("the agent on node %s serves %s/%s, this kubectl-podsrc speaks %s", n.Node, v1alpha1.GroupName, n.Agent.ServedVersion, v1alpha1.GroupVersion))
 	}
 	if n.KubeletVersion != "" && !sameMinor(n.KubeletVersion, n.Agent.KubeletSemantics) {
 		out = append(out, fmt.Sprintf("node %s runs kubelet %s but its agent reproduces kubelet %s; what podsrc shows may differ from what this kubelet does", n.Node, n.KubeletVersion, n.Agent.KubeletSemantics))

@@ -171,7 +171,7 @@ func (a *Agent) skewError(served, agentVersion string) error {
 	if served == "" {
 		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (kubectl apply -f %s)", a, rel, APIPrefix, Manifest)
 	}
-	servedVersion := strings.TrimPrefix(served, "podsrc.io/")
+	servedVersion := strings.TrimPrefix(served, v1alpha1.GroupName+"/")
 	if compareAPIVersions(servedVersion, "v1alpha1") > 0 {
 		return newError(KindSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
 	}

@@ -50,7 +50,7 @@ func (a *Agent) statusError(ctx context.Context, path string, resp *http.Respons
 			kind = KindUnavailable
 		}
 		return newError(kind, nil, "%s answered %d: %s", a, code, oneLine(st.Message))
-	case isJSON && strings.HasPrefix(st.APIVersion, "podsrc.io/"):
+	case isJSON && strings.HasPrefix(st.APIVersion, v1alpha1.GroupName+"/"):
 		return a.skewError(st.APIVersion, "")
 	case code == http.StatusNotFound:
 		return a.checkSkew(ctx)

@@ -6,7 +6,14 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // GroupVersion is the apiVersion of every top-level object.
-const GroupVersion = "podsrc.io/v1alpha1"
+const GroupVersion = GroupName + "/" + VersionName
+
+// GroupName and VersionName make up GroupVersion; /version's servedVersion
+// is VersionName.
+const (
+	GroupName   = "podsrc.io"
+	VersionName = "v1alpha1"
+)
 
 // Kinds of the top-level objects.
 const (
