@@ -1,0 +1,450 @@
+package pleg
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/cri"
+	"github.com/podsrc/podsrc/test/cluster"
+	testcri "github.com/podsrc/podsrc/test/cri"
+)
+
+// Bounds of the real-runtime test. Containerd answers in milliseconds; the
+// waits are generous because the shared machine may be loaded.
+const (
+	ctrdRelistPeriod = 100 * time.Millisecond
+	ctrdCallTimeout  = time.Second
+	ctrdWait         = 30 * time.Second
+)
+
+// ctrdFixture is a PLEG running against a standalone containerd of the test
+// cluster, and a CRI driver for the same containerd.
+type ctrdFixture struct {
+	d      *cluster.Containerd
+	image  string
+	drv    *testcri.Client
+	g      *GenericPLEG
+	seen   uint64              // last event Seq consumed by waitEvent
+	events []PodLifecycleEvent // every event read from Watch
+}
+
+func startContainerdFixture(t *testing.T, name string) *ctrdFixture {
+	t.Helper()
+	c := cluster.Get(t)
+	d := cluster.StandaloneContainerd(t, name)
+	ctx, cancel := context.WithTimeout(context.Background(), ctrdWait)
+	defer cancel()
+	drv, err := testcri.Dial(ctx, d.Endpoint)
+	if err != nil {
+		t.Fatalf("driver for %s: %v", d.Endpoint, err)
+	}
+	t.Cleanup(func() { drv.Close() })
+	// Whatever the test leaves is removed before the containerd is stopped
+	// (cleanups run last registered first).
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := drv.RemoveAll(ctx); err != nil {
+			t.Errorf("removing what the test left: %v", err)
+		}
+	})
+
+	client, err := cri.Dial(d.Endpoint, cri.Options{CallTimeout: ctrdCallTimeout, ReconnectMaxDelay: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	g := New(client, Options{RelistPeriod: ctrdRelistPeriod, MaxBackoff: 800 * time.Millisecond})
+	runCtx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g.Run(runCtx)
+	}()
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-done:
+		case <-time.After(ctrdWait):
+			t.Error("Run did not return after its context was cancelled")
+		}
+	})
+	f := &ctrdFixture{d: d, image: c.TestImage, drv: drv, g: g}
+	f.awaitRelists(t, 1)
+	if evs := g.Events(0); len(evs) != 0 {
+		t.Fatalf("a fresh containerd gave events: %s", jsonString(evs))
+	}
+	return f
+}
+
+// waitEvent reads Watch until an event of type typ about id arrives and
+// returns it. Events read on the way are kept in f.events.
+func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifecycleEvent {
+	t.Helper()
+	for _, ev := range f.events {
+		if ev.Type == typ && ev.Data == id {
+			return ev
+		}
+	}
+	timeout := time.After(ctrdWait)
+	for {
+		select {
+		case ev := <-f.g.Watch():
+			f.events = append(f.events, *ev)
+			f.seen = max(f.seen, ev.Seq)
+			if ev.Type == typ && ev.Data == id {
+				return *ev
+			}
+		case <-timeout:
+			t.Fatalf("timed out waiting for %s %s; events so far: %s", typ, id, jsonString(f.events))
+		}
+	}
+}
+
+// awaitRelists waits for n more successful relists.
+func (f *ctrdFixture) awaitRelists(t *testing.T, n int) {
+	t.Helper()
+	st := f.g.Stats()
+	target := st.Relists - st.RelistFailures + uint64(n)
+	deadline := time.Now().Add(ctrdWait)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s := f.g.Stats()
+		if s.Relists-s.RelistFailures >= target {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d successful relists; health %+v", n, f.g.Health())
+		}
+		<-tick.C
+	}
+}
+
+// drain moves the events waiting on Watch into f.events.
+func (f *ctrdFixture) drain() {
+	for {
+		select {
+		case ev := <-f.g.Watch():
+			f.events = append(f.events, *ev)
+			f.seen = max(f.seen, ev.Seq)
+		default:
+			return
+		}
+	}
+}
+
+// expectNoEventsSince checks that a few successful relists after the call no
+// event at all (ContainerChanged included) was computed after seq. Waiting
+// for whole relists also waits for the events of the relist in flight to be
+// recorded.
+func (f *ctrdFixture) expectNoEventsSince(t *testing.T, seq uint64, what string) {
+	t.Helper()
+	f.awaitRelists(t, 3)
+	if evs := f.g.Events(seq); len(evs) != 0 {
+		t.Fatalf("%s: unexpected events: %s", what, jsonString(evs))
+	}
+}
+
+// lastSeq returns the Seq of the last computed event. An event is recorded
+// for Events only after it was put on Watch, so call it when the PLEG is
+// quiet, or use f.seen after draining Watch.
+func (f *ctrdFixture) lastSeq() uint64 {
+	evs := f.g.Events(0)
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[len(evs)-1].Seq
+}
+
+// containerStatus returns a container's cached status.
+func (f *ctrdFixture) containerStatus(t *testing.T, uid types.UID, id string) ContainerStatus {
+	t.Helper()
+	cp, ok := f.g.Cache().Get(uid)
+	if !ok || cp.Status == nil {
+		t.Fatalf("no cached status for pod %s: %s", uid, jsonString(cp))
+	}
+	for _, cs := range cp.Status.Containers {
+		if cs.ID == id {
+			return cs
+		}
+	}
+	t.Fatalf("container %s not in the cached status of %s: %s", id, uid, jsonString(cp.Status))
+	return ContainerStatus{}
+}
+
+// watchHealth samples Health every few milliseconds until the returned stop
+// is called, which returns the first sample whose runtime was not OK (zero if
+// none was).
+func watchHealth(g *GenericPLEG) (stop func() (Health, bool)) {
+	var (
+		mu   sync.Mutex
+		bad  Health
+		seen bool
+	)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if h := g.Health(); !h.RuntimeOK {
+				mu.Lock()
+				if !seen {
+					bad, seen = h, true
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() (Health, bool) {
+		close(quit)
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return bad, seen
+	}
+}
+
+// containerdPID returns the PID of the standalone containerd from the PID
+// file hack/cluster.sh keeps next to its state directory.
+func containerdPID(t *testing.T, d *cluster.Containerd) int {
+	t.Helper()
+	state := d.Env["CONTAINERD_STATE"]
+	if state == "" {
+		t.Fatal("hack/cluster.sh did not print CONTAINERD_STATE")
+	}
+	file := filepath.Join(filepath.Dir(state), "pids", "containerd-"+d.Name+".pid")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("reading containerd's PID file: %v", err)
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		t.Fatalf("empty PID file %s", file)
+	}
+	pid, err := strconv.Atoi(fields[0])
+	if err != nil {
+		t.Fatalf("PID file %s: %v", file, err)
+	}
+	return pid
+}
+
+// TestContainerd drives a real containerd and runc through CRI, as the
+// kubelet would, and checks that the PLEG reports what the kubelet's would:
+// ContainerStarted for the sandbox and the containers, ContainerDied with the
+// exit code in the cache, ContainerRemoved with the real IDs; that a
+// containerd restart and a containerd that stops answering are reported with
+// their cause and recovered from by itself, without any event.
+func TestContainerd(t *testing.T) {
+	f := startContainerdFixture(t, "pleg-it")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	const uid = types.UID("uid-pleg-it")
+	sb, podCfg, err := f.drv.RunPod(ctx, testcri.Pod{
+		Name:         "pleg-it",
+		UID:          string(uid),
+		HostNetwork:  true,
+		CgroupParent: f.d.CgroupParent + "/pleg-it",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string, args ...string) string {
+		t.Helper()
+		id, err := f.drv.CreateContainer(ctx, sb, podCfg, testcri.Container{Name: name, Image: f.image, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.drv.StartContainer(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	// The first container runs long enough for several relists to see it
+	// running, then exits 7; the second runs until it is stopped, then
+	// exits 42.
+	short := create("short", "-sleep", "1s", "-exit", "7")
+	long := create("long", "-sleep", "1h", "-term-code", "42")
+
+	t.Run("started", func(t *testing.T) {
+		for _, id := range []string{sb, short, long} {
+			ev := f.waitEvent(t, ContainerStarted, id)
+			if ev.ID != uid || ev.PodName != "pleg-it" || ev.PodNamespace != "default" || ev.Sandbox != (id == sb) {
+				t.Errorf("event %s", jsonString(ev))
+			}
+		}
+		if ev := f.waitEvent(t, ContainerStarted, long); ev.ContainerName != "long" {
+			t.Errorf("container name %q, want long", ev.ContainerName)
+		}
+		if cs := f.containerStatus(t, uid, long); cs.State != StateRunning || cs.StartedAt.IsZero() || cs.Name != "long" || cs.SandboxID != sb {
+			t.Errorf("cached status of the running container: %s", jsonString(cs))
+		}
+		pods, _ := f.g.Pods()
+		if len(pods) != 1 || pods[0].ID != uid || len(pods[0].Sandboxes) != 1 || pods[0].Sandboxes[0].ID != sb {
+			t.Errorf("Pods() = %s", jsonString(pods))
+		}
+	})
+
+	t.Run("died with exit code", func(t *testing.T) {
+		f.waitEvent(t, ContainerDied, short)
+		cs := f.containerStatus(t, uid, short)
+		if cs.State != StateExited || cs.ExitCode != 7 || cs.Reason == "" || cs.StartedAt.IsZero() || cs.FinishedAt.IsZero() || cs.FinishedAt.Before(cs.StartedAt) {
+			t.Errorf("cached status of the exited container: %s", jsonString(cs))
+		}
+		f.drain()
+		f.expectNoEventsSince(t, f.seen, "after the exit")
+	})
+
+	t.Run("containerd restart", func(t *testing.T) {
+		before := f.g.Stats()
+		seq := f.lastSeq()
+		stop := watchHealth(f.g)
+		rctx, rcancel := context.WithTimeout(ctx, 2*time.Minute)
+		err := f.d.Restart(rctx)
+		rcancel()
+		bad, sawBad := stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.awaitRelists(t, 1)
+		after := f.g.Stats()
+		if after.RelistFailures > before.RelistFailures {
+			if !sawBad {
+				t.Error("relists failed but Health never said the runtime was not OK")
+			} else if bad.LastError == "" || bad.ConsecutiveFailures == 0 {
+				t.Errorf("health while containerd restarted has no cause: %+v", bad)
+			}
+			if !strings.Contains(after.LastError, "relist: listing") {
+				t.Errorf("last error %q does not name the failing call", after.LastError)
+			}
+			t.Logf("%d relists failed during the restart; first bad health: %s", after.RelistFailures-before.RelistFailures, bad.LastError)
+		} else {
+			t.Logf("containerd restarted without a failed relist (%d relists)", after.Relists-before.Relists)
+		}
+		if h := f.g.Health(); !h.RuntimeOK || !h.Healthy {
+			t.Errorf("health after the restart: %+v", h)
+		}
+		f.expectNoEventsSince(t, seq, "containerd restart")
+		if cs := f.containerStatus(t, uid, long); cs.State != StateRunning {
+			t.Errorf("the long container after the restart: %s", jsonString(cs))
+		}
+		ctrs, err := f.drv.ListContainers(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]string{}
+		for _, c := range ctrs {
+			ids[c.Id] = c.State.String()
+		}
+		if ids[long] != "CONTAINER_RUNNING" || ids[short] != "CONTAINER_EXITED" || len(ids) != 2 {
+			t.Errorf("containers after the restart: %v", ids)
+		}
+	})
+
+	t.Run("containerd hangs", func(t *testing.T) {
+		pid := containerdPID(t, f.d)
+		seq := f.lastSeq()
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatalf("stopping containerd %d: %v", pid, err)
+		}
+		resumed := false
+		resume := func() {
+			if !resumed {
+				resumed = true
+				if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+					t.Errorf("resuming containerd %d: %v", pid, err)
+				}
+			}
+		}
+		defer resume()
+		await(t, "3 consecutive failed relists", func() bool { return f.g.Health().ConsecutiveFailures >= 3 })
+		h := f.g.Health()
+		if h.RuntimeOK || !strings.Contains(h.LastError, "no answer within "+ctrdCallTimeout.String()) {
+			t.Errorf("health while containerd hangs: %+v", h)
+		}
+		if !h.Healthy {
+			t.Errorf("the kubelet's verdict turns bad only after the threshold: %+v", h)
+		}
+		// Backoff: the pause after the k-th consecutive failed relist is
+		// retryDelay(k), which doubles from the relist period.
+		checkBackoff(t, f.g)
+		resume()
+		await(t, "recovery after containerd resumed", func() bool { return f.g.Health().RuntimeOK })
+		f.expectNoEventsSince(t, seq, "containerd hang")
+	})
+
+	t.Run("stopped and removed", func(t *testing.T) {
+		if err := f.drv.StopContainer(ctx, long, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		f.waitEvent(t, ContainerDied, long)
+		if cs := f.containerStatus(t, uid, long); cs.State != StateExited || cs.ExitCode != 42 || cs.FinishedAt.IsZero() {
+			t.Errorf("cached status of the stopped container: %s", jsonString(cs))
+		}
+		if err := f.drv.RemoveContainer(ctx, long); err != nil {
+			t.Fatal(err)
+		}
+		f.waitEvent(t, ContainerRemoved, long)
+		if err := f.drv.StopPod(ctx, sb); err != nil {
+			t.Fatal(err)
+		}
+		if ev := f.waitEvent(t, ContainerDied, sb); !ev.Sandbox {
+			t.Errorf("sandbox event not marked: %s", jsonString(ev))
+		}
+		if err := f.drv.RemovePod(ctx, sb); err != nil {
+			t.Fatal(err)
+		}
+		f.waitEvent(t, ContainerRemoved, short)
+		f.waitEvent(t, ContainerRemoved, sb)
+		if cp, ok := f.g.Cache().Get(uid); ok {
+			t.Errorf("the removed pod is still cached: %s", jsonString(cp))
+		}
+		f.drain()
+		f.expectNoEventsSince(t, f.seen, "after the removal")
+	})
+
+	t.Run("event sequence", func(t *testing.T) {
+		// Per ID, exactly the kubelet's sequence, and every event about
+		// this pod.
+		want := map[string][]EventType{
+			sb:    {ContainerStarted, ContainerDied, ContainerRemoved},
+			short: {ContainerStarted, ContainerDied, ContainerRemoved},
+			long:  {ContainerStarted, ContainerDied, ContainerRemoved},
+		}
+		got := map[string][]EventType{}
+		for _, ev := range f.events {
+			if ev.ID != uid {
+				t.Errorf("event of another pod: %s", jsonString(ev))
+			}
+			got[ev.Data] = append(got[ev.Data], ev.Type)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("events by ID:\n got %v\nwant %v\nall: %s", got, want, jsonString(f.events))
+		}
+		// The kubelet computes ContainerChanged for created containers but
+		// never sends it; nothing else may be left unsent.
+		for _, r := range f.g.Events(0) {
+			if r.Outcome != OutcomeSent && !(r.Type == ContainerChanged && r.Outcome == OutcomeNotSent) {
+				t.Errorf("event %s", jsonString(r))
+			}
+		}
+	})
+}
