@@ -1,0 +1,35 @@
+# The podsrc-agent image, for users (manifests/daemonset.yaml runs it):
+#
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) \
+#       -t <your registry>/podsrc-agent:<tag> .
+#
+# Build from the root of the repository: the agent's module (cmd/podsrc-agent)
+# replaces the root module and the static pod decoder's module
+# (pkg/staticpod/kubelet) with their directories here. The tests build the
+# same binary without a container engine: hack/image.sh.
+
+FROM golang:1.26 AS build
+WORKDIR /src
+# The three modules' dependencies first, so that a source change does not
+# download them again.
+COPY go.mod go.sum ./
+COPY pkg/staticpod/kubelet/go.mod pkg/staticpod/kubelet/go.sum ./pkg/staticpod/kubelet/
+COPY cmd/podsrc-agent/go.mod cmd/podsrc-agent/go.sum ./cmd/podsrc-agent/
+RUN cd cmd/podsrc-agent && go mod download
+COPY . .
+ARG VERSION=v0.0.0-dev
+# Static (no cgo), as the Makefile builds it otherwise: the final image has
+# no C library.
+RUN cd cmd/podsrc-agent && CGO_ENABLED=0 go build -trimpath \
+      -ldflags "-s -w -X github.com/podsrc/podsrc/internal/version.Version=${VERSION}" \
+      -o /out/podsrc-agent .
+
+# Nothing but the agent: it needs no shell, no C library and no CA bundle of
+# its own (the in-cluster configuration brings the cluster's CA).
+FROM scratch
+COPY --from=build /out/podsrc-agent /usr/local/bin/podsrc-agent
+# Root, because the CRI socket and the static pod manifests are root-only on
+# a kubeadm node; the DaemonSet drops every capability, forbids privilege
+# escalation and mounts the root file system read-only (see its comments).
+USER 0:0
+ENTRYPOINT ["/usr/local/bin/podsrc-agent"]

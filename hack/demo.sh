@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# demo.sh is `make demo`: podsrc on a real single-node cluster, in one command.
+# It brings the test cluster up (hack/cluster.sh, reusing what is built or
+# running), builds and imports the agent image, deploys
+# manifests/daemonset.yaml, makes some pods worth looking at and shows them
+# with kubectl podsrc through the API server. The cluster and the demo's pods
+# are left running; the end of the output says how to use and remove them.
+# Run as root, after `make build` (for bin/kubectl-podsrc).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ENV_FILE=/run/podsrc-cluster/env
+NS=podsrc-demo
+# The demo's static pod files all start with this, so that a rerun removes
+# its own files and nobody else's.
+PREFIX=podsrc-demo-
+# Bound of every wait, in seconds.
+WAIT=${PODSRC_DEMO_WAIT:-90}
+start=$SECONDS
+
+if [[ -t 1 ]]; then
+	bold=$'\e[1m' dim=$'\e[2m' reset=$'\e[0m'
+else
+	bold='' dim='' reset=''
+fi
+section() { printf '\n%s==> %s%s\n' "$bold" "$*" "$reset"; }
+note() { printf '%s%s%s\n' "$dim" "$*" "$reset"; }
+# show prints a command as it would be typed, then runs it.
+show() {
+	printf '\n%s$ %s%s\n' "$bold" "$*" "$reset"
+	"$@"
+}
+# show_for SECONDS CMD... is show for a command that runs until stopped
+# (kubectl podsrc watch): it is stopped after SECONDS.
+show_for() {
+	local secs=$1
+	shift
+	printf '\n%s$ %s%s   %s# for %ss%s\n' "$bold" "$*" "$reset" "$dim" "$secs" "$reset"
+	timeout --signal=INT "$secs" "$@" || (($? == 124))
+}
+die() {
+	echo "demo: error: $*" >&2
+	exit 1
+}
+# wait_for WHAT CMD...: runs CMD every second until it succeeds, at most WAIT
+# seconds.
+wait_for() {
+	local what=$1 deadline=$((SECONDS + WAIT))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		((SECONDS < deadline)) || die "timed out after ${WAIT}s waiting for $what"
+		sleep 1
+	done
+}
+
+((EUID == 0)) || die "run as root: the test cluster needs a network namespace, mounts and cgroups (sudo make demo)"
+
+section "1/8 The cluster: a real kubelet, containerd and API server on this machine (hack/cluster.sh up)"
+"$ROOT/hack/cluster.sh" up >/dev/null
+# shellcheck disable=SC1090
+. "$ENV_FILE"
+export KUBECONFIG
+note "node $NODE_NAME at $NODE_IP, API server $API_SERVER, Kubernetes $K8S_VERSION"
+
+# `kubectl podsrc` as users type it: the cluster's kubectl, and the plugin
+# found on PATH by kubectl's plugin discovery.
+[[ -x $ROOT/bin/kubectl-podsrc ]] || (cd "$ROOT" && go build -o bin/kubectl-podsrc ./cmd/kubectl-podsrc)
+tools=$(mktemp -d "${TMPDIR:-/tmp}/podsrc-demo.XXXXXX")
+trap 'rm -rf "$tools"' EXIT
+ln -s "$KUBECTL" "$tools/kubectl"
+export PATH=$tools:$ROOT/bin:$PATH
+
+section "2/8 The agent image, built from this tree without a registry (hack/image.sh)"
+image=$("$ROOT/hack/image.sh" | tail -n1)
+
+section "3/8 Deploying manifests/daemonset.yaml (with the test cluster's paths: test/e2e/overlay)"
+"$ROOT/hack/deploy.sh" "$image" 2>&1 | grep -v '^Waiting for daemon set' || die "deploying the agent failed"
+show kubectl -n podsrc-system get daemonset,pods -o wide
+
+section "4/8 Pods from the API server"
+# A rerun starts over: the previous run's static files and namespace go.
+rm -f "$STATIC_POD_DIR/$PREFIX"*
+if kubectl get namespace "$NS" >/dev/null 2>&1; then
+	note "removing the previous demo's namespace $NS"
+	kubectl delete namespace "$NS" --wait --timeout="${WAIT}s" >/dev/null || die "deleting namespace $NS"
+fi
+kubectl create namespace "$NS" >/dev/null
+kubectl apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: $NS
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: web
+      image: $TEST_IMAGE
+      imagePullPolicy: Never
+      args: ["-listen", ":8080", "-message", "hello from podsrc-demo"]
+---
+# Exits with code 7 after a few seconds and stays exited: the PLEG reports
+# ContainerDied.
+apiVersion: v1
+kind: Pod
+metadata:
+  name: quitter
+  namespace: $NS
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: quitter
+      image: $TEST_IMAGE
+      imagePullPolicy: Never
+      args: ["-sleep", "3s", "-exit", "7"]
+EOF
+show kubectl -n "$NS" get pods
+
+section "5/8 Static pods in the kubelet's directory $STATIC_POD_DIR"
+# static_pod FILE NAME MESSAGE writes a manifest atomically (the kubelet must
+# never read half a file): written beside the directory, then renamed in.
+static_pod() {
+	local tmp
+	tmp=$(mktemp "$(dirname "$STATIC_POD_DIR")/.${PREFIX}XXXXXX")
+	cat >"$tmp"
+	mv "$tmp" "$STATIC_POD_DIR/$1"
+}
+pod_yaml() {
+	cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: $NS
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: main
+      image: $TEST_IMAGE
+      imagePullPolicy: Never
+      args: ["-sleep", "0", "-message", "$2"]
+EOF
+}
+pod_yaml static-web "v1" | static_pod "${PREFIX}static-web.yaml"
+# The same pod twice, as when an editor or an admin leaves a backup in the
+# directory: the kubelet reads every file, and keeps only one of the two.
+pod_yaml shadow "the real one" | static_pod "${PREFIX}shadow.yaml"
+pod_yaml shadow "the forgotten backup" | static_pod "${PREFIX}shadow.yaml.bak"
+# A manifest the kubelet cannot decode: containers must be a list.
+static_pod "${PREFIX}broken.yaml" <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: broken
+  namespace: $NS
+spec:
+  containers:
+    name: main
+    image: $TEST_IMAGE
+EOF
+show ls -l "$STATIC_POD_DIR"
+note "waiting for the mirror pods of static-web and shadow, and for quitter to exit"
+wait_for "the mirror pod static-web-$NODE_NAME" kubectl -n "$NS" get pod "static-web-$NODE_NAME"
+wait_for "the mirror pod shadow-$NODE_NAME" kubectl -n "$NS" get pod "shadow-$NODE_NAME"
+quitter_exited() {
+	[[ -n $(kubectl -n "$NS" get pod quitter -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}') ]]
+}
+wait_for "the quitter pod to exit" quitter_exited
+show kubectl -n "$NS" get pods
+
+section "6/8 What the kubelet's pod sources say: kubectl podsrc sources"
+show kubectl podsrc sources "$NODE_NAME"
+note "-o wide adds each source's last error and the files it rejected: the broken manifest"
+show kubectl podsrc sources "$NODE_NAME" -o wide
+note "the two files of pod shadow: the kubelet keeps the one it read last, the backup (the table has no column for this yet; the agent's answer has it)"
+shadowed='{range .items[*].shadowedFiles[*]}{.path}{" is shadowed by "}{.by}{" (pod "}{.pod}{")\n"}{end}'
+printf "\n%s\$ kubectl podsrc sources %s -o jsonpath='%s'%s\n" "$bold" "$NODE_NAME" "$shadowed" "$reset"
+kubectl podsrc sources "$NODE_NAME" -o jsonpath="$shadowed"
+
+section "7/8 The merged pods, and the PLEG's view of containerd"
+show kubectl podsrc pods "$NODE_NAME" -n "$NS"
+show kubectl podsrc pleg "$NODE_NAME"
+note "the PLEG events of the last 30 seconds (the agent keeps a buffer): quitter's ContainerDied exit=7 is among them"
+show_for 3 kubectl podsrc watch "$NODE_NAME" --kind=pleg --since=30s
+
+section "8/8 Following it live: kubectl podsrc watch, while static-web's manifest changes"
+note "a changed static pod is a new pod to the kubelet (a new UID): the old one is removed, the new one added, and the PLEG sees the containers die and start"
+note "shadow keeps changing too: its mirror pod does not match the file the kubelet keeps, so the kubelet deletes and recreates it"
+(
+	sleep 3
+	printf '%s# (meanwhile, %s changes: message v1 -> v2)%s\n' "$bold" "$STATIC_POD_DIR/${PREFIX}static-web.yaml" "$reset"
+	pod_yaml static-web "v2" | static_pod "${PREFIX}static-web.yaml"
+) &
+edit_pid=$!
+show_for 20 kubectl podsrc watch "$NODE_NAME"
+wait "$edit_pid" || die "changing ${PREFIX}static-web.yaml failed"
+
+elapsed=$((SECONDS - start))
+section "Done in ${elapsed}s. The cluster keeps running."
+cat <<EOF
+
+Keep using it:
+  . $ENV_FILE                     # KUBECONFIG, KUBECTL, NODE_NAME=$NODE_NAME, ...
+  export KUBECONFIG=$KUBECONFIG
+  export PATH=$ROOT/bin:\$PATH            # kubectl-podsrc, for kubectl's plugin discovery
+  alias kubectl=$KUBECTL
+  kubectl podsrc sources $NODE_NAME -o wide
+  kubectl podsrc watch $NODE_NAME --snapshot
+  Static pods go in $STATIC_POD_DIR (write elsewhere, then mv in).
+
+Remove the demo's pods, then the agent:
+  rm -f $STATIC_POD_DIR/$PREFIX*
+  kubectl delete namespace $NS
+  kubectl delete -f $ROOT/manifests/daemonset.yaml
+
+Tear the whole cluster down:
+  sudo $ROOT/hack/cluster.sh down
+EOF
