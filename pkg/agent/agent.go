@@ -76,6 +76,11 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 	return a, nil
 }
 
+// Hub returns the agent's event sequence. What is published to it reaches
+// the event streams exactly like the agent's own events; test/bench/agent
+// publishes through it to measure the streams.
+func (a *Agent) Hub() *Hub { return a.hub }
+
 // Run starts the sources and the PLEG, serves the HTTP API on lis until ctx
 // ends, then closes every stream and shuts the server down.
 func (a *Agent) Run(ctx context.Context, lis net.Listener) error {

@@ -3,9 +3,13 @@ package agent
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -241,5 +245,41 @@ func TestReadyOnlyWhenAllSourcesSeen(t *testing.T) {
 	}
 	if names := ta.config.Sources(); !slices.Equal(names, []string{"api", "file"}) {
 		t.Fatalf("sources %v", names)
+	}
+}
+
+func TestRuntimeEndpointFromKubeletConfig(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		args   []string
+		want   string
+	}{
+		{name: "named in the config", config: "containerRuntimeEndpoint: unix:///run/crio/crio.sock\n", want: "unix:///run/crio/crio.sock"},
+		{name: "the kubelet's default", config: "staticPodPath: /etc/kubernetes/manifests\n", want: DefaultRuntimeEndpoint},
+		{name: "the flag wins", config: "containerRuntimeEndpoint: unix:///run/crio/crio.sock\n", args: []string{"--runtime-endpoint=/x.sock"}, want: "/x.sock"},
+		{name: "turned off", config: "containerRuntimeEndpoint: unix:///run/crio/crio.sock\n", args: []string{"--runtime-endpoint="}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "config.yaml")
+			if err := os.WriteFile(path, []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"+tt.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o := NewOptions()
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			if err := fs.Parse(append([]string{"--node-name=n", "--api-source=false", "--kubelet-config=" + path}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := o.Complete(fs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.RuntimeEndpoint != tt.want {
+				t.Fatalf("runtime endpoint %q, want %q", cfg.RuntimeEndpoint, tt.want)
+			}
+		})
 	}
 }

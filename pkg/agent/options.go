@@ -18,6 +18,9 @@ import (
 // DefaultPort is the port the agent listens on by default.
 const DefaultPort = 10270
 
+// DefaultRuntimeEndpoint is the kubelet's default containerRuntimeEndpoint.
+const DefaultRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
+
 // DefaultHeartbeat is how often an idle event stream gets a heartbeat.
 const DefaultHeartbeat = 5 * time.Second
 
@@ -51,7 +54,7 @@ func NewOptions() *Options {
 // AddFlags registers the flags on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Sources.AddFlags(fs)
-	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint. Set to \"\" to turn the PLEG off.")
+	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint (the kubelet's default, "+DefaultRuntimeEndpoint+", when it names none); without --kubelet-config the PLEG is off. Set to \"\" to turn the PLEG off.")
 	fs.DurationVar(&o.RelistPeriod, "relist-period", o.RelistPeriod, "The PLEG's relist period.")
 	fs.DurationVar(&o.RelistThreshold, "relist-threshold", o.RelistThreshold, "How old the last relist may get before the PLEG is unhealthy, as in the kubelet.")
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "The address the HTTP API listens on. The API server's node proxy cannot reach loopback: listen on the node's address.")
@@ -104,6 +107,11 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 				return nil, err
 			}
 			c.RuntimeEndpoint = kc.ContainerRuntimeEndpoint
+			if c.RuntimeEndpoint == "" {
+				// The kubelet's own default when its config names none
+				// (kubeadm passes the socket as a flag instead).
+				c.RuntimeEndpoint = DefaultRuntimeEndpoint
+			}
 		}
 	}
 	if c.RuntimeEndpoint != "" {

@@ -29,7 +29,8 @@ func fixtureSources() []v1alpha1.SourceList {
 		Items: []v1alpha1.Source{
 			{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(5 * time.Second), Pods: 3, Updates: 12},
 			{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(3 * time.Minute), Pods: 2, Updates: 4,
-				RejectedFiles: []v1alpha1.RejectedFile{{Path: "/etc/kubernetes/manifests/bad.yaml", Error: "invalid pod: spec.containers: Required value", Since: *ago(time.Hour)}}},
+				RejectedFiles: []v1alpha1.RejectedFile{{Path: "/etc/kubernetes/manifests/bad.yaml", Error: "invalid pod: spec.containers: Required value", Since: *ago(time.Hour)}},
+				ShadowedFiles: []v1alpha1.ShadowedFile{{Path: "/etc/kubernetes/manifests/kube-apiserver.yaml", By: "/etc/kubernetes/manifests/kube-apiserver.yaml.bak", Pod: "kube-system/kube-apiserver-node-1"}}},
 		},
 	}, {
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-2", Mode: "incremental",

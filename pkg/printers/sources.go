@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"strings"
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -24,20 +25,33 @@ func (s Sources) Tables(now time.Time) []*Table {
 		col("Node", false), col("Source", false), col("Target", false), col("Seen", false),
 		col("Ready", false), col("Pods", false), col("Last Update", false), col("Errors", false),
 		col("Updates", true), col("Mode", true), col("Last Error", true), col("Rejected Files", true),
+		col("Shadowed Files", true),
 	}}
 	for _, l := range s.Lists {
 		if len(l.Items) == 0 {
-			t.Rows = append(t.Rows, Row{Cells: []any{l.NodeName, none, none, none, yesNo(l.AllSourcesSeen), "0", none, "0", "0", l.Mode, none, none}, Color: Yellow})
+			t.Rows = append(t.Rows, Row{Cells: []any{l.NodeName, none, none, none, yesNo(l.AllSourcesSeen), "0", none, "0", "0", l.Mode, none, none, none}, Color: Yellow})
 			continue
 		}
 		for _, src := range l.Items {
+			// A rejected file's error is often also the source's last
+			// error: count it once.
 			errs := len(src.RejectedFiles)
-			if src.LastError != "" {
-				errs++
-			}
+			lastIsRejected := false
 			var rejected []string
 			for _, r := range src.RejectedFiles {
-				rejected = append(rejected, r.Path+": "+r.Error)
+				lastIsRejected = lastIsRejected || r.Error == src.LastError
+				if strings.Contains(r.Error, r.Path) {
+					rejected = append(rejected, r.Error)
+				} else {
+					rejected = append(rejected, r.Path+": "+r.Error)
+				}
+			}
+			if src.LastError != "" && !lastIsRejected {
+				errs++
+			}
+			var shadowed []string
+			for _, sh := range src.ShadowedFiles {
+				shadowed = append(shadowed, sh.Path+" (by "+sh.By+")")
 			}
 			lastErr := none
 			if src.LastError != "" {
@@ -56,7 +70,7 @@ func (s Sources) Tables(now time.Time) []*Table {
 			t.Rows = append(t.Rows, Row{Cells: []any{
 				l.NodeName, src.Name, orNone(src.Target), yesNo(src.Seen), yesNo(l.AllSourcesSeen),
 				itoa(src.Pods), ageOf(now, src.LastUpdate), itoa(errs),
-				itoa(src.Updates), orNone(l.Mode), lastErr, joinSemi(rejected),
+				itoa(src.Updates), orNone(l.Mode), lastErr, joinSemi(rejected), joinSemi(shadowed),
 			}, Color: c})
 		}
 	}

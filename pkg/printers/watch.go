@@ -99,8 +99,8 @@ var watchColumns = []struct {
 	min  int
 	wide bool
 }{
-	{"TIME", 12, false}, {"NODE", 8, false}, {"KIND", 6, false}, {"OP/EVENT", 16, false},
-	{"SOURCE", 6, false}, {"NAMESPACE/NAME", 24, false}, {"CONTAINER", 10, false},
+	{"TIME", 12, false}, {"NODE", 16, false}, {"KIND", 6, false}, {"OP/EVENT", 16, false},
+	{"SOURCE", 6, false}, {"NAMESPACE/NAME", 36, false}, {"CONTAINER", 10, false},
 	{"SEQ", 5, true}, {"UID", 36, true}, {"DETAIL", 0, false},
 }
 
