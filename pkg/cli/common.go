@@ -123,3 +123,23 @@ func ErrSilent(err error) bool { return errors.Is(err, errFailed) }
 
 // nodeContext is the context every per-node operation runs under.
 type nodeContext = context.Context
+
+// options is a command's Options, in kubectl's Complete, Validate, Run pattern.
+type options interface {
+	Complete(args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// runOptions returns the RunE of a command with those options.
+func runOptions(o options) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+}

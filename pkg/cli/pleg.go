@@ -42,15 +42,7 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 			# The relist p99 of each node
 			kubectl podsrc pleg --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.relistDuration.p99Seconds}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

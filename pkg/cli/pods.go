@@ -49,15 +49,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			# UIDs of the pods on all nodes
 			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*].items[*]}{.uid}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

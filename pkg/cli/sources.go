@@ -44,15 +44,7 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			# One agent reached directly, as JSON
 			kubectl podsrc sources --agent-url=http://10.0.0.5:10270 -o json`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

@@ -67,15 +67,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			# Resume after event 1234, as JSON lines
 			kubectl podsrc watch node-1 --since=1234 -o json`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)
