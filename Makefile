@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # Go modules of the project: the root (the plugin and every package), the
 # kubelet-exact static pod decoder and the agent's main, which need
 # k8s.io/kubernetes and its replace directives.
-MODULES := . pkg/staticpod/kubelet cmd/podsrc-agent
+MODULES := . pkg/staticpod/kubelet cmd/podsrc-agent test/bench/merge
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -s -w -X github.com/podsrc/podsrc/internal/version.Version=$(VERSION)
@@ -55,6 +55,13 @@ lint: ## gofmt, go vet, tidy go.mod files, no replace directive in the root go.m
 .PHONY: bench
 bench: ## Benchmarks of the merge, the PLEG and the event hub.
 	go test -run '^$$' -bench . -benchmem ./pkg/merge/ ./pkg/pleg/ ./pkg/agent/
+
+# RELEASE_VERSION is the version make dist builds and writes into krew/podsrc.yaml.
+RELEASE_VERSION ?= v0.1.0
+
+.PHONY: dist
+dist: ## kubectl-podsrc archives for every platform, and krew/podsrc.yaml for them.
+	go run ./hack/dist -version $(RELEASE_VERSION) -out dist -manifest krew/podsrc.yaml
 
 .PHONY: demo
 demo: build ## The main job: a real local single-node cluster with podsrc on it.

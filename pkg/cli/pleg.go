@@ -42,7 +42,7 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 			# The relist p99 of each node
 			kubectl podsrc pleg --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.relistDuration.p99Seconds}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: runOptions(o),
+		RunE:              runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

@@ -49,7 +49,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			# UIDs of the pods on all nodes
 			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*].items[*]}{.uid}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: runOptions(o),
+		RunE:              runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

@@ -44,7 +44,7 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			# One agent reached directly, as JSON
 			kubectl podsrc sources --agent-url=http://10.0.0.5:10270 -o json`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: runOptions(o),
+		RunE:              runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

@@ -67,7 +67,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			# Resume after event 1234, as JSON lines
 			kubectl podsrc watch node-1 --since=1234 -o json`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: runOptions(o),
+		RunE:              runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bench-agent.sh: podsrc-agent's event streams and memory (issue 6).
+#
+# 1. test/bench/agent stream: an agent (pkg/agent with its real HTTP server
+#    and stream code) in a child process on loopback; 100 HTTP subscribers
+#    read /api/v1alpha1/events while the child publishes 10,000 events/s into
+#    the agent's hub for 30 s. Prints throughput, p50/p99/max delivery
+#    latency (receive time minus the event's hub time), lagging streams and
+#    the agent process's RSS and CPU.
+# 2. test/bench/agent rss: the real podsrc-agent binary with a file source of
+#    110 and of 5,000 valid static pods (no API source, no PLEG); prints its
+#    RSS once it has every pod and has settled, against the 40 MiB goal at
+#    110 pods, and saves heap profiles.
+#
+# Everything listens on 127.0.0.1 only; every process started is stopped by
+# PID with bounded waits, also on failure or interruption.
+#
+# Usage: hack/bench-agent.sh [stream|rss|all]   (default all)
+# Environment: STREAM_FLAGS (e.g. "-duration 10s -rate 5000 -subscribers 100"),
+# RSS_FLAGS (e.g. "-pods 110,5000 -settle 30s -check-frequency 20s"),
+# PODSRC_BENCH_TIMEOUT (seconds per part, default 900), PODSRC_BENCH_OUT
+# (where heap profiles and binaries are kept; default a temporary directory,
+# removed at the end).
+set -euo pipefail
+
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT_DIR=$(dirname "$HACK_DIR")
+TIMEOUT=${PODSRC_BENCH_TIMEOUT:-900}
+what=${1:-all}
+
+log() { echo "bench-agent: $*" >&2; }
+
+case "$what" in
+stream | rss | all) ;;
+*)
+	echo "usage: $0 [stream|rss|all]" >&2
+	exit 2
+	;;
+esac
+
+tmp=$(mktemp -d)
+out=${PODSRC_BENCH_OUT:-$tmp}
+mkdir -p "$out"
+child=""
+cleanup() {
+	local status=$?
+	trap - EXIT INT TERM
+	if [[ -n "$child" ]] && kill -0 "$child" 2>/dev/null; then
+		# The program stops its agents on SIGTERM; then it is killed.
+		kill -TERM "$child" 2>/dev/null || true
+		for _ in $(seq 1 100); do
+			kill -0 "$child" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# run runs the benchmark program in the background, so that cleanup can
+# stop it by PID, and waits for it.
+run() {
+	timeout -k 30 "$TIMEOUT" "$out/bench-agent" "$@" &
+	child=$!
+	local rc=0
+	wait "$child" || rc=$?
+	child=""
+	return "$rc"
+}
+
+log "building test/bench/agent"
+(cd "$ROOT_DIR" && go build -o "$out/bench-agent" ./test/bench/agent)
+
+status=0
+if [[ "$what" == stream || "$what" == all ]]; then
+	log "stream benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs)"
+	# shellcheck disable=SC2086 # flags are split on purpose
+	run stream ${STREAM_FLAGS:-} || status=1
+fi
+if [[ "$what" == rss || "$what" == all ]]; then
+	log "building cmd/podsrc-agent"
+	(cd "$ROOT_DIR/cmd/podsrc-agent" && go build -o "$out/podsrc-agent" .)
+	log "agent RSS (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+	# shellcheck disable=SC2086 # flags are split on purpose
+	run rss -agent "$out/podsrc-agent" -profile-dir "$out" ${RSS_FLAGS:-} || status=1
+	if [[ -n "${PODSRC_BENCH_OUT:-}" ]]; then
+		log "heap profiles in $out (go tool pprof -sample_index=inuse_space -top $out/podsrc-agent $out/heap-<pods>.pprof)"
+	fi
+fi
+exit "$status"

@@ -1,0 +1,55 @@
+//go:build linux
+
+// Command agent measures podsrc-agent's event streams and memory.
+//
+// "agent stream" starts an agent (pkg/agent, its real HTTP server and stream
+// code) in a child process on loopback, opens subscribers event streams to it
+// over HTTP, has the child publish events into the agent's hub at a fixed
+// rate for a while, and prints the delivered throughput, the delivery latency
+// (client receive time minus the event's time, which the hub stamps when it
+// publishes), the streams that lagged or ended, and the child's RSS and CPU.
+//
+// "agent rss" runs the real podsrc-agent binary with a file (or URL) source
+// of N valid static pods for each N given, waits until the agent has them
+// all, lets it settle and prints its RSS, with a heap profile on request.
+//
+// hack/bench-agent.sh builds both and runs them. The program is a main
+// package under test/ so that nothing of it ends up in a podsrc binary.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	var err error
+	switch os.Args[1] {
+	case "stream":
+		err = runStream(ctx, os.Args[2:])
+	case streamAgentCommand:
+		err = runStreamAgent(ctx, os.Args[2:])
+	case "rss":
+		err = runRSS(ctx, os.Args[2:])
+	default:
+		stop()
+		usage()
+	}
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-agent %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: agent stream [flags] | agent rss [flags]   (-h for the flags)")
+	os.Exit(2)
+}
