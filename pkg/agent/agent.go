@@ -57,13 +57,13 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		cfg:      cfg,
 		decoder:  decoder,
 		config:   merge.New(merge.Options{Mode: cfg.Mode}),
-		hub:      NewHub(cfg.EventBuffer, nil),
 		stopping: make(chan struct{}),
 		view:     newView(),
 		epoch:    strconv.FormatInt(time.Now().UnixNano(), 36),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
 	}
+	a.hub = NewHub(cfg.EventBuffer, a.epoch, nil)
 	a.metrics = newMetrics(a)
 	if cfg.RuntimeSocket != "" {
 		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})

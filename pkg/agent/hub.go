@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -13,27 +14,37 @@ import (
 const DefaultEventBuffer = 10000
 
 // Hub numbers the agent's events in one sequence and keeps the latest of them
-// in a ring, from which every stream reads at its own pace. Publishing never
-// waits for a reader: a reader that falls so far behind that its next event
-// was evicted learns so from Read.
+// in a ring, from which every stream reads at its own pace. Each event is
+// encoded once, as the stream line that carries it, when it is published.
+// Publishing never waits for a reader: a reader that falls so far behind
+// that its next event was evicted learns so from Read.
 type Hub struct {
-	mu    sync.Mutex
-	ring  []api.Event
+	epoch string
+	now   func() time.Time
+
+	mu    sync.RWMutex
+	ring  []hubEntry
 	first uint64 // sequence number of the oldest event kept, 0 when empty
 	last  uint64 // sequence number of the newest event
 	wake  chan struct{}
-	now   func() time.Time
 }
 
-// NewHub returns a hub that keeps the last capacity events.
-func NewHub(capacity int, now func() time.Time) *Hub {
+// hubEntry is an event and its stream line.
+type hubEntry struct {
+	event api.Event
+	line  []byte
+}
+
+// NewHub returns a hub that keeps the last capacity events; epoch names the
+// agent process in the stream lines.
+func NewHub(capacity int, epoch string, now func() time.Time) *Hub {
 	if capacity <= 0 {
 		capacity = DefaultEventBuffer
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Hub{ring: make([]api.Event, capacity), wake: make(chan struct{}), now: now}
+	return &Hub{epoch: epoch, now: now, ring: make([]hubEntry, capacity), wake: make(chan struct{})}
 }
 
 // Publish assigns the event the next sequence number (and the current time
@@ -41,16 +52,12 @@ func NewHub(capacity int, now func() time.Time) *Hub {
 func (h *Hub) Publish(e api.Event) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.publishLocked(e)
-}
-
-func (h *Hub) publishLocked(e api.Event) uint64 {
 	h.last++
 	e.Seq = h.last
 	if e.Time.IsZero() {
 		e.Time = metav1.NewMicroTime(h.now())
 	}
-	h.ring[int(e.Seq%uint64(len(h.ring)))] = e
+	h.ring[int(e.Seq%uint64(len(h.ring)))] = hubEntry{event: e, line: encodeLine(h.epoch, e)}
 	if h.first == 0 {
 		h.first = 1
 	}
@@ -62,17 +69,29 @@ func (h *Hub) publishLocked(e api.Event) uint64 {
 	return e.Seq
 }
 
+// encodeLine returns the stream line that carries an event.
+func encodeLine(epoch string, e api.Event) []byte {
+	line, err := json.Marshal(api.StreamMessage{Type: api.MessageEvent, Epoch: epoch, Event: &e, Time: e.Time})
+	if err != nil {
+		// An Event holds only strings, numbers and times.
+		panic("encoding an event: " + err.Error())
+	}
+	return append(line, '\n')
+}
+
 // LastSeq returns the sequence number of the newest event, 0 before any.
 func (h *Hub) LastSeq() uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return h.last
 }
 
 // Batch is what one Read returns.
 type Batch struct {
-	// Events follow the cursor without holes, oldest first.
+	// Events follow the cursor without holes, oldest first; Lines holds
+	// the stream line of each.
 	Events []api.Event
+	Lines  [][]byte
 	// MissedFrom and MissedTo, when MissedTo is not 0, are the events after
 	// the cursor that were evicted before this read: Events then starts at
 	// MissedTo+1.
@@ -83,8 +102,8 @@ type Batch struct {
 
 // Read returns up to max events after the sequence number after.
 func (h *Hub) Read(after uint64, max int) Batch {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	b := Batch{Wake: h.wake}
 	if after >= h.last {
 		return b
@@ -96,8 +115,11 @@ func (h *Hub) Read(after uint64, max int) Batch {
 	}
 	n := min(h.last-from+1, uint64(max))
 	b.Events = make([]api.Event, 0, n)
+	b.Lines = make([][]byte, 0, n)
 	for seq := from; seq < from+n; seq++ {
-		b.Events = append(b.Events, h.ring[int(seq%uint64(len(h.ring)))])
+		e := &h.ring[int(seq%uint64(len(h.ring)))]
+		b.Events = append(b.Events, e.event)
+		b.Lines = append(b.Lines, e.line)
 	}
 	return b
 }
@@ -105,13 +127,13 @@ func (h *Hub) Read(after uint64, max int) Batch {
 // SeqAt returns the sequence number after which the events published at or
 // after t begin, for streams that start at a time.
 func (h *Hub) SeqAt(t time.Time) uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	if h.first == 0 {
 		return h.last
 	}
 	for seq := h.first; seq <= h.last; seq++ {
-		if !h.ring[int(seq%uint64(len(h.ring)))].Time.Time.Before(t) {
+		if !h.ring[int(seq%uint64(len(h.ring)))].event.Time.Time.Before(t) {
 			return seq - 1
 		}
 	}

@@ -35,7 +35,7 @@ func TestHubRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := NewHub(tt.capacity, nil)
+			h := NewHub(tt.capacity, "e", nil)
 			for range tt.publish {
 				h.Publish(api.Event{Kind: api.EventKindConfig})
 			}
@@ -51,7 +51,7 @@ func TestHubRead(t *testing.T) {
 }
 
 func TestHubWakesReaders(t *testing.T) {
-	h := NewHub(4, nil)
+	h := NewHub(4, "e", nil)
 	b := h.Read(0, 10)
 	done := make(chan struct{})
 	go func() {
@@ -69,7 +69,7 @@ func TestHubWakesReaders(t *testing.T) {
 func TestHubSeqAt(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := now
-	h := NewHub(10, func() time.Time { return clock })
+	h := NewHub(10, "e", func() time.Time { return clock })
 	for range 5 {
 		h.Publish(api.Event{})
 		clock = clock.Add(time.Minute)

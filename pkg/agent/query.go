@@ -80,19 +80,20 @@ func parseStreamQuery(q url.Values, now time.Time) (streamQuery, error) {
 
 // filter returns the event as this stream shows it, and false when the
 // stream skips it: a source filter keeps only config events of that source,
-// a namespace filter keeps only that namespace's pods.
-func (sq streamQuery) filter(e api.Event) (api.Event, bool) {
+// a namespace filter keeps only that namespace's pods. trimmed says the
+// event lost pods, so that its published line no longer fits it.
+func (sq streamQuery) filter(e api.Event) (out api.Event, keep, trimmed bool) {
 	if sq.kind != "" && e.Kind != sq.kind {
-		return e, false
+		return e, false, false
 	}
 	if sq.source != "" && (e.Kind != api.EventKindConfig || e.Source != sq.source) {
-		return e, false
+		return e, false, false
 	}
 	if sq.namespace == "" {
-		return e, true
+		return e, true, false
 	}
 	if e.Kind == api.EventKindPLEG {
-		return e, e.Namespace == sq.namespace
+		return e, e.Namespace == sq.namespace, false
 	}
 	var pods []api.PodRef
 	for _, p := range e.Pods {
@@ -101,8 +102,9 @@ func (sq streamQuery) filter(e api.Event) (api.Event, bool) {
 		}
 	}
 	if len(pods) == 0 {
-		return e, false
+		return e, false, false
 	}
+	trimmed = len(pods) != len(e.Pods)
 	e.Pods = pods
-	return e, true
+	return e, true, trimmed
 }

@@ -61,7 +61,7 @@ func FuzzParseStreamQuery(f *testing.F) {
 			return
 		}
 		e := api.Event{Kind: api.EventKindConfig, Source: "file", Pods: []api.PodRef{{Namespace: "a"}, {Namespace: "b"}}}
-		if fe, ok := sq.filter(e); ok && sq.namespace != "" {
+		if fe, ok, _ := sq.filter(e); ok && sq.namespace != "" {
 			for _, p := range fe.Pods {
 				if p.Namespace != sq.namespace {
 					t.Fatalf("namespace filter %q kept %q", sq.namespace, p.Namespace)

@@ -58,18 +58,45 @@ type stream struct {
 	timeout time.Duration
 }
 
+// send writes a message other than a published event.
 func (s *stream) send(m api.StreamMessage) error {
 	m.Epoch = s.epoch
 	if m.Time.IsZero() {
 		m.Time = metav1.NowMicro()
 	}
-	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	s.extendDeadline()
 	return s.enc.Encode(m)
 }
 
+// sendEvents writes a batch of published events: their lines as the hub
+// encoded them, unless this stream's filter changed an event.
+func (s *stream) sendEvents(b Batch, sq streamQuery) (cursor uint64, err error) {
+	s.extendDeadline()
+	for i, e := range b.Events {
+		cursor = e.Seq
+		fe, keep, trimmed := sq.filter(e)
+		switch {
+		case !keep:
+		case trimmed:
+			err = s.enc.Encode(api.StreamMessage{Type: api.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
+		default:
+			_, err = s.w.Write(b.Lines[i])
+		}
+		if err != nil {
+			return cursor, err
+		}
+	}
+	return cursor, nil
+}
+
 func (s *stream) flush() error {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	s.extendDeadline()
 	return s.rc.Flush()
+}
+
+// extendDeadline gives the next writes the stream's write timeout.
+func (s *stream) extendDeadline() {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 }
 
 // serveStream writes the stream until the client goes, the agent stops or
@@ -120,12 +147,10 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 			}
 		}
 		resuming = false
-		for _, e := range b.Events {
-			cursor = e.Seq
-			if fe, ok := sq.filter(e); ok {
-				if err := s.send(api.StreamMessage{Type: api.MessageEvent, Event: &fe}); err != nil {
-					return err
-				}
+		if len(b.Events) > 0 {
+			var err error
+			if cursor, err = s.sendEvents(b, sq); err != nil {
+				return err
 			}
 		}
 		if len(b.Events) > 0 || b.MissedTo != 0 {

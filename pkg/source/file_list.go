@@ -37,7 +37,11 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 	}
 	switch {
 	case info.IsDir():
-		pods := s.readDir(logger)
+		pods := s.readDir(ctx, logger)
+		if ctx.Err() != nil {
+			// Stopping: a partial listing must not be sent.
+			return nil
+		}
 		if len(pods) == 0 {
 			// Here too the kubelet leaves its store as it was: pods of
 			// files that vanished without a watch event stay in it and
@@ -66,8 +70,9 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 
 // readDir reads every entry of the static pod directory whose name does not
 // start with a dot, in sorted order, without recursion. A file that fails
-// contributes no pod and is recorded as rejected.
-func (s *FileSource) readDir(logger klog.Logger) []filePod {
+// contributes no pod and is recorded as rejected. It stops early when ctx
+// ends.
+func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) []filePod {
 	// The kubelet globs "[^.]*"; a glob ignores I/O errors, so an unreadable
 	// directory reads as an empty one.
 	entries, err := filepath.Glob(filepath.Join(s.readPath, "[^.]*"))
@@ -78,6 +83,9 @@ func (s *FileSource) readDir(logger klog.Logger) []filePod {
 	seen := make(map[string]bool, len(entries))
 	pods := make([]filePod, 0, len(entries))
 	for _, read := range entries {
+		if ctx.Err() != nil {
+			return nil
+		}
 		host := s.hostPathOf(read)
 		info, err := os.Stat(read)
 		if err != nil {
