@@ -29,9 +29,9 @@ type Hub struct {
 	wake  chan struct{}
 }
 
-// hubEntry is an event and its stream line.
+// hubEntry is an event and its stream line; neither changes once published.
 type hubEntry struct {
-	event api.Event
+	event *api.Event
 	line  []byte
 }
 
@@ -57,7 +57,7 @@ func (h *Hub) Publish(e api.Event) uint64 {
 	if e.Time.IsZero() {
 		e.Time = metav1.NewMicroTime(h.now())
 	}
-	h.ring[int(e.Seq%uint64(len(h.ring)))] = hubEntry{event: e, line: encodeLine(h.epoch, e)}
+	h.ring[int(e.Seq%uint64(len(h.ring)))] = hubEntry{event: &e, line: encodeLine(h.epoch, e)}
 	if h.first == 0 {
 		h.first = 1
 	}
@@ -89,8 +89,8 @@ func (h *Hub) LastSeq() uint64 {
 // Batch is what one Read returns.
 type Batch struct {
 	// Events follow the cursor without holes, oldest first; Lines holds
-	// the stream line of each.
-	Events []api.Event
+	// the stream line of each. Both are shared: callers must not modify them.
+	Events []*api.Event
 	Lines  [][]byte
 	// MissedFrom and MissedTo, when MissedTo is not 0, are the events after
 	// the cursor that were evicted before this read: Events then starts at
@@ -114,7 +114,7 @@ func (h *Hub) Read(after uint64, max int) Batch {
 		from = h.first
 	}
 	n := min(h.last-from+1, uint64(max))
-	b.Events = make([]api.Event, 0, n)
+	b.Events = make([]*api.Event, 0, n)
 	b.Lines = make([][]byte, 0, n)
 	for seq := from; seq < from+n; seq++ {
 		e := &h.ring[int(seq%uint64(len(h.ring)))]

@@ -7,7 +7,7 @@ import (
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-func seqs(evs []api.Event) []uint64 {
+func seqs(evs []*api.Event) []uint64 {
 	out := make([]uint64, len(evs))
 	for i, e := range evs {
 		out[i] = e.Seq

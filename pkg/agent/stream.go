@@ -16,6 +16,9 @@ import (
 const (
 	// streamBatch is how many events a stream takes from the hub at once.
 	streamBatch = 256
+	// streamCoalesce is the shortest time between two reads of a stream
+	// from the hub while events keep coming.
+	streamCoalesce = 10 * time.Millisecond
 	// defaultStreamWriteTimeout is how long one write to a stream may block
 	// before the client counts as gone.
 	defaultStreamWriteTimeout = 10 * time.Second
@@ -74,7 +77,7 @@ func (s *stream) sendEvents(b Batch, sq streamQuery) (cursor uint64, err error) 
 	s.extendDeadline()
 	for i, e := range b.Events {
 		cursor = e.Seq
-		fe, keep, trimmed := sq.filter(e)
+		fe, keep, trimmed := sq.filter(*e)
 		switch {
 		case !keep:
 		case trimmed:
@@ -133,7 +136,9 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 
 	heartbeat := time.NewTicker(a.cfg.Heartbeat)
 	defer heartbeat.Stop()
+	var lastRead time.Time
 	for {
+		lastRead = time.Now()
 		b := a.hub.Read(cursor, streamBatch)
 		if b.MissedTo != 0 {
 			if !resuming {
@@ -163,6 +168,20 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 		}
 		select {
 		case <-b.Wake:
+			// Under a burst of events, read them in batches rather than
+			// waking for each; an idle stream reads at once.
+			if wait := streamCoalesce - time.Since(lastRead); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-r.Context().Done():
+					t.Stop()
+					return r.Context().Err()
+				case <-a.stopping:
+					t.Stop()
+					return nil
+				}
+			}
 		case <-heartbeat.C:
 			if err := s.send(api.StreamMessage{Type: api.MessageHeartbeat, Seq: cursor}); err != nil {
 				return err
