@@ -52,8 +52,11 @@ lint: ## gofmt, go vet, tidy go.mod files, no replace directive in the root go.m
 	@for m in $(MODULES); do (cd $$m && go mod tidy -diff) || { echo "go mod tidy would change $$m/go.mod or go.sum"; exit 1; }; done
 	@if grep -qE '^\s*replace\b' go.mod; then echo "the root go.mod must have no replace directive (go install of kubectl-podsrc would break)"; exit 1; fi
 
+# The side-by-side and real-runtime benchmarks print ratios against the
+# kubelet and the bare CRI round trip: hack/bench-merge.sh,
+# hack/bench-pleg.sh (root, real containerd) and hack/bench-agent.sh.
 .PHONY: bench
-bench: ## Benchmarks of the merge, the PLEG and the event hub.
+bench: ## Go benchmarks of the merge, the PLEG and the event hub.
 	go test -run '^$$' -bench . -benchmem ./pkg/merge/ ./pkg/pleg/ ./pkg/agent/
 
 # RELEASE_VERSION is the version make dist builds and writes into krew/podsrc.yaml.

@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// BenchmarkHubPublish publishes config events while readers follow the hub
+// as streams do; ns/op is the cost of one published event.
+func BenchmarkHubPublish(b *testing.B) {
+	for _, readers := range []int{0, 10, 100} {
+		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
+			h := NewHub(DefaultEventBuffer, "bench", nil)
+			done := make(chan struct{})
+			var wg sync.WaitGroup
+			for range readers {
+				wg.Go(func() {
+					var cursor uint64
+					for {
+						batch := h.Read(cursor, streamBatch)
+						if n := len(batch.Events); n > 0 {
+							cursor = batch.Events[n-1].Seq
+							continue
+						}
+						select {
+						case <-batch.Wake:
+						case <-done:
+							return
+						}
+					}
+				})
+			}
+			e := api.Event{Kind: api.EventKindConfig, Op: "UPDATE", Source: "api",
+				Pods: []api.PodRef{{Name: "web-5d8f7c9b6-abcde", Namespace: "default", UID: "00000000-0000-4000-8000-000000000001"}}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				h.Publish(e)
+			}
+			b.StopTimer()
+			close(done)
+			wg.Wait()
+		})
+	}
+}
