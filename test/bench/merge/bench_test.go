@@ -31,8 +31,21 @@ func (noSLI) ObservedPodOnWatch(*v1.Pod, time.Time) {}
 
 // pipeline is one implementation's source channel and update channel.
 type pipeline struct {
-	send    func(pods []*v1.Pod, fps []string)
-	receive func() int // pods in the next update
+	send func(pods []*v1.Pod, fps []string)
+	// next returns the op and pods of the next update.
+	next func() (string, []*v1.Pod)
+}
+
+// receive returns the number of pods in the next update.
+func (p pipeline) receive() int {
+	_, pods := p.next()
+	return len(pods)
+}
+
+// kubeletOps names the kubelet's notification ops as podsrc does.
+var kubeletOps = map[kubetypes.PodOperation]string{
+	kubetypes.ADD: "ADD", kubetypes.DELETE: "DELETE", kubetypes.REMOVE: "REMOVE",
+	kubetypes.UPDATE: "UPDATE", kubetypes.RECONCILE: "RECONCILE",
 }
 
 func kubelet(ctx context.Context) pipeline {
@@ -40,7 +53,10 @@ func kubelet(ctx context.Context) pipeline {
 	ch := cfg.Channel(ctx, kubetypes.ApiserverSource)
 	return pipeline{
 		send:    func(pods []*v1.Pod, _ []string) { ch <- struct{ Pods []*v1.Pod }{Pods: pods} },
-		receive: func() int { return len((<-cfg.Updates()).Pods) },
+		next: func() (string, []*v1.Pod) {
+			u := <-cfg.Updates()
+			return kubeletOps[u.Op], u.Pods
+		},
 	}
 }
 
@@ -54,7 +70,10 @@ func podsrc(ctx context.Context, fingerprints bool) pipeline {
 			}
 			ch <- merge.PodUpdate{Op: merge.Set, Pods: pods, Fingerprints: fps}
 		},
-		receive: func() int { return len((<-cfg.Updates()).Pods) },
+		next: func() (string, []*v1.Pod) {
+			u := <-cfg.Updates()
+			return u.Op.String(), u.Pods
+		},
 	}
 }
 

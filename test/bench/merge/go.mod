@@ -3,6 +3,7 @@ module github.com/podsrc/podsrc/test/bench/merge
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.36.3
 	k8s.io/client-go v0.36.3
