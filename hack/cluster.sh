@@ -579,7 +579,7 @@ start_kubelet() {
 		--v=4
 }
 
-kubectl_() { "$KUBECTL" --kubeconfig="$KUBECONFIG_ADMIN" "$@"; }
+kubectl_() { "$KUBECTL" --kubeconfig="$KUBECONFIG_ADMIN" --request-timeout=10s "$@"; }
 
 api_ready() {
 	curl -sf --max-time 2 --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \

@@ -36,7 +36,7 @@ show_for() {
 	local secs=$1
 	shift
 	printf '\n%s$ %s%s   %s# for %ss%s\n' "$bold" "$*" "$reset" "$dim" "$secs" "$reset"
-	timeout --signal=INT "$secs" "$@" || (($? == 124))
+	timeout -k 5 --signal=INT "$secs" "$@" || (($? == 124))
 }
 die() {
 	echo "demo: error: $*" >&2

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -136,6 +137,9 @@ func (a *Agent) startSources(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("starting the %s source: %w", name, err)
 		}
+		if v := reflect.ValueOf(src); !v.IsValid() || v.IsNil() {
+			return fmt.Errorf("starting the %s source: not configured", name)
+		}
 		a.sources = append(a.sources, namedSource{name: name, src: src})
 		return nil
 	}
@@ -200,26 +204,8 @@ func (a *Agent) consumePLEG(ctx context.Context) {
 				// The kubelet discards these and computes them again.
 				continue
 			}
-			a.hub.Publish(plegEvent(r, a.exitCode(r)))
+			a.hub.Publish(plegEvent(r))
 			a.metrics.plegEvent(r)
 		}
 	}
-}
-
-// exitCode returns the exit code the cache has for a container that died.
-func (a *Agent) exitCode(r pleg.EventRecord) *int {
-	if r.Type != pleg.ContainerDied || r.Sandbox {
-		return nil
-	}
-	cp, ok := a.pleg.Cache().Get(r.ID)
-	if !ok || cp.Status == nil {
-		return nil
-	}
-	for _, c := range cp.Status.Containers {
-		if c.ID == r.Data && c.State == pleg.StateExited {
-			code := c.ExitCode
-			return &code
-		}
-	}
-	return nil
 }

@@ -55,9 +55,8 @@ func configEvent(u merge.PodUpdate) api.Event {
 	return e
 }
 
-// plegEvent turns a pod lifecycle event into an event; exitCode is set for a
-// container that died, when the cache knows it.
-func plegEvent(r pleg.EventRecord, exitCode *int) api.Event {
+// plegEvent turns a pod lifecycle event into an event.
+func plegEvent(r pleg.EventRecord) api.Event {
 	sends := r.KubeletSends && r.Outcome != pleg.OutcomeDropped
 	return api.Event{
 		Kind:          api.EventKindPLEG,
@@ -70,7 +69,7 @@ func plegEvent(r pleg.EventRecord, exitCode *int) api.Event {
 		Sandbox:       r.Sandbox,
 		ContainerName: r.ContainerName,
 		KubeletSends:  &sends,
-		ExitCode:      exitCode,
+		ExitCode:      r.ExitCode,
 	}
 }
 

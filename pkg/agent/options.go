@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -102,7 +101,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
 		if o.Sources.KubeletConfig != "" {
-			kc, err := source.LoadKubeletConfig(hostPath(o.Sources.HostRoot, o.Sources.KubeletConfig))
+			kc, err := source.LoadKubeletConfig(source.ReadPath(o.Sources.HostRoot, o.Sources.KubeletConfig))
 			if err != nil {
 				return nil, err
 			}
@@ -115,7 +114,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		}
 	}
 	if c.RuntimeEndpoint != "" {
-		c.RuntimeSocket = hostPath(o.Sources.HostRoot, strings.TrimPrefix(c.RuntimeEndpoint, "unix://"))
+		c.RuntimeSocket = source.ReadPath(o.Sources.HostRoot, strings.TrimPrefix(c.RuntimeEndpoint, "unix://"))
 	}
 	if c.Mode, err = merge.ParseMode(o.Mode); err != nil {
 		return nil, fmt.Errorf("--mode: %w", err)
@@ -149,12 +148,4 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--listen-address %q: %w", c.ListenAddress, err)
 	}
 	return nil
-}
-
-// hostPath returns where the agent reads a host path under the host root.
-func hostPath(root, p string) string {
-	if root == "" || root == "/" {
-		return p
-	}
-	return filepath.Join(root, p)
 }

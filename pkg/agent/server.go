@@ -47,7 +47,9 @@ func (a *Agent) Handler() http.Handler {
 	get("/api/v1alpha1/pods", a.withDeadline(a.handlePods))
 	get("/api/v1alpha1/pods/{uid}", a.withDeadline(a.handlePod))
 	get("/api/v1alpha1/pleg", a.withDeadline(a.handlePLEG))
-	get("/api/v1alpha1/events", a.handleEvents)
+	// The stream answers GET only: a HEAD would hold its connection while
+	// heartbeats went nowhere.
+	r.HandleFunc("/api/v1alpha1/events", a.handleEvents).Methods(http.MethodGet)
 	get("/version", a.withDeadline(a.handleVersion))
 	get("/healthz", a.withDeadline(a.handleHealthz))
 	get("/livez", a.withDeadline(a.handleLivez))

@@ -126,9 +126,14 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 	} else if !sq.sinceTime.IsZero() {
 		cursor = a.hub.SeqAt(sq.sinceTime)
 	} else if r.URL.Query().Get("since") == "" {
-		// A plain stream starts now.
+		// A plain stream starts now, and says where now is, so that a
+		// client whose connection drops before the first event resumes
+		// without a silent loss.
 		cursor = a.hub.LastSeq()
 		resuming = false
+		if err := s.send(api.StreamMessage{Type: api.MessageHeartbeat, Seq: cursor}); err != nil {
+			return err
+		}
 	}
 	if err := s.flush(); err != nil {
 		return err

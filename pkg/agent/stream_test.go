@@ -227,3 +227,26 @@ func TestManyStreamsOneStuck(t *testing.T) {
 		return ta.metrics.subscribersValue() == 0
 	})
 }
+
+// TestPLEGEventsOnTheStream follows a container through the PLEG: started,
+// then died with its exit code, as events on the stream.
+func TestPLEGEventsOnTheStream(t *testing.T) {
+	ta := startAgent(t, nil)
+	s := ta.stream(t, "?kind=pleg")
+	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
+	c := ta.runtime.CreateContainer(sb, "app")
+	ta.runtime.StartContainer(c)
+	want := map[string]bool{sb: true, c: true}
+	for len(want) > 0 {
+		m := s.nextOf(t)
+		if m.Event.Type != "ContainerStarted" || !want[m.Event.Data] {
+			t.Fatalf("got %+v, want ContainerStarted of %v", m.Event, want)
+		}
+		delete(want, m.Event.Data)
+	}
+	ta.runtime.ExitContainer(c, 7, "Error")
+	m := s.nextOf(t)
+	if e := m.Event; e.Type != "ContainerDied" || e.Data != c || e.ContainerName != "app" || e.ExitCode == nil || *e.ExitCode != 7 || e.KubeletSends == nil || !*e.KubeletSends {
+		t.Fatalf("got %+v, want ContainerDied of %s with exit code 7", e, c)
+	}
+}

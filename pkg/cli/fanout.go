@@ -61,10 +61,9 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 	}), nil
 }
 
-// splitResults returns the values of the nodes that answered, and prints
-// the errors of the others to errOut, one line each; failed says whether
-// any node failed.
-func splitResults[T any](results []result[T], errOut io.Writer) (values []T, failed bool) {
+// splitResults returns the values of the nodes that answered; failed says
+// whether any node failed.
+func splitResults[T any](results []result[T]) (values []T, failed bool) {
 	for _, r := range results {
 		if r.Err == nil {
 			values = append(values, r.Value)
@@ -91,7 +90,7 @@ func printErrors[T any](results []result[T], errOut io.Writer) {
 // errors of the others; it fails when any node failed. With a single node
 // the error is returned for main to print.
 func finish[T any](results []result[T], errOut io.Writer, print func([]T) error) error {
-	values, failed := splitResults(results, errOut)
+	values, failed := splitResults(results)
 	if len(results) == 1 && failed {
 		return results[0].Err
 	}

@@ -231,6 +231,15 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 	logger := klog.FromContext(ctx)
 	for _, c := range g.changes {
 		ev := g.newEvent(r.uid, name, namespace, c, rec.Seq, ts)
+		if ev.Type == ContainerDied && status != nil {
+			for _, cs := range status.Containers {
+				if cs.ID == ev.Data && cs.State == StateExited {
+					code := cs.ExitCode
+					ev.ExitCode = &code
+					logger.V(2).Info("Container finished", "podUID", ev.ID, "containerID", cs.ID, "exitCode", cs.ExitCode)
+				}
+			}
+		}
 		if !ev.KubeletSends {
 			g.record(ev, OutcomeNotSent)
 			continue
@@ -241,13 +250,6 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 		default:
 			g.record(ev, OutcomeDropped)
 			logger.Error(nil, "Event channel is full, discarding event", "podUID", ev.ID, "type", ev.Type, "data", ev.Data)
-		}
-		if ev.Type == ContainerDied && status != nil {
-			for _, cs := range status.Containers {
-				if cs.ID == ev.Data {
-					logger.V(2).Info("Container finished", "podUID", ev.ID, "containerID", cs.ID, "exitCode", cs.ExitCode)
-				}
-			}
 		}
 	}
 }

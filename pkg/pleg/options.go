@@ -25,7 +25,11 @@ const (
 )
 
 // Options configure a GenericPLEG. The zero value gives the kubelet's
-// settings.
+// settings, but for one deliberate difference: while relists fail, the
+// kubelet keeps relisting every RelistPeriod, whereas podsrc waits longer
+// after each failure, up to MaxBackoff, so that a runtime that is down or
+// restarting is not hammered by a second client. Events and health are the
+// kubelet's either way; set MaxBackoff to RelistPeriod for its exact timing.
 type Options struct {
 	// RelistPeriod is the pause between the end of a relist and the start
 	// of the next one.

@@ -53,6 +53,9 @@ type PodLifecycleEvent struct {
 	PodNamespace string `json:"podNamespace,omitempty"`
 	// ContainerName is the container's name in the pod spec, if known.
 	ContainerName string `json:"containerName,omitempty"`
+	// ExitCode is the exit code of a container that died, as the
+	// inspection that found the death read it; nil otherwise.
+	ExitCode *int `json:"exitCode,omitempty"`
 	// Seq numbers the events computed by one PLEG, from 1.
 	Seq uint64 `json:"seq"`
 	// Relist is the sequence number of the relist that computed the event.

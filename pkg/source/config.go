@@ -112,7 +112,7 @@ func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
 		HTTPCheckFrequency: DefaultHTTPCheckFrequency,
 	}
 	if f.KubeletConfig != "" {
-		kc, err := LoadKubeletConfig(readPathFor(f.HostRoot, f.KubeletConfig))
+		kc, err := LoadKubeletConfig(ReadPath(f.HostRoot, f.KubeletConfig))
 		if err != nil {
 			return Config{}, err
 		}

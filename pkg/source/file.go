@@ -99,7 +99,7 @@ func NewFile(opts FileOptions) (*FileSource, error) {
 	}
 	s := &FileSource{
 		hostPath: hostPath,
-		readPath: readPathFor(opts.HostRoot, hostPath),
+		readPath: ReadPath(opts.HostRoot, hostPath),
 		nodeName: opts.NodeName,
 		decoder:  opts.Decoder,
 		period:   period,
@@ -117,8 +117,9 @@ func NewFile(opts FileOptions) (*FileSource, error) {
 	return s, nil
 }
 
-// readPathFor returns where a host path is read under hostRoot.
-func readPathFor(hostRoot, hostPath string) string {
+// ReadPath returns where podsrc reads a host path when the host's file
+// system is mounted at hostRoot ("" or "/" when podsrc runs on the host).
+func ReadPath(hostRoot, hostPath string) string {
 	if hostRoot == "" || hostRoot == string(os.PathSeparator) {
 		return hostPath
 	}

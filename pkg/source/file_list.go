@@ -37,7 +37,11 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 	}
 	switch {
 	case info.IsDir():
-		pods := s.readDir(ctx, logger)
+		pods, err := s.readDir(ctx, logger)
+		if err != nil {
+			// The kubelet sends nothing when it cannot list the directory.
+			return err
+		}
 		if ctx.Err() != nil {
 			// Stopping: a partial listing must not be sent.
 			return nil
@@ -72,19 +76,20 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 // start with a dot, in sorted order, without recursion. A file that fails
 // contributes no pod and is recorded as rejected. It stops early when ctx
 // ends.
-func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) []filePod {
+func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod, error) {
 	// The kubelet globs "[^.]*"; a glob ignores I/O errors, so an unreadable
-	// directory reads as an empty one.
+	// directory reads as an empty one. Only a path that is a bad pattern
+	// fails, and then the kubelet sends nothing.
 	entries, err := filepath.Glob(filepath.Join(s.readPath, "[^.]*"))
 	if err != nil {
-		logger.Error(err, "Listing static pod path failed")
+		return nil, fmt.Errorf("listing static pod path %s: %w", s.hostPath, err)
 	}
 	sort.Strings(entries)
 	seen := make(map[string]bool, len(entries))
 	pods := make([]filePod, 0, len(entries))
 	for _, read := range entries {
 		if ctx.Err() != nil {
-			return nil
+			return nil, nil
 		}
 		host := s.hostPathOf(read)
 		info, err := os.Stat(read)
@@ -114,7 +119,7 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) []filePod 
 		}
 	}
 	s.state.keepOnly(seen)
-	return pods
+	return pods, nil
 }
 
 // readManifest reads and decodes one manifest at a read path, recording the
