@@ -52,7 +52,7 @@ func kubelet(ctx context.Context) pipeline {
 	cfg := kubeletconfig.NewPodConfig(record.NewFakeRecorder(1000), noSLI{})
 	ch := cfg.Channel(ctx, kubetypes.ApiserverSource)
 	return pipeline{
-		send:    func(pods []*v1.Pod, _ []string) { ch <- struct{ Pods []*v1.Pod }{Pods: pods} },
+		send: func(pods []*v1.Pod, _ []string) { ch <- struct{ Pods []*v1.Pod }{Pods: pods} },
 		next: func() (string, []*v1.Pod) {
 			u := <-cfg.Updates()
 			return kubeletOps[u.Op], u.Pods
