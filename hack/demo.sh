@@ -173,7 +173,7 @@ section "6/8 What the kubelet's pod sources say: kubectl podsrc sources"
 show kubectl podsrc sources "$NODE_NAME"
 note "-o wide adds each source's last error and the files it rejected: the broken manifest"
 show kubectl podsrc sources "$NODE_NAME" -o wide
-note "the two files of pod shadow: the kubelet keeps the one it read last, the backup (the table has no column for this yet; the agent's answer has it)"
+note "the two files of pod shadow: the kubelet keeps the one it read last, the backup (-o wide shows it as SHADOWED FILES; here picked out with jsonpath)"
 shadowed='{range .items[*].shadowedFiles[*]}{.path}{" is shadowed by "}{.by}{" (pod "}{.pod}{")\n"}{end}'
 printf "\n%s\$ kubectl podsrc sources %s -o jsonpath='%s'%s\n" "$bold" "$NODE_NAME" "$shadowed" "$reset"
 kubectl podsrc sources "$NODE_NAME" -o jsonpath="$shadowed"

@@ -39,7 +39,7 @@ func (s Sources) Tables(now time.Time) []*Table {
 			lastIsRejected := false
 			var rejected []string
 			for _, r := range src.RejectedFiles {
-				lastIsRejected = lastIsRejected || r.Error == src.LastError
+				lastIsRejected = lastIsRejected || strings.Contains(src.LastError, r.Error)
 				if strings.Contains(r.Error, r.Path) {
 					rejected = append(rejected, r.Error)
 				} else {
