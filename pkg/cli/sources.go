@@ -33,7 +33,8 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			of the node's sources did (READY, the kubelet's readiness to sync pods),
 			how many pods it has and when it last sent a list.
 
-			-o wide adds the last error and the manifests that were rejected.`),
+			-o wide adds the last error and the manifests that were rejected or
+			shadowed by another file defining the same pod.`),
 		Example: templates.Examples(`
 			# The sources of one node
 			kubectl podsrc sources node-1
