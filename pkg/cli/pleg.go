@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -14,15 +13,12 @@ import (
 
 // PLEGOptions are the options of kubectl podsrc pleg.
 type PLEGOptions struct {
-	*CommonOptions
-	Nodes      NodeFlags
-	PrintFlags *printers.PrintFlags
-	printer    printers.Printer
+	printOptions
 }
 
 // NewCmdPLEG returns the pleg command.
 func NewCmdPLEG(common *CommonOptions) *cobra.Command {
-	o := &PLEGOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	o := &PLEGOptions{printOptions: newPrintOptions(common)}
 	cmd := &cobra.Command{
 		Use:   "pleg NODE...",
 		Short: "Show the health and latencies of the kubelet's PLEG on nodes",
@@ -44,46 +40,13 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
-	o.Nodes.AddFlags(cmd)
-	o.PrintFlags.AddFlags(cmd)
+	o.addFlags(cmd)
 	return cmd
-}
-
-// Complete fills in the nodes and the printer.
-func (o *PLEGOptions) Complete(args []string) error {
-	o.Nodes.Names = args
-	p, err := o.PrintFlags.ToPrinter(o.Out, o.ErrOut, o.Now)
-	if err != nil {
-		return err
-	}
-	o.printer = p
-	return nil
-}
-
-// Validate checks the options.
-func (o *PLEGOptions) Validate() error {
-	if err := o.CommonOptions.Validate(); err != nil {
-		return err
-	}
-	return o.Nodes.Validate(o.CommonOptions)
 }
 
 // Run prints the PLEG status.
 func (o *PLEGOptions) Run(ctx context.Context) error {
-	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (v1alpha1.PLEGStatus, error) {
-		s, err := a.PLEG(ctx)
-		if err != nil {
-			return v1alpha1.PLEGStatus{}, err
-		}
-		return *s, nil
-	})
-	if err != nil {
-		return err
-	}
-	return finish(results, o.ErrOut, func(items []v1alpha1.PLEGStatus) error {
-		if err := o.printer.Print(printers.PLEG{Items: items, Single: o.Nodes.Single(o.CommonOptions)}, o.Out); err != nil {
-			return fmt.Errorf("printing: %w", err)
-		}
-		return nil
+	return printEach(ctx, &o.printOptions, (*client.Agent).PLEG, func(items []v1alpha1.PLEGStatus, single bool) printers.Printable {
+		return printers.PLEG{Items: items, Single: single}
 	})
 }

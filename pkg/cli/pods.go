@@ -15,18 +15,15 @@ import (
 
 // PodsOptions are the options of kubectl podsrc pods.
 type PodsOptions struct {
-	*CommonOptions
-	Nodes         NodeFlags
-	PrintFlags    *printers.PrintFlags
+	printOptions
 	Source        string
 	AllNamespaces bool
 	namespace     string
-	printer       printers.Printer
 }
 
 // NewCmdPods returns the pods command.
 func NewCmdPods(common *CommonOptions) *cobra.Command {
-	o := &PodsOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	o := &PodsOptions{printOptions: newPrintOptions(common)}
 	o.PrintFlags.Kind = schema.GroupKind{Group: "podsrc.io", Kind: v1alpha1.KindPod}
 	cmd := &cobra.Command{
 		Use:   "pods NODE...",
@@ -51,8 +48,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
-	o.Nodes.AddFlags(cmd)
-	o.PrintFlags.AddFlags(cmd)
+	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only pods of this source: file, http or api.")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Pods of all namespaces (the default unless -n is given).")
 	_ = cmd.RegisterFlagCompletionFunc("source", completeSources)
@@ -75,57 +71,40 @@ func validateSource(s string) error {
 
 // Complete fills in the nodes, the namespace and the printer.
 func (o *PodsOptions) Complete(args []string) error {
-	o.Nodes.Names = args
 	if o.ConfigFlags.Namespace != nil {
 		o.namespace = *o.ConfigFlags.Namespace
 	}
-	p, err := o.PrintFlags.ToPrinter(o.Out, o.ErrOut, o.Now)
-	if err != nil {
-		return err
-	}
-	o.printer = p
-	return nil
+	return o.printOptions.Complete(args)
 }
 
 // Validate checks the options.
 func (o *PodsOptions) Validate() error {
-	if err := o.CommonOptions.Validate(); err != nil {
-		return err
-	}
 	if o.AllNamespaces && o.namespace != "" {
 		return fmt.Errorf("-A/--all-namespaces and -n/--namespace exclude each other")
 	}
 	if err := validateSource(o.Source); err != nil {
 		return err
 	}
-	return o.Nodes.Validate(o.CommonOptions)
+	return o.printOptions.Validate()
 }
 
 // Run prints the pods.
 func (o *PodsOptions) Run(ctx context.Context) error {
-	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (v1alpha1.PodList, error) {
+	call := func(a *client.Agent, ctx context.Context) (*v1alpha1.PodList, error) {
 		l, err := a.Pods(ctx, o.Source)
-		if err != nil {
-			return v1alpha1.PodList{}, err
+		if err != nil || o.namespace == "" {
+			return l, err
 		}
-		if o.namespace != "" {
-			items := l.Items[:0]
-			for _, p := range l.Items {
-				if p.Namespace == o.namespace {
-					items = append(items, p)
-				}
+		items := l.Items[:0]
+		for _, p := range l.Items {
+			if p.Namespace == o.namespace {
+				items = append(items, p)
 			}
-			l.Items = items
 		}
-		return *l, nil
-	})
-	if err != nil {
-		return err
+		l.Items = items
+		return l, nil
 	}
-	return finish(results, o.ErrOut, func(lists []v1alpha1.PodList) error {
-		if err := o.printer.Print(printers.Pods{Lists: lists, Single: o.Nodes.Single(o.CommonOptions)}, o.Out); err != nil {
-			return fmt.Errorf("printing: %w", err)
-		}
-		return nil
+	return printEach(ctx, &o.printOptions, call, func(lists []v1alpha1.PodList, single bool) printers.Printable {
+		return printers.Pods{Lists: lists, Single: single}
 	})
 }

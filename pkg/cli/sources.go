@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -14,15 +13,12 @@ import (
 
 // SourcesOptions are the options of kubectl podsrc sources.
 type SourcesOptions struct {
-	*CommonOptions
-	Nodes      NodeFlags
-	PrintFlags *printers.PrintFlags
-	printer    printers.Printer
+	printOptions
 }
 
 // NewCmdSources returns the sources command.
 func NewCmdSources(common *CommonOptions) *cobra.Command {
-	o := &SourcesOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	o := &SourcesOptions{printOptions: newPrintOptions(common)}
 	cmd := &cobra.Command{
 		Use:   "sources NODE...",
 		Short: "Show the kubelet's pod sources on nodes",
@@ -47,46 +43,13 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
-	o.Nodes.AddFlags(cmd)
-	o.PrintFlags.AddFlags(cmd)
+	o.addFlags(cmd)
 	return cmd
-}
-
-// Complete fills in the nodes and the printer.
-func (o *SourcesOptions) Complete(args []string) error {
-	o.Nodes.Names = args
-	p, err := o.PrintFlags.ToPrinter(o.Out, o.ErrOut, o.Now)
-	if err != nil {
-		return err
-	}
-	o.printer = p
-	return nil
-}
-
-// Validate checks the options.
-func (o *SourcesOptions) Validate() error {
-	if err := o.CommonOptions.Validate(); err != nil {
-		return err
-	}
-	return o.Nodes.Validate(o.CommonOptions)
 }
 
 // Run prints the sources.
 func (o *SourcesOptions) Run(ctx context.Context) error {
-	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (v1alpha1.SourceList, error) {
-		l, err := a.Sources(ctx)
-		if err != nil {
-			return v1alpha1.SourceList{}, err
-		}
-		return *l, nil
-	})
-	if err != nil {
-		return err
-	}
-	return finish(results, o.ErrOut, func(lists []v1alpha1.SourceList) error {
-		if err := o.printer.Print(printers.Sources{Lists: lists, Single: o.Nodes.Single(o.CommonOptions)}, o.Out); err != nil {
-			return fmt.Errorf("printing: %w", err)
-		}
-		return nil
+	return printEach(ctx, &o.printOptions, (*client.Agent).Sources, func(lists []v1alpha1.SourceList, single bool) printers.Printable {
+		return printers.Sources{Lists: lists, Single: single}
 	})
 }

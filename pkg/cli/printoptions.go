@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
+)
+
+// printOptions are what the commands that print one answer per node share:
+// the nodes to ask and how to print.
+type printOptions struct {
+	*CommonOptions
+	Nodes      NodeFlags
+	PrintFlags *printers.PrintFlags
+	printer    printers.Printer
+}
+
+func newPrintOptions(common *CommonOptions) printOptions {
+	return printOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+}
+
+// addFlags registers the node selection and output flags.
+func (o *printOptions) addFlags(cmd *cobra.Command) {
+	o.Nodes.AddFlags(cmd)
+	o.PrintFlags.AddFlags(cmd)
+}
+
+// Complete fills in the nodes and the printer.
+func (o *printOptions) Complete(args []string) error {
+	o.Nodes.Names = args
+	p, err := o.PrintFlags.ToPrinter(o.Out, o.ErrOut, o.Now)
+	if err != nil {
+		return err
+	}
+	o.printer = p
+	return nil
+}
+
+// Validate checks the common options and the node selection.
+func (o *printOptions) Validate() error {
+	if err := o.CommonOptions.Validate(); err != nil {
+		return err
+	}
+	return o.Nodes.Validate(o.CommonOptions)
+}
+
+// printEach asks every selected node's agent with call (a method
+// expression such as (*client.Agent).Sources) and prints the
+// answers as printable makes them (single: one node was asked for), then
+// the errors of the nodes that failed.
+func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(items []T, single bool) printers.Printable) error {
+	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (T, error) {
+		v, err := call(a, ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return *v, nil
+	})
+	if err != nil {
+		return err
+	}
+	return finish(results, o.ErrOut, func(items []T) error {
+		if err := o.printer.Print(printable(items, o.Nodes.Single(o.CommonOptions)), o.Out); err != nil {
+			return fmt.Errorf("printing: %w", err)
+		}
+		return nil
+	})
+}
