@@ -74,19 +74,17 @@ type testAgent struct {
 func startAgent(t *testing.T, adjust func(*Config)) *testAgent {
 	t.Helper()
 	manifests := t.TempDir()
-	sock := filepath.Join(t.TempDir(), "cri.sock")
-	rt := critest.New(sock)
+	rt := critest.NewForTest(t)
 	if err := rt.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(rt.Stop)
 	cfg := &Config{
 		Sources: source.Config{
 			NodeName: "node-1", StaticPodPath: manifests,
 			FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		},
 		RuntimeEndpoint: rt.Endpoint(),
-		RuntimeSocket:   sock,
+		RuntimeSocket:   strings.TrimPrefix(rt.Endpoint(), "unix://"),
 		PLEG:            pleg.Options{RelistPeriod: 50 * time.Millisecond, RelistThreshold: 3 * time.Minute},
 		ListenAddress:   "127.0.0.1:0",
 		Mode:            merge.Incremental,

@@ -2,8 +2,6 @@ package cri_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,16 +15,10 @@ import (
 
 func startServer(t *testing.T) (*critest.Server, *cri.Client) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "cri")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	srv := critest.New(filepath.Join(dir, "cri.sock"))
+	srv := critest.NewForTest(t)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Stop)
 	c, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

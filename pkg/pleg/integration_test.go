@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,31 +29,10 @@ const (
 	waitFor         = 10 * time.Second
 )
 
-func startCRIFixture(t *testing.T, opts Options) *criFixture {
+// runUntilCleanup runs the PLEG until the test ends, and checks that Run
+// returns once its context is cancelled.
+func runUntilCleanup(t *testing.T, g *GenericPLEG) {
 	t.Helper()
-	// Socket paths are limited to about 100 bytes; t.TempDir can be longer.
-	dir, err := os.MkdirTemp("", "pleg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	srv := critest.New(filepath.Join(dir, "cri.sock"))
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	if opts.RelistPeriod == 0 {
-		opts.RelistPeriod = 20 * time.Millisecond
-	}
-	if opts.MaxBackoff == 0 {
-		opts.MaxBackoff = 80 * time.Millisecond
-	}
-	g := New(client, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -70,6 +47,27 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 			t.Error("Run did not return after its context was cancelled")
 		}
 	})
+}
+
+func startCRIFixture(t *testing.T, opts Options) *criFixture {
+	t.Helper()
+	srv := critest.NewForTest(t)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if opts.RelistPeriod == 0 {
+		opts.RelistPeriod = 20 * time.Millisecond
+	}
+	if opts.MaxBackoff == 0 {
+		opts.MaxBackoff = 80 * time.Millisecond
+	}
+	g := New(client, opts)
+	runUntilCleanup(t, g)
 	return &criFixture{srv: srv, g: g}
 }
 

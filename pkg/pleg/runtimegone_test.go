@@ -1,10 +1,7 @@
 package pleg
 
 import (
-	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,13 +61,7 @@ func TestRuntimeGone(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, err := os.MkdirTemp("", "pleg")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			srv := critest.New(filepath.Join(dir, "cri.sock"))
-			t.Cleanup(srv.Stop)
+			srv := critest.NewForTest(t)
 			sb := srv.RunSandbox("uid-1", "web", "default", "10.0.0.7")
 			c := srv.CreateContainer(sb, "app")
 			srv.StartContainer(c)
@@ -87,20 +78,7 @@ func TestRuntimeGone(t *testing.T) {
 			t.Cleanup(func() { client.Close() })
 			g := New(client, Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond})
 			f := &criFixture{srv: srv, g: g}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				g.Run(ctx)
-			}()
-			t.Cleanup(func() {
-				cancel()
-				select {
-				case <-done:
-				case <-time.After(waitFor):
-					t.Error("Run did not return after its context was cancelled")
-				}
-			})
+			runUntilCleanup(t, g)
 			readConcurrently(t, g)
 
 			if !tt.neverUp {

@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
+	"testing"
 	"time"
 
 	"google.golang.org/grpc"
@@ -73,6 +75,24 @@ type Server struct {
 // New returns a stopped server that will listen on the unix socket path.
 func New(path string) *Server {
 	return &Server{path: path, fail: map[string]error{}, hang: map[string]bool{}, calls: map[string]int{}}
+}
+
+// NewForTest returns a server, not started, on a socket in a fresh
+// directory that is removed, with the server stopped, when the test ends.
+// The directory is under the system's temporary directory, because unix
+// socket paths are limited to about 100 bytes and t.TempDir can be longer.
+func NewForTest(t testing.TB) *Server {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cri")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(filepath.Join(dir, "cri.sock"))
+	t.Cleanup(func() {
+		s.Stop()
+		os.RemoveAll(dir)
+	})
+	return s
 }
 
 // Endpoint returns the server's endpoint as "unix:///path".
