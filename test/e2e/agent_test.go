@@ -418,6 +418,19 @@ func kubeletPods(ctx context.Context, c *cluster.Cluster) (map[types.UID]podKey,
 // agentConfigPods is podsrc's merged view as the kubelet keeps it: the
 // configured pods but mirror pods (the kubelet's pod manager keeps those
 // apart) and URL pods (this kubelet has no URL source).
+// bothViews returns the kubelet's pods (its /pods) and podsrc's configured
+// pods, keyed alike for comparison.
+func bothViews(ctx context.Context, c *cluster.Cluster, a *client.Agent) (kubelet, podsrc map[types.UID]podKey, err error) {
+	if kubelet, err = kubeletPods(ctx, c); err != nil {
+		return nil, nil, err
+	}
+	l, err := a.Pods(ctx, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	return kubelet, agentConfigPods(l), nil
+}
+
 func agentConfigPods(l *api.PodList) map[types.UID]podKey {
 	out := map[types.UID]podKey{}
 	for _, p := range l.Items {
@@ -444,15 +457,10 @@ func testAgainstKubelet(t *testing.T, e *env) {
 	t.Cleanup(func() { _ = pods.Delete(context.Background(), "e2e-cmp-api", metav1.DeleteOptions{}) })
 
 	e.pollFor(t, "podsrc's merged pods to equal the kubelet's /pods and every static pod's UID its mirror's config.mirror", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		kp, err := kubeletPods(ctx, c)
+		kp, ap, err := bothViews(ctx, c, a)
 		if err != nil {
 			return false, "", err
 		}
-		l, err := a.Pods(ctx, "")
-		if err != nil {
-			return false, "", err
-		}
-		ap := agentConfigPods(l)
 		var diffs []string
 		for uid, k := range kp {
 			if ap[uid] != k {
@@ -904,15 +912,10 @@ func testRestarts(t *testing.T, e *env) {
 	// and its pods still equal the kubelet's once it is back.
 	c.RestartKubelet(t)
 	e.pollFor(t, "podsrc to serve and equal the kubelet's /pods after the kubelet's restart", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		kp, err := kubeletPods(ctx, c)
+		kp, ap, err := bothViews(ctx, c, a)
 		if err != nil {
 			return false, "", err
 		}
-		l, err := a.Pods(ctx, "")
-		if err != nil {
-			return false, "", err
-		}
-		ap := agentConfigPods(l)
 		return fmt.Sprint(ap) == fmt.Sprint(kp), fmt.Sprintf("kubelet %v podsrc %v", kp, ap), nil
 	})
 	out, err := e.runPlugin(t, false, nil, "sources", c.NodeName, "--kubeconfig="+c.Kubeconfig)
