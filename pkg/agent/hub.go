@@ -27,6 +27,21 @@ type Hub struct {
 	first uint64 // sequence number of the oldest event kept, 0 when empty
 	last  uint64 // sequence number of the newest event
 	wake  chan struct{}
+	// evicted marks, for each second in which events were evicted, the
+	// first of them, oldest first; it holds at most maxEvictionMarks, and
+	// marksTrimmed says older marks were dropped.
+	evicted      []evictionMark
+	marksTrimmed bool
+}
+
+// maxEvictionMarks bounds the seconds of evicted events the hub remembers
+// for streams that start at a time: over an hour of continuous eviction.
+const maxEvictionMarks = 4096
+
+// evictionMark is the first evicted event published in one second.
+type evictionMark struct {
+	second int64
+	seq    uint64
 }
 
 // hubEntry is an event and its stream line; neither changes once published.
@@ -57,7 +72,11 @@ func (h *Hub) Publish(e api.Event) uint64 {
 	if e.Time.IsZero() {
 		e.Time = metav1.NewMicroTime(h.now())
 	}
-	h.ring[int(e.Seq%uint64(len(h.ring)))] = hubEntry{event: &e, line: encodeLine(h.epoch, e)}
+	slot := &h.ring[int(e.Seq%uint64(len(h.ring)))]
+	if slot.event != nil {
+		h.markEviction(slot.event)
+	}
+	*slot = hubEntry{event: &e, line: encodeLine(h.epoch, e)}
 	if h.first == 0 {
 		h.first = 1
 	}
@@ -67,6 +86,20 @@ func (h *Hub) Publish(e api.Event) uint64 {
 	close(h.wake)
 	h.wake = make(chan struct{})
 	return e.Seq
+}
+
+// markEviction notes an event about to be evicted, so that SeqAt can tell
+// whether a time lies among evicted events.
+func (h *Hub) markEviction(e *api.Event) {
+	sec := e.Time.Unix()
+	if n := len(h.evicted); n > 0 && h.evicted[n-1].second >= sec {
+		return
+	}
+	if len(h.evicted) == maxEvictionMarks {
+		h.evicted = append(h.evicted[:0], h.evicted[1:]...)
+		h.marksTrimmed = true
+	}
+	h.evicted = append(h.evicted, evictionMark{second: sec, seq: e.Seq})
 }
 
 // encodeLine returns the stream line that carries an event.
@@ -100,13 +133,15 @@ type Batch struct {
 	Wake <-chan struct{}
 }
 
-// Read returns up to max events after the sequence number after.
-func (h *Hub) Read(after uint64, max int) Batch {
+// Read fills b with up to max events after the sequence number after. It
+// reuses b's slices, so that a stream reading again and again allocates
+// nothing; what an earlier Read put in b is gone.
+func (h *Hub) Read(b *Batch, after uint64, max int) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	b := Batch{Wake: h.wake}
+	*b = Batch{Events: b.Events[:0], Lines: b.Lines[:0], Wake: h.wake}
 	if after >= h.last {
-		return b
+		return
 	}
 	from := after + 1
 	if from < h.first {
@@ -114,24 +149,45 @@ func (h *Hub) Read(after uint64, max int) Batch {
 		from = h.first
 	}
 	n := min(h.last-from+1, uint64(max))
-	b.Events = make([]*api.Event, 0, n)
-	b.Lines = make([][]byte, 0, n)
 	for seq := from; seq < from+n; seq++ {
 		e := &h.ring[int(seq%uint64(len(h.ring)))]
 		b.Events = append(b.Events, e.event)
 		b.Lines = append(b.Lines, e.line)
 	}
-	return b
 }
 
 // SeqAt returns the sequence number after which the events published at or
-// after t begin, for streams that start at a time.
+// after t begin, for streams that start at a time. When some of those events
+// were evicted, the number returned lies before the oldest event kept, so
+// that Read reports them missed; as the hub remembers evicted events by the
+// second, that report may include events of t's second published before t.
 func (h *Hub) SeqAt(t time.Time) uint64 {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.first == 0 {
 		return h.last
 	}
+	if h.first > 1 && !h.ring[int(h.first%uint64(len(h.ring)))].event.Time.Time.Before(t) {
+		// Events were evicted and the oldest kept is not before t: some
+		// evicted ones may be at or after t too.
+		sec := t.Unix()
+		for i, m := range h.evicted {
+			if m.second < sec {
+				continue
+			}
+			if i == 0 && h.marksTrimmed {
+				// Events before the oldest mark may be after t too.
+				return 0
+			}
+			return m.seq - 1
+		}
+	}
+	return h.scanFrom(t)
+}
+
+// scanFrom returns the sequence number before the first kept event at or
+// after t, or the newest when there is none.
+func (h *Hub) scanFrom(t time.Time) uint64 {
 	for seq := h.first; seq <= h.last; seq++ {
 		if !h.ring[int(seq%uint64(len(h.ring)))].event.Time.Time.Before(t) {
 			return seq - 1

@@ -19,8 +19,9 @@ func BenchmarkHubPublish(b *testing.B) {
 			for range readers {
 				wg.Go(func() {
 					var cursor uint64
+					var batch Batch
 					for {
-						batch := h.Read(cursor, streamBatch)
+						h.Read(&batch, cursor, streamBatch)
 						if n := len(batch.Events); n > 0 {
 							cursor = batch.Events[n-1].Seq
 							continue

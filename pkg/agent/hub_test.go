@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -33,13 +35,16 @@ func TestHubRead(t *testing.T) {
 		{name: "cursor just inside the ring", capacity: 4, publish: 10, after: 6, max: 10, want: []uint64{7, 8, 9, 10}},
 		{name: "cursor ahead of the hub", capacity: 4, publish: 2, after: 5, max: 10},
 	}
+	// One batch serves every case, as one serves a stream's reads: nothing
+	// of an earlier read may show in a later one.
+	var b Batch
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := NewHub(tt.capacity, "e", nil)
 			for range tt.publish {
 				h.Publish(api.Event{Kind: api.EventKindConfig})
 			}
-			b := h.Read(tt.after, tt.max)
+			h.Read(&b, tt.after, tt.max)
 			if got := seqs(b.Events); len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
 				t.Fatalf("read %v, want %v", got, tt.want)
 			}
@@ -52,7 +57,8 @@ func TestHubRead(t *testing.T) {
 
 func TestHubWakesReaders(t *testing.T) {
 	h := NewHub(4, "e", nil)
-	b := h.Read(0, 10)
+	var b Batch
+	h.Read(&b, 0, 10)
 	done := make(chan struct{})
 	go func() {
 		<-b.Wake
@@ -68,19 +74,58 @@ func TestHubWakesReaders(t *testing.T) {
 
 func TestHubSeqAt(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := now
-	h := NewHub(10, "e", func() time.Time { return clock })
-	for range 5 {
-		h.Publish(api.Event{})
-		clock = clock.Add(time.Minute)
+	// hubAt publishes one event at each offset from now into a hub of the
+	// capacity; event i+1 is at offsets[i].
+	hubAt := func(capacity int, offsets ...time.Duration) *Hub {
+		h := NewHub(capacity, "e", nil)
+		for _, off := range offsets {
+			h.Publish(api.Event{Time: metav1.NewMicroTime(now.Add(off))})
+		}
+		return h
 	}
-	if got := h.SeqAt(now.Add(150 * time.Second)); got != 3 {
-		t.Fatalf("SeqAt = %d, want 3 (events 4 and 5 are at or after the time)", got)
+	minutes := func(n int) []time.Duration {
+		var out []time.Duration
+		for i := range n {
+			out = append(out, time.Duration(i)*time.Minute)
+		}
+		return out
 	}
-	if got := h.SeqAt(now.Add(-time.Hour)); got != 0 {
-		t.Fatalf("SeqAt before everything = %d, want 0", got)
+	seconds := func(n int) []time.Duration {
+		var out []time.Duration
+		for i := range n {
+			out = append(out, time.Duration(i)*time.Second)
+		}
+		return out
 	}
-	if got := h.SeqAt(now.Add(time.Hour)); got != 5 {
-		t.Fatalf("SeqAt after everything = %d, want 5", got)
+	tests := []struct {
+		name string
+		hub  *Hub
+		at   time.Duration
+		want uint64
+	}{
+		{name: "empty hub", hub: hubAt(10), at: 0, want: 0},
+		{name: "between kept events", hub: hubAt(10, minutes(5)...), at: 150 * time.Second, want: 3},
+		{name: "before everything, nothing evicted", hub: hubAt(10, minutes(5)...), at: -time.Hour, want: 0},
+		{name: "after everything", hub: hubAt(10, minutes(5)...), at: time.Hour, want: 5},
+		// Events 1-6 (minutes 0-5) are evicted, 7-10 (minutes 6-9) kept.
+		{name: "among kept events after an eviction", hub: hubAt(4, minutes(10)...), at: 7*time.Minute + 30*time.Second, want: 8},
+		{name: "at the oldest kept event", hub: hubAt(4, minutes(10)...), at: 6 * time.Minute, want: 6},
+		{name: "among evicted events", hub: hubAt(4, minutes(10)...), at: 3*time.Minute + 30*time.Second, want: 4},
+		{name: "before every evicted event", hub: hubAt(4, minutes(10)...), at: -time.Hour, want: 0},
+		// Evicted events are remembered by the second: events 1 and 2,
+		// before the time but in its second, are counted as missed too.
+		{name: "within an evicted second", hub: hubAt(2, 0, 100*time.Millisecond, 900*time.Millisecond, 2*time.Second, 3*time.Second), at: 500 * time.Millisecond, want: 0},
+		// One event evicted per second for longer than the marks last: the
+		// oldest ones are forgotten, so a time among them reports every
+		// evicted event as possibly missed; later ones are still exact.
+		{name: "older than the remembered evictions", hub: hubAt(1, seconds(maxEvictionMarks+10)...), at: 5 * time.Second, want: 0},
+		{name: "among the remembered evictions", hub: hubAt(1, seconds(maxEvictionMarks+10)...), at: 100 * time.Second, want: 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.hub.SeqAt(now.Add(tt.at)); got != tt.want {
+				t.Fatalf("SeqAt(now%+v) = %d, want %d", tt.at, got, tt.want)
+			}
+		})
 	}
 }

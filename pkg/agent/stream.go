@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -59,6 +60,9 @@ type stream struct {
 	enc     *json.Encoder
 	epoch   string
 	timeout time.Duration
+	// batch and buf are reused from one read of the hub to the next.
+	batch Batch
+	buf   []byte
 }
 
 // send writes a message other than a published event.
@@ -71,25 +75,32 @@ func (s *stream) send(m api.StreamMessage) error {
 	return s.enc.Encode(m)
 }
 
-// sendEvents writes a batch of published events: their lines as the hub
-// encoded them, unless this stream's filter changed an event.
-func (s *stream) sendEvents(b Batch, sq streamQuery) (cursor uint64, err error) {
-	s.extendDeadline()
-	for i, e := range b.Events {
+// sendEvents writes the events of s.batch in one write: their lines as the
+// hub encoded them, unless this stream's filter changed an event. One write
+// per batch rather than per line keeps a busy stream's system calls few.
+func (s *stream) sendEvents(sq streamQuery) (cursor uint64, err error) {
+	s.buf = s.buf[:0]
+	for i, e := range s.batch.Events {
 		cursor = e.Seq
 		fe, keep, trimmed := sq.filter(*e)
 		switch {
 		case !keep:
 		case trimmed:
-			err = s.enc.Encode(api.StreamMessage{Type: api.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
+			line, err := json.Marshal(api.StreamMessage{Type: api.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
+			if err != nil {
+				return cursor, fmt.Errorf("encoding event %d: %w", fe.Seq, err)
+			}
+			s.buf = append(append(s.buf, line...), '\n')
 		default:
-			_, err = s.w.Write(b.Lines[i])
-		}
-		if err != nil {
-			return cursor, err
+			s.buf = append(s.buf, s.batch.Lines[i]...)
 		}
 	}
-	return cursor, nil
+	if len(s.buf) == 0 {
+		return cursor, nil
+	}
+	s.extendDeadline()
+	_, err = s.w.Write(s.buf)
+	return cursor, err
 }
 
 func (s *stream) flush() error {
@@ -144,7 +155,8 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 	var lastRead time.Time
 	for {
 		lastRead = time.Now()
-		b := a.hub.Read(cursor, streamBatch)
+		a.hub.Read(&s.batch, cursor, streamBatch)
+		b := &s.batch
 		if b.MissedTo != 0 {
 			if !resuming {
 				_ = s.send(api.StreamMessage{Type: api.MessageLagging, Seq: cursor})
@@ -159,7 +171,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 		resuming = false
 		if len(b.Events) > 0 {
 			var err error
-			if cursor, err = s.sendEvents(b, sq); err != nil {
+			if cursor, err = s.sendEvents(sq); err != nil {
 				return err
 			}
 		}

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,18 +107,34 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 }
 
 func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {
-	ta := startAgent(t, func(c *Config) { c.EventBuffer = 5 })
-	base := ta.hub.LastSeq()
-	last := ta.publish(10, "default")
-	s := ta.stream(t, fmt.Sprintf("?since=%d", base))
-	m := s.nextOf(t)
-	if m.Type != api.MessageGap || m.From != base+1 || m.To != last-5 {
-		t.Fatalf("got %+v, want a gap %d..%d", m, base+1, last-5)
+	tests := []struct {
+		name string
+		// query returns the stream's query and the first evicted event it
+		// asked for, given the last event before the test's own.
+		query func(base uint64) (string, uint64)
+	}{
+		{name: "since a sequence number", query: func(base uint64) (string, uint64) { return fmt.Sprintf("?since=%d", base), base + 1 }},
+		// An hour ago is before the agent started: every evicted event,
+		// from the first, was asked for.
+		{name: "since a duration", query: func(uint64) (string, uint64) { return "?since=1h", 1 }},
 	}
-	for seq := last - 4; seq <= last; seq++ {
-		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
-			t.Fatalf("got %+v, want event %d", m, seq)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ta := startAgent(t, func(c *Config) { c.EventBuffer = 5 })
+			base := ta.hub.LastSeq()
+			last := ta.publish(10, "default")
+			query, from := tt.query(base)
+			s := ta.stream(t, query)
+			m := s.nextOf(t)
+			if m.Type != api.MessageGap || m.From != from || m.To != last-5 {
+				t.Fatalf("got %+v, want a gap %d..%d", m, from, last-5)
+			}
+			for seq := last - 4; seq <= last; seq++ {
+				if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
+					t.Fatalf("got %+v, want event %d", m, seq)
+				}
+			}
+		})
 	}
 }
 
@@ -248,5 +267,109 @@ func TestPLEGEventsOnTheStream(t *testing.T) {
 	m := s.nextOf(t)
 	if e := m.Event; e.Type != "ContainerDied" || e.Data != c || e.ContainerName != "app" || e.ExitCode == nil || *e.ExitCode != 7 || e.KubeletSends == nil || !*e.KubeletSends {
 		t.Fatalf("got %+v, want ContainerDied of %s with exit code 7", e, c)
+	}
+}
+
+// heldWriter is a stream's ResponseWriter whose writes the test can hold, as
+// a client that stops reading holds them, and which keeps what it was given.
+type heldWriter struct {
+	header http.Header
+	hold   chan struct{} // while not nil, a write waits for it to close
+	held   chan struct{} // a write that starts waiting says so here
+	mu     sync.Mutex
+	body   []byte
+}
+
+func (w *heldWriter) Header() http.Header { return w.header }
+func (w *heldWriter) WriteHeader(int)     {}
+func (w *heldWriter) Flush()              {}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	hold := w.hold
+	w.mu.Unlock()
+	if hold != nil {
+		w.held <- struct{}{}
+		<-hold
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.body = append(w.body, p...)
+	return len(p), nil
+}
+
+// messages returns what the stream wrote, decoded.
+func (w *heldWriter) messages(t *testing.T) []api.StreamMessage {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []api.StreamMessage
+	dec := json.NewDecoder(bytes.NewReader(w.body))
+	for dec.More() {
+		var m api.StreamMessage
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("decoding the stream: %v", err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestStreamThatFallsBehindIsToldAndClosed holds a stream's write while more
+// events than the buffer keeps are published: when the write returns, the
+// stream's next events are gone, so it is told it is lagging and closed
+// rather than given a silent hole.
+func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
+	const buffer = 5
+	ta := startAgent(t, func(c *Config) { c.EventBuffer = buffer; c.Heartbeat = time.Hour })
+	w := &heldWriter{header: http.Header{}, held: make(chan struct{})}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		ta.handleEvents(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
+	}()
+	ta.waitFor(t, "the stream's first message", func() bool { return len(w.messages(t)) == 1 })
+	start := w.messages(t)[0].Seq
+
+	release := make(chan struct{})
+	w.mu.Lock()
+	w.hold = release
+	w.mu.Unlock()
+	first := ta.publish(1, "default")
+	select {
+	case <-w.held:
+	case <-time.After(waitLimit):
+		t.Fatal("the stream did not write the event")
+	}
+	w.mu.Lock()
+	w.hold = nil
+	w.mu.Unlock()
+	ta.publish(buffer+10, "default")
+	close(release)
+	select {
+	case <-ended:
+	case <-time.After(waitLimit):
+		t.Fatal("the stream that fell behind was not closed")
+	}
+
+	msgs := w.messages(t)
+	want := []string{
+		fmt.Sprintf("%s seq=%d", api.MessageHeartbeat, start),
+		fmt.Sprintf("%s seq=%d", api.MessageEvent, first),
+		fmt.Sprintf("%s seq=%d", api.MessageLagging, first),
+	}
+	var got []string
+	for _, m := range msgs {
+		seq := m.Seq
+		if m.Event != nil {
+			seq = m.Event.Seq
+		}
+		got = append(got, fmt.Sprintf("%s seq=%d", m.Type, seq))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the stream wrote\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, body := ta.get(t, "/metrics"); !strings.Contains(string(body), "podsrc_stream_lagging_total 1\n") {
+		t.Errorf("/metrics does not count the lagging stream:\n%s", body)
 	}
 }
