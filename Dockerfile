@@ -18,9 +18,9 @@ COPY cmd/podsrc-agent/go.mod cmd/podsrc-agent/go.sum ./cmd/podsrc-agent/
 RUN cd cmd/podsrc-agent && go mod download
 COPY . .
 ARG VERSION=v0.0.0-dev
-# Static (no cgo), as the Makefile builds it otherwise: the final image has
-# no C library.
-RUN cd cmd/podsrc-agent && CGO_ENABLED=0 go build -trimpath \
+# Static (no cgo): the final image has no C library. Otherwise as the
+# Makefile builds it, grpcnotrace included.
+RUN cd cmd/podsrc-agent && CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
       -ldflags "-s -w -X github.com/podsrc/podsrc/internal/version.Version=${VERSION}" \
       -o /out/podsrc-agent .
 

@@ -11,6 +11,10 @@ MODULES := . pkg/staticpod/kubelet cmd/podsrc-agent test/bench/merge
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -s -w -X github.com/podsrc/podsrc/internal/version.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags "$(LDFLAGS)"
+# grpcnotrace leaves gRPC's golang.org/x/net/trace, and the HTML templates
+# it brings, out of the agent: a third smaller binary and about 5 MiB less
+# resident memory. hack/image.sh and the Dockerfile build with it too.
+AGENT_TAGS := grpcnotrace
 BIN := $(CURDIR)/bin
 # The whole suite brings up a real cluster; give it room.
 TEST_TIMEOUT ?= 60m
@@ -18,7 +22,7 @@ TEST_TIMEOUT ?= 60m
 .PHONY: build
 build: ## Build kubectl-podsrc and podsrc-agent into bin/.
 	go build $(GOFLAGS_BUILD) -o $(BIN)/kubectl-podsrc ./cmd/kubectl-podsrc
-	cd cmd/podsrc-agent && go build $(GOFLAGS_BUILD) -o $(BIN)/podsrc-agent .
+	cd cmd/podsrc-agent && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent .
 
 .PHONY: test
 test: lint ## Every test: unit, conformance, integration and end to end, on a real cluster.

@@ -41,7 +41,7 @@ trap 'rm -rf "$work"' EXIT
 
 log "building podsrc-agent $VERSION (static)"
 (cd "$ROOT/cmd/podsrc-agent" &&
-	CGO_ENABLED=0 go build -trimpath \
+	CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
 		-ldflags "-s -w -X github.com/podsrc/podsrc/internal/version.Version=$VERSION" \
 		-o "$work/podsrc-agent" .) || die "go build of cmd/podsrc-agent failed"
 

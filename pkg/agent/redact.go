@@ -21,9 +21,16 @@ var exposedAnnotations = map[string]bool{
 	merge.ConfigMirrorAnnotation: true,
 }
 
+// credentialName is what names a credential in a flag or variable.
+const credentialName = `(pass(word|wd)?|secret|token|api[-_]?key|credential|private[-_]?key|auth)`
+
 // credentialArg matches a command-line argument that carries what looks like
 // a credential: a flag or variable named like one, with its value.
-var credentialArg = regexp.MustCompile(`(?i)(pass(word|wd)?|secret|token|api[-_]?key|credential|private[-_]?key|auth)[^=:]*[=:]`)
+var credentialArg = regexp.MustCompile(`(?i)` + credentialName + `[^=:]*[=:]`)
+
+// credentialFlag matches a flag named like a credential that takes its value
+// from the next argument ("--db-token VALUE").
+var credentialFlag = regexp.MustCompile(`(?i)^--?[a-z0-9._-]*` + credentialName + `[a-z0-9._-]*$`)
 
 // redactPod returns a copy of pod without env values, credential-looking
 // literal arguments and non-allowlisted annotation values. It never changes
@@ -55,10 +62,24 @@ func redactContainer(env *[]v1.EnvVar, command, args []string) {
 			(*env)[i].Value = Redacted
 		}
 	}
-	for _, list := range [][]string{command, args} {
-		for i, a := range list {
-			if loc := credentialArg.FindStringIndex(a); loc != nil {
-				list[i] = a[:loc[1]] + Redacted
+	// Command and args are one command line: a flag at the end of command
+	// takes its value from the start of args.
+	argv := make([]*string, 0, len(command)+len(args))
+	for i := range command {
+		argv = append(argv, &command[i])
+	}
+	for i := range args {
+		argv = append(argv, &args[i])
+	}
+	for i, a := range argv {
+		switch {
+		case credentialFlag.MatchString(*a):
+			if i+1 < len(argv) {
+				*argv[i+1] = Redacted
+			}
+		default:
+			if loc := credentialArg.FindStringIndex(*a); loc != nil {
+				*a = (*a)[:loc[1]] + Redacted
 			}
 		}
 	}

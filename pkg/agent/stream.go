@@ -17,6 +17,8 @@ import (
 const (
 	// streamBatch is how many events a stream takes from the hub at once.
 	streamBatch = 256
+	// streamWriteSize is the most a stream buffers before it writes.
+	streamWriteSize = 64 << 10
 	// streamCoalesce is the shortest time between two reads of a stream
 	// from the hub while events keep coming.
 	streamCoalesce = 10 * time.Millisecond
@@ -60,7 +62,8 @@ type stream struct {
 	enc     *json.Encoder
 	epoch   string
 	timeout time.Duration
-	// batch and buf are reused from one read of the hub to the next.
+	// batch and buf (at most streamWriteSize) are reused from one read of
+	// the hub to the next.
 	batch Batch
 	buf   []byte
 }
@@ -75,10 +78,12 @@ func (s *stream) send(m api.StreamMessage) error {
 	return s.enc.Encode(m)
 }
 
-// sendEvents writes the events of s.batch in one write: their lines as the
-// hub encoded them, unless this stream's filter changed an event. One write
-// per batch rather than per line keeps a busy stream's system calls few.
+// sendEvents writes the events of s.batch: their lines as the hub encoded
+// them, unless this stream's filter changed an event. The lines go out in
+// writes of up to streamWriteSize rather than one by one, which keeps a
+// busy stream's system calls few and its buffer small.
 func (s *stream) sendEvents(sq streamQuery) (cursor uint64, err error) {
+	s.extendDeadline()
 	s.buf = s.buf[:0]
 	for i, e := range s.batch.Events {
 		cursor = e.Seq
@@ -90,17 +95,42 @@ func (s *stream) sendEvents(sq streamQuery) (cursor uint64, err error) {
 			if err != nil {
 				return cursor, fmt.Errorf("encoding event %d: %w", fe.Seq, err)
 			}
-			s.buf = append(append(s.buf, line...), '\n')
+			err = s.writeLine(append(line, '\n'))
 		default:
-			s.buf = append(s.buf, s.batch.Lines[i]...)
+			err = s.writeLine(s.batch.Lines[i])
+		}
+		if err != nil {
+			return cursor, err
 		}
 	}
-	if len(s.buf) == 0 {
-		return cursor, nil
+	return cursor, s.writeBuffered()
+}
+
+// writeLine adds a line to the stream's buffer, writing the buffer first
+// when the line would overfill it; a line as large as the buffer is written
+// on its own, uncopied.
+func (s *stream) writeLine(line []byte) error {
+	if len(s.buf)+len(line) > streamWriteSize {
+		if err := s.writeBuffered(); err != nil {
+			return err
+		}
 	}
-	s.extendDeadline()
-	_, err = s.w.Write(s.buf)
-	return cursor, err
+	if len(line) >= streamWriteSize {
+		_, err := s.w.Write(line)
+		return err
+	}
+	s.buf = append(s.buf, line...)
+	return nil
+}
+
+// writeBuffered writes what the stream's buffer holds.
+func (s *stream) writeBuffered() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(s.buf)
+	s.buf = s.buf[:0]
+	return err
 }
 
 func (s *stream) flush() error {

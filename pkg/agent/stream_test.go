@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -371,5 +373,47 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	}
 	if _, body := ta.get(t, "/metrics"); !strings.Contains(string(body), "podsrc_stream_lagging_total 1\n") {
 		t.Errorf("/metrics does not count the lagging stream:\n%s", body)
+	}
+}
+
+// TestStreamCarriesEventsLargerThanItsBuffer mixes small events with ones
+// whose lines are larger than a stream buffers (a SET of thousands of pods)
+// and with a filter that rewrites an event: each arrives whole, in order.
+func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
+	ta := startAgent(t, nil)
+	big := func(namespace string, n int) api.Event {
+		e := api.Event{Kind: api.EventKindConfig, Op: "SET", Source: "api"}
+		for i := range n {
+			e.Pods = append(e.Pods, api.PodRef{Name: fmt.Sprintf("pod-%05d", i), Namespace: namespace, UID: types.UID(fmt.Sprintf("uid-%05d", i))})
+		}
+		return e
+	}
+	// Events with pods of both namespaces are rewritten by a namespace
+	// filter to those of the one asked for.
+	mixed := big("default", 3000)
+	mixed.Pods = append(mixed.Pods, big("kube-system", 2).Pods...)
+	events := []api.Event{big("default", 1), big("default", 3000), big("default", 2), mixed, big("default", 4000), big("default", 1)}
+	for _, tt := range []struct{ name, query string }{
+		{name: "no filter"},
+		{name: "namespace filter", query: "&namespace=default"},
+	} {
+		query := tt.query
+		t.Run(tt.name, func(t *testing.T) {
+			s := ta.stream(t, fmt.Sprintf("?since=%d%s", ta.hub.LastSeq(), query))
+			first := ta.hub.LastSeq() + 1
+			for _, e := range events {
+				ta.hub.Publish(e)
+			}
+			for i, e := range events {
+				m := s.nextOf(t)
+				want := len(e.Pods)
+				if query != "" && i == 3 {
+					want -= 2
+				}
+				if m.Event == nil || m.Event.Seq != first+uint64(i) || len(m.Event.Pods) != want {
+					t.Fatalf("message %d: got %s with %v, want event %d with %d pods", i, m.Type, m.Event != nil, first+uint64(i), want)
+				}
+			}
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -23,7 +22,7 @@ type Options struct {
 	Semantics Semantics
 	// Recorder receives the events the kubelet would record (duplicate pod
 	// names). Nil drops them.
-	Recorder record.EventRecorder
+	Recorder Recorder
 	// Clock stamps the config.seen annotation and the statistics. Nil is the
 	// real clock.
 	Clock clock.PassiveClock

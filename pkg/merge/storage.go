@@ -9,7 +9,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -25,7 +24,7 @@ type entry struct {
 type Storage struct {
 	mode      Mode
 	semantics Semantics
-	recorder  record.EventRecorder
+	recorder  Recorder
 	clock     clock.PassiveClock
 	emit      func(context.Context, PodUpdate) error
 

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -49,7 +48,7 @@ type APIOptions struct {
 	Config *rest.Config
 	// Client, when set, is used instead of a client built from Config
 	// (tests use a fake).
-	Client kubernetes.Interface
+	Client APIClient
 	// Host names the API server in the status and in errors; it defaults
 	// to Config.Host.
 	Host string
@@ -76,7 +75,7 @@ type APIOptions struct {
 // the full lists of pods (the first and every relist), and LastError the last
 // failure to list or watch, or the node's absence, with what to fix.
 type APISource struct {
-	client   kubernetes.Interface
+	client   APIClient
 	host     string
 	nodeName string
 	updates  chan<- merge.PodUpdate
@@ -118,7 +117,7 @@ func NewAPI(opts APIOptions) (*APISource, error) {
 			rc.UserAgent = apiUserAgent
 		}
 		var err error
-		client, err = kubernetes.NewForConfig(rc)
+		client, err = newRESTAPIClient(rc)
 		if err != nil {
 			return nil, fmt.Errorf("API source: client for %s: %w", rc.Host, err)
 		}
@@ -160,7 +159,7 @@ func (s *APISource) Run(ctx context.Context) {
 	nodeCtx, stopNode := context.WithCancel(ctx)
 	defer stopNode()
 	nodeStore := cache.NewUndeltaStore(func(objs []interface{}) { s.nodeChanged(nodeCtx, objs) }, cache.MetaNamespaceKeyFunc)
-	nodeReflector := newReflector(nodeCtx, s, "nodes", s.client.CoreV1().Nodes(),
+	nodeReflector := newReflector(nodeCtx, s, "nodes",
 		fields.OneTermEqualSelector(metav1.ObjectNameField, s.nodeName), &v1.Node{}, nodeStore)
 	wg.Add(1)
 	go func() {
@@ -177,7 +176,7 @@ func (s *APISource) Run(ctx context.Context) {
 		UndeltaStore: cache.NewUndeltaStore(func(objs []interface{}) { s.push(ctx, objs) }, cache.MetaNamespaceKeyFunc),
 		replaced:     func() { s.status.checked(s.now()) },
 	}
-	newReflector(ctx, s, "pods", s.client.CoreV1().Pods(metav1.NamespaceAll),
+	newReflector(ctx, s, "pods",
 		fields.OneTermEqualSelector("spec.nodeName", s.nodeName), &v1.Pod{}, podStore).RunWithContext(ctx)
 }
 
@@ -202,28 +201,22 @@ func (s *APISource) waitNodeSync(ctx context.Context) bool {
 	}
 }
 
-// listWatcher is the list and watch of a typed client of one resource.
-type listWatcher[L runtime.Object] interface {
-	List(ctx context.Context, opts metav1.ListOptions) (L, error)
-	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-}
-
 // newReflector returns a reflector of resource ("pods" or "nodes", listed
-// cluster-wide through client and filtered by selector) into store, whose
-// list and watch calls record their failures on s.
-func newReflector[L runtime.Object](ctx context.Context, s *APISource, resource string, client listWatcher[L], selector fields.Selector, obj runtime.Object, store cache.ReflectorStore) *cache.Reflector {
+// cluster-wide and filtered by selector) into store, whose list and watch
+// calls record their failures on s.
+func newReflector(ctx context.Context, s *APISource, resource string, selector fields.Selector, obj runtime.Object, store cache.ReflectorStore) *cache.Reflector {
 	logger := klog.FromContext(ctx)
 	sel := selector.String()
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = sel
-			out, err := client.List(ctx, o)
+			out, err := s.client.List(ctx, resource, o)
 			s.observe(ctx, resource, "list", err)
 			return out, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			o.FieldSelector = sel
-			w, err := client.Watch(ctx, o)
+			w, err := s.client.Watch(ctx, resource, o)
 			if err != nil && o.SendInitialEvents != nil && (apierrors.IsBadRequest(err) || apierrors.IsInvalid(err)) {
 				// An API server without watch-list support: the
 				// reflector lists instead, and that list's outcome counts.

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
@@ -42,12 +41,36 @@ func apiNode(name string) *v1.Node {
 	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 }
 
+// fakeAPI serves the API source's lists and watches from a fake clientset,
+// which, as client-go's fakes do, refuses watch-list.
+type fakeAPI struct{ *fake.Clientset }
+
+func (f fakeAPI) List(ctx context.Context, resource string, opts metav1.ListOptions) (runtime.Object, error) {
+	switch resource {
+	case "pods":
+		return f.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
+	case "nodes":
+		return f.CoreV1().Nodes().List(ctx, opts)
+	}
+	return nil, fmt.Errorf("the fake API serves no %s", resource)
+}
+
+func (f fakeAPI) Watch(ctx context.Context, resource string, opts metav1.ListOptions) (watch.Interface, error) {
+	switch resource {
+	case "pods":
+		return f.CoreV1().Pods(metav1.NamespaceAll).Watch(ctx, opts)
+	case "nodes":
+		return f.CoreV1().Nodes().Watch(ctx, opts)
+	}
+	return nil, fmt.Errorf("the fake API serves no %s", resource)
+}
+
 // startAPI runs an API source over a fake clientset holding objs.
 func startAPI(t *testing.T, client *fake.Clientset) (*APISource, *collector) {
 	t.Helper()
 	c := newCollector(t)
 	src, err := NewAPI(APIOptions{
-		Client: client, Host: fakeHost, NodeName: testNode, Updates: c.updates,
+		Client: fakeAPI{client}, Host: fakeHost, NodeName: testNode, Updates: c.updates,
 		NodeSyncPeriod: 5 * time.Millisecond,
 	})
 	if err != nil {
@@ -224,7 +247,7 @@ func TestAPISourceForbidden(t *testing.T) {
 func TestAPISourceStopsWhileSending(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	updates := make(chan merge.PodUpdate) // never read
-	src, err := NewAPI(APIOptions{Client: fake.NewClientset(apiNode(testNode)), Host: fakeHost, NodeName: testNode,
+	src, err := NewAPI(APIOptions{Client: fakeAPI{fake.NewClientset(apiNode(testNode))}, Host: fakeHost, NodeName: testNode,
 		Updates: updates, NodeSyncPeriod: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -250,8 +273,8 @@ func TestNewAPIErrors(t *testing.T) {
 		opts APIOptions
 		want string
 	}{
-		{name: "no node", opts: APIOptions{Client: fake.NewClientset(), Updates: updates}, want: "no node name"},
-		{name: "no channel", opts: APIOptions{Client: fake.NewClientset(), NodeName: "n"}, want: "no updates channel"},
+		{name: "no node", opts: APIOptions{Client: fakeAPI{fake.NewClientset()}, Updates: updates}, want: "no node name"},
+		{name: "no channel", opts: APIOptions{Client: fakeAPI{fake.NewClientset()}, NodeName: "n"}, want: "no updates channel"},
 		{name: "no client", opts: APIOptions{NodeName: "n", Updates: updates}, want: "no client configuration"},
 	}
 	for _, tc := range cases {
@@ -396,7 +419,7 @@ func TestAPISourceUnreachable(t *testing.T) {
 
 // watchListClient hides the fake clientset's refusal of watch-list, so that
 // the reflector tries it.
-type watchListClient struct{ kubernetes.Interface }
+type watchListClient struct{ APIClient }
 
 func TestAPISourceWatchListRefused(t *testing.T) {
 	client := fake.NewClientset(apiNode(testNode), apiPod("default", "a", testNode, "4"))
@@ -407,7 +430,7 @@ func TestAPISourceWatchListRefused(t *testing.T) {
 		return false, nil, nil
 	})
 	c := newCollector(t)
-	src, err := NewAPI(APIOptions{Client: watchListClient{client}, Host: fakeHost, NodeName: testNode, Updates: c.updates,
+	src, err := NewAPI(APIOptions{Client: watchListClient{fakeAPI{client}}, Host: fakeHost, NodeName: testNode, Updates: c.updates,
 		NodeSyncPeriod: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
