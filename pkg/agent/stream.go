@@ -84,16 +84,15 @@ func (s *stream) send(m api.StreamMessage) error {
 // busy stream's system calls few and its buffer small.
 func (s *stream) sendEvents(sq streamQuery) (cursor uint64, err error) {
 	s.extendDeadline()
-	s.buf = s.buf[:0]
 	for i, e := range s.batch.Events {
 		cursor = e.Seq
 		fe, keep, trimmed := sq.filter(*e)
 		switch {
 		case !keep:
 		case trimmed:
-			line, err := json.Marshal(api.StreamMessage{Type: api.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
-			if err != nil {
-				return cursor, fmt.Errorf("encoding event %d: %w", fe.Seq, err)
+			line, merr := json.Marshal(api.StreamMessage{Type: api.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
+			if merr != nil {
+				return cursor, fmt.Errorf("encoding event %d: %w", fe.Seq, merr)
 			}
 			err = s.writeLine(append(line, '\n'))
 		default:
