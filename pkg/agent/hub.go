@@ -89,7 +89,8 @@ func (h *Hub) Publish(e api.Event) uint64 {
 }
 
 // markEviction notes an event about to be evicted, so that SeqAt can tell
-// whether a time lies among evicted events.
+// whether a time lies among evicted events. A mark is added only for a
+// second later than the last mark's.
 func (h *Hub) markEviction(e *api.Event) {
 	sec := e.Time.Unix()
 	if n := len(h.evicted); n > 0 && h.evicted[n-1].second >= sec {
@@ -139,6 +140,9 @@ type Batch struct {
 func (h *Hub) Read(b *Batch, after uint64, max int) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
+	// Entries past the new length must not keep evicted events alive.
+	clear(b.Events)
+	clear(b.Lines)
 	*b = Batch{Events: b.Events[:0], Lines: b.Lines[:0], Wake: h.wake}
 	if after >= h.last {
 		return
@@ -159,28 +163,28 @@ func (h *Hub) Read(b *Batch, after uint64, max int) {
 // SeqAt returns the sequence number after which the events published at or
 // after t begin, for streams that start at a time. When some of those events
 // were evicted, the number returned lies before the oldest event kept, so
-// that Read reports them missed; as the hub remembers evicted events by the
-// second, that report may include events of t's second published before t.
+// that Read reports them missed. Evicted events are remembered by the second,
+// and event times need not follow sequence numbers (a PLEG event carries the
+// time of its relist), so the events a stream gets from t on may include a
+// few from before t, but never leave one after t out unannounced.
 func (h *Hub) SeqAt(t time.Time) uint64 {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.first == 0 {
 		return h.last
 	}
-	if h.first > 1 && !h.ring[int(h.first%uint64(len(h.ring)))].event.Time.Time.Before(t) {
-		// Events were evicted and the oldest kept is not before t: some
-		// evicted ones may be at or after t too.
-		sec := t.Unix()
-		for i, m := range h.evicted {
-			if m.second < sec {
-				continue
-			}
-			if i == 0 && h.marksTrimmed {
-				// Events before the oldest mark may be after t too.
-				return 0
-			}
-			return m.seq - 1
+	// The marks' seconds only grow: the first at or after t's second is
+	// the first evicted event that may be at or after t.
+	sec := t.Unix()
+	for i, m := range h.evicted {
+		if m.second < sec {
+			continue
 		}
+		if i == 0 && h.marksTrimmed {
+			// Events before the oldest mark may be after t too.
+			return 0
+		}
+		return m.seq - 1
 	}
 	return h.scanFrom(t)
 }

@@ -115,6 +115,11 @@ func TestHubSeqAt(t *testing.T) {
 		// Evicted events are remembered by the second: events 1 and 2,
 		// before the time but in its second, are counted as missed too.
 		{name: "within an evicted second", hub: hubAt(2, 0, 100*time.Millisecond, 900*time.Millisecond, 2*time.Second, 3*time.Second), at: 500 * time.Millisecond, want: 0},
+		// Times out of sequence order, as a PLEG event's relist time is:
+		// event 1 (5.5 s) is evicted, and though the oldest kept (event
+		// 2, 5 s) is before the time, event 1 was after it.
+		{name: "evicted event after the time, kept one before", hub: hubAt(2, 5500*time.Millisecond, 5*time.Second, 6*time.Second), at: 5200 * time.Millisecond, want: 0},
+		{name: "evicted events before the time, kept ones out of order", hub: hubAt(2, 4*time.Second, 7*time.Second, 5*time.Second), at: 6 * time.Second, want: 1},
 		// One event evicted per second for longer than the marks last: the
 		// oldest ones are forgotten, so a time among them reports every
 		// evicted event as possibly missed; later ones are still exact.

@@ -28,9 +28,14 @@ const credentialName = `(pass(word|wd)?|secret|token|api[-_]?key|credential|priv
 // a credential: a flag or variable named like one, with its value.
 var credentialArg = regexp.MustCompile(`(?i)` + credentialName + `[^=:]*[=:]`)
 
-// credentialFlag matches a flag named like a credential that takes its value
-// from the next argument ("--db-token VALUE").
+// credentialFlag matches a flag named like a credential that may take its
+// value from the next argument ("--db-token VALUE"). The next argument is
+// redacted unless it is a flag itself (as after a switch like
+// "--anonymous-auth").
 var credentialFlag = regexp.MustCompile(`(?i)^--?[a-z0-9._-]*` + credentialName + `[a-z0-9._-]*$`)
+
+// looksLikeFlag matches an argument that is a flag rather than a value.
+var looksLikeFlag = regexp.MustCompile(`^--?[A-Za-z]`)
 
 // redactPod returns a copy of pod without env values, credential-looking
 // literal arguments and non-allowlisted annotation values. It never changes
@@ -63,7 +68,8 @@ func redactContainer(env *[]v1.EnvVar, command, args []string) {
 		}
 	}
 	// Command and args are one command line: a flag at the end of command
-	// takes its value from the start of args.
+	// takes its value from the start of args. Each argument is judged as it
+	// was, not as an earlier one's redaction left it.
 	argv := make([]*string, 0, len(command)+len(args))
 	for i := range command {
 		argv = append(argv, &command[i])
@@ -71,16 +77,17 @@ func redactContainer(env *[]v1.EnvVar, command, args []string) {
 	for i := range args {
 		argv = append(argv, &args[i])
 	}
-	for i, a := range argv {
+	valueOfCredentialFlag := false
+	for _, a := range argv {
+		arg := *a
 		switch {
-		case credentialFlag.MatchString(*a):
-			if i+1 < len(argv) {
-				*argv[i+1] = Redacted
-			}
+		case valueOfCredentialFlag && !looksLikeFlag.MatchString(arg):
+			*a = Redacted
 		default:
-			if loc := credentialArg.FindStringIndex(*a); loc != nil {
-				*a = (*a)[:loc[1]] + Redacted
+			if loc := credentialArg.FindStringIndex(arg); loc != nil {
+				*a = arg[:loc[1]] + Redacted
 			}
 		}
+		valueOfCredentialFlag = credentialFlag.MatchString(arg)
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -49,6 +50,37 @@ func TestRedactPod(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.got != tt.want {
 				t.Fatalf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRedactCommandLine follows credential flags whose values are the next
+// argument through a whole command line.
+func TestRedactCommandLine(t *testing.T) {
+	r := Redacted
+	tests := []struct {
+		name          string
+		command, args []string
+		wantCommand   []string
+		wantArgs      []string
+	}{
+		{name: "value in the next argument", command: []string{"/db", "--db-token", "hunter2"}, wantCommand: []string{"/db", "--db-token", r}},
+		{name: "value at the start of args", command: []string{"/db", "--secret"}, args: []string{"hunter2", "--port", "5432"}, wantCommand: []string{"/db", "--secret"}, wantArgs: []string{r, "--port", "5432"}},
+		{name: "a switch before a credential flag", command: []string{"/app", "--no-auth", "--token", "hunter2"}, wantCommand: []string{"/app", "--no-auth", "--token", r}},
+		{name: "two credential flags in a row", command: []string{"/app", "--password", "--secret", "hunter2"}, wantCommand: []string{"/app", "--password", "--secret", r}},
+		{name: "a switch before another flag", command: []string{"kube-apiserver", "--enable-bootstrap-token-auth", "--etcd-servers=https://127.0.0.1:2379"}, wantCommand: []string{"kube-apiserver", "--enable-bootstrap-token-auth", "--etcd-servers=https://127.0.0.1:2379"}},
+		{name: "a switch before a positional argument redacts it", command: []string{"/app", "--anonymous-auth", "serve"}, wantCommand: []string{"/app", "--anonymous-auth", r}},
+		{name: "credential with its value after a switch", command: []string{"/app", "--anonymous-auth", "--token=hunter2"}, wantCommand: []string{"/app", "--anonymous-auth", "--token=" + r}},
+		{name: "a credential flag last", command: []string{"/app", "--api-key"}, wantCommand: []string{"/app", "--api-key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			command := append([]string(nil), tt.command...)
+			args := append([]string(nil), tt.args...)
+			redactContainer(&[]v1.EnvVar{}, command, args)
+			if strings.Join(command, " ") != strings.Join(tt.wantCommand, " ") || strings.Join(args, " ") != strings.Join(tt.wantArgs, " ") {
+				t.Fatalf("got %q %q, want %q %q", command, args, tt.wantCommand, tt.wantArgs)
 			}
 		})
 	}

@@ -83,7 +83,6 @@ func (s *stream) send(m api.StreamMessage) error {
 // writes of up to streamWriteSize rather than one by one, which keeps a
 // busy stream's system calls few and its buffer small.
 func (s *stream) sendEvents(sq streamQuery) (cursor uint64, err error) {
-	s.extendDeadline()
 	for i, e := range s.batch.Events {
 		cursor = e.Seq
 		fe, keep, trimmed := sq.filter(*e)
@@ -115,6 +114,7 @@ func (s *stream) writeLine(line []byte) error {
 		}
 	}
 	if len(line) >= streamWriteSize {
+		s.extendDeadline()
 		_, err := s.w.Write(line)
 		return err
 	}
@@ -127,6 +127,7 @@ func (s *stream) writeBuffered() error {
 	if len(s.buf) == 0 {
 		return nil
 	}
+	s.extendDeadline()
 	_, err := s.w.Write(s.buf)
 	s.buf = s.buf[:0]
 	return err
