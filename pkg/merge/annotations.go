@@ -21,8 +21,14 @@ const SeenTimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // not a change of the pod, and an update keeps the stored values.
 var localAnnotations = [...]string{ConfigSourceAnnotation, ConfigMirrorAnnotation, ConfigSeenAnnotation}
 
+// isLocalAnnotation reports whether key is one of localAnnotations.
 func isLocalAnnotation(key string) bool {
-	return key == ConfigSourceAnnotation || key == ConfigMirrorAnnotation || key == ConfigSeenAnnotation
+	for _, k := range localAnnotations {
+		if key == k {
+			return true
+		}
+	}
+	return false
 }
 
 // annotationsEqual reports whether two annotation maps hold the same entries

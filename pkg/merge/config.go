@@ -70,8 +70,9 @@ func (c *PodConfig) send(ctx context.Context, u PodUpdate) error {
 
 // Channel registers a source and returns the channel it sends its updates
 // on; asking again for the same source returns the same channel. Updates are
-// merged until ctx ends or the source closes the channel; the end of ctx also abandons a merge whose output nobody
-// reads. The Source field of updates sent on the channel is ignored.
+// merged until ctx ends or the source closes the channel; the end of ctx
+// also abandons a merge whose output nobody reads. The Source field of
+// updates sent on the channel is ignored.
 func (c *PodConfig) Channel(ctx context.Context, source string) chan<- PodUpdate {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -57,15 +58,7 @@ func (s *Storage) Stats() []SourceStats {
 		_, c.Seen = s.seen[name]
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b SourceStats) int {
-		if a.Source < b.Source {
-			return -1
-		}
-		if a.Source > b.Source {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b SourceStats) int { return strings.Compare(a.Source, b.Source) })
 	return out
 }
 

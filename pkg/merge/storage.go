@@ -96,7 +96,7 @@ func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes
 	switch u.Op {
 	case Add, Update, Delete:
 		logger.V(4).Info("Merging pods from source", "op", u.Op, "source", source, "pods", klog.KObjSlice(u.Pods))
-		s.mergePods(ctx, source, u, now, current, current, &c)
+		s.mergePods(logger, source, u, now, current, current, &c)
 	case Remove:
 		logger.V(4).Info("Removing pods from source", "source", source, "pods", klog.KObjSlice(u.Pods))
 		for _, p := range u.Pods {
@@ -112,7 +112,7 @@ func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes
 		if next == nil {
 			next = make(map[types.UID]entry, len(u.Pods))
 		}
-		s.mergePods(ctx, source, u, now, current, next, &c)
+		s.mergePods(logger, source, u, now, current, next, &c)
 		for uid, e := range current {
 			if _, kept := next[uid]; !kept {
 				c.removes = append(c.removes, e.pod)
@@ -134,12 +134,16 @@ func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes
 // mergePods merges the update's pods, looked up in old, into into; old and
 // into are the same map except for a SET. A UID that appears twice is
 // merged twice, exactly as the kubelet does it.
-func (s *Storage) mergePods(ctx context.Context, source string, u PodUpdate, now time.Time, old, into map[types.UID]entry, c *changes) {
+//
+// Every pod the update adds gets the same first-seen time, taken once from
+// the clock; the kubelet reads the clock for each new pod, so its values
+// differ by the nanoseconds between two pods of one update.
+func (s *Storage) mergePods(logger klog.Logger, source string, u PodUpdate, now time.Time, old, into map[types.UID]entry, c *changes) {
 	s.names.reset()
 	seenAt := ""
 	for i, pod := range u.Pods {
 		if !s.names.insert(pod) {
-			klog.FromContext(ctx).Info("Pod failed validation due to duplicate pod name, ignoring", "index", i, "pod", klog.KObj(pod), "source", source)
+			logger.Info("Pod failed validation due to duplicate pod name, ignoring", "index", i, "pod", klog.KObj(pod), "source", source)
 			if s.recorder != nil {
 				s.recorder.Eventf(pod, v1.EventTypeWarning, EventReasonFailedValidation,
 					"Error validating pod %s from %s due to duplicate pod name %q, ignoring", podDescription(pod), source, pod.Name)
@@ -171,7 +175,7 @@ func (s *Storage) mergePods(ctx context.Context, source string, u PodUpdate, now
 		if seenAt == "" {
 			seenAt = now.Format(SeenTimeLayout)
 		}
-		klog.FromContext(ctx).V(4).Info("Receiving a new pod", "pod", klog.KObj(pod), "source", source)
+		logger.V(4).Info("Receiving a new pod", "pod", klog.KObj(pod), "source", source)
 		pod.Annotations[ConfigSeenAnnotation] = seenAt
 		into[pod.UID] = entry{pod: pod, fingerprint: fingerprint}
 		c.adds = append(c.adds, pod)

@@ -36,9 +36,6 @@ func NewWorkload(n int, changePercent int) *Workload {
 	return w
 }
 
-// Len returns the number of pods.
-func (w *Workload) Len() int { return len(w.pods) }
-
 // Current returns deep copies of the current pods, and their resource
 // versions as an API source would fingerprint them.
 func (w *Workload) Current() ([]*v1.Pod, []string) {

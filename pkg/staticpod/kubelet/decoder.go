@@ -87,7 +87,7 @@ func (Decoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, erro
 	origin := podOrigin{source: hostPath, file: true, nodeName: nodeName}
 	usable, pod, err := decodeOne(data, origin)
 	if !usable {
-		return nil, fmt.Errorf("%v: couldn't parse as pod(%v), please check config file", hostPath, err)
+		return nil, fmt.Errorf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
 	}
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (Decoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
 		}
 		return pods, nil
 	}
-	return nil, fmt.Errorf("%v: received '%v', but couldn't parse as single (%v) or multiple pods (%v)",
+	return nil, fmt.Errorf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
 		url, string(data), singleErr, listErr)
 }
 
@@ -146,7 +146,7 @@ func decodeOne(data []byte, origin podOrigin) (usable bool, pod *v1.Pod, err err
 	if err := corev1conv.Convert_core_Pod_To_v1_Pod(internal, out, nil); err != nil {
 		return true, nil, err
 	}
-	if err := checkReferences(internal, out, true); err != nil {
+	if err := checkReferences(internal, out); err != nil {
 		return true, nil, err
 	}
 	return true, out, nil
@@ -169,7 +169,7 @@ func decodeList(data []byte, origin podOrigin) (usable bool, pods []*v1.Pod, err
 		}
 		// The kubelet applies only the API-reference rule to list items, not
 		// the gate-off fallback checks.
-		if err := checkReferences(item, nil, false); err != nil {
+		if err := checkReferences(item, nil); err != nil {
 			return true, nil, err
 		}
 	}
@@ -233,9 +233,9 @@ func applyStaticDefaults(pod *api.Pod, origin podOrigin) {
 }
 
 // checkReferences applies PreventStaticPodAPIReferences or, with the gate
-// off and fallback set, the older ClusterTrustBundle and ResourceClaims
-// checks on the converted pod.
-func checkReferences(pod *api.Pod, converted *v1.Pod, fallback bool) error {
+// off, the older ClusterTrustBundle and ResourceClaims checks on the
+// converted pod; a nil converted pod (a list item) skips those.
+func checkReferences(pod *api.Pod, converted *v1.Pod) error {
 	if utilfeature.DefaultFeatureGate.Enabled(features.PreventStaticPodAPIReferences) {
 		_, resource, err := podutil.HasAPIObjectReference(pod)
 		if err != nil {
@@ -246,7 +246,7 @@ func checkReferences(pod *api.Pod, converted *v1.Pod, fallback bool) error {
 		}
 		return nil
 	}
-	if !fallback || converted == nil {
+	if converted == nil {
 		return nil
 	}
 	for _, vol := range converted.Spec.Volumes {
