@@ -52,7 +52,9 @@ func (c *restAPIClient) List(ctx context.Context, resource string, opts metav1.L
 }
 
 // Watch watches the resource in every namespace; the request ends after
-// opts.TimeoutSeconds when set, as a typed client's watch does.
+// opts.TimeoutSeconds when set, as a typed client's watch (the kubelet's
+// node informer) does. The kubelet's pod list-watch sets no client-side
+// timeout, but the server ends the watch at that time anyway.
 func (c *restAPIClient) Watch(ctx context.Context, resource string, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
 	req := c.rest.Get().Resource(resource).VersionedParams(&opts, metav1.ParameterCodec)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
@@ -194,13 +195,22 @@ func parseHeaders(items []string) (http.Header, error) {
 
 // LoadKubeletConfig reads a kubelet configuration file (YAML or JSON,
 // kubelet.config.k8s.io/v1beta1 KubeletConfiguration) at the given path.
+// Field names are matched case-sensitively and unknown fields are ignored,
+// as the kubelet's lenient decoding does. The drop-in files of the kubelet's
+// --config-dir are not read.
 func LoadKubeletConfig(path string) (*kubeletv1beta1.KubeletConfiguration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading kubelet config %s: %w", path, err)
 	}
 	kc := &kubeletv1beta1.KubeletConfiguration{}
-	if err := yaml.Unmarshal(data, kc); err != nil {
+	// sigs.k8s.io/yaml's Unmarshal would match "StaticPodPath" to
+	// staticPodPath, a field the kubelet does not see.
+	js, err := yaml.YAMLToJSON(data)
+	if err == nil {
+		err = utiljson.Unmarshal(js, kc)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("decoding kubelet config %s: %w", path, err)
 	}
 	if kc.Kind != "KubeletConfiguration" || kc.APIVersion != kubeletv1beta1.SchemeGroupVersion.String() {

@@ -120,3 +120,20 @@ fileCheckFrequency: 5s
 		})
 	}
 }
+
+func TestLoadKubeletConfigFieldNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, path, `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+StaticPodPath: /not/seen/by/the/kubelet
+staticPodURL: http://127.0.0.1:9000/pods
+unknownField: ignored
+`)
+	kc, err := LoadKubeletConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kc.StaticPodPath != "" || kc.StaticPodURL != "http://127.0.0.1:9000/pods" {
+		t.Errorf("staticPodPath %q staticPodURL %q, want only the exactly named field", kc.StaticPodPath, kc.StaticPodURL)
+	}
+}

@@ -10,15 +10,14 @@ import (
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// fileState is the file source's memory. store, owner and fileKeys model
-// the kubelet's own bookkeeping exactly, stale entries included, because
-// what the kubelet sends depends on them; valid and rejected are podsrc's
-// reporting on top.
+// fileState is the file source's memory. store and fileKeys model the
+// kubelet's own bookkeeping exactly, stale entries included, because what
+// the kubelet sends depends on them; the files in store, valid and rejected
+// are podsrc's reporting on top.
 type fileState struct {
-	// store models the kubelet's undelta store: pods by namespace/name.
-	store map[string]*v1.Pod
-	// owner is the host path of the file whose pod store holds, by key.
-	owner map[string]string
+	// store models the kubelet's undelta store: pods by namespace/name,
+	// each with the host path of the file it came from.
+	store map[string]filePod
 	// fileKeys models the kubelet's file-to-key mapping: set on every good
 	// read, removed only by a delete event, never by a relist.
 	fileKeys map[string]string
@@ -30,8 +29,7 @@ type fileState struct {
 
 func newFileState() fileState {
 	return fileState{
-		store:    map[string]*v1.Pod{},
-		owner:    map[string]string{},
+		store:    map[string]filePod{},
 		fileKeys: map[string]string{},
 		valid:    map[string]string{},
 		rejected: map[string]staticpod.RejectedFile{},
@@ -58,13 +56,13 @@ func (f *fileState) list() []*v1.Pod {
 	sort.Strings(keys)
 	pods := make([]*v1.Pod, 0, len(keys))
 	for _, k := range keys {
-		pods = append(pods, f.store[k])
+		pods = append(pods, f.store[k].pod)
 	}
 	return pods
 }
 
 // originOf returns the file a stored pod came from.
-func (f *fileState) originOf(pod *v1.Pod) string { return f.owner[podKey(pod)] }
+func (f *fileState) originOf(pod *v1.Pod) string { return f.store[podKey(pod)].path }
 
 // readOK records a good read of path, as the kubelet's mapping does.
 func (f *fileState) readOK(path string, pod *v1.Pod) {
@@ -95,26 +93,15 @@ func (f *fileState) forget(path string) {
 // replace models the store's Replace: the pods of a full listing, where a
 // later file's pod replaces an earlier one with the same key.
 func (f *fileState) replace(pods []filePod) {
-	f.store = make(map[string]*v1.Pod, len(pods))
-	f.owner = make(map[string]string, len(pods))
+	f.store = make(map[string]filePod, len(pods))
 	for _, p := range pods {
-		key := podKey(p.pod)
-		f.store[key] = p.pod
-		f.owner[key] = p.path
+		f.store[podKey(p.pod)] = p
 	}
 }
 
 // add models the store's Add (insert or replace by key).
 func (f *fileState) add(path string, pod *v1.Pod) {
-	key := podKey(pod)
-	f.store[key] = pod
-	f.owner[key] = path
-}
-
-// remove models the store's Delete.
-func (f *fileState) remove(key string) {
-	delete(f.store, key)
-	delete(f.owner, key)
+	f.store[podKey(pod)] = filePod{path: path, pod: pod}
 }
 
 // keepOnly drops reporting for files not in seen (after a full listing).
@@ -141,14 +128,11 @@ func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile
 
 	var shadowed []staticpod.ShadowedFile
 	for path, key := range f.valid {
-		by, ok := f.owner[key]
-		if !ok || by == path {
+		by, ok := f.store[key]
+		if !ok || by.path == path {
 			continue
 		}
-		if _, stored := f.store[key]; !stored {
-			continue
-		}
-		shadowed = append(shadowed, staticpod.ShadowedFile{Pod: key, Path: path, By: by})
+		shadowed = append(shadowed, staticpod.ShadowedFile{Pod: key, Path: path, By: by.path})
 	}
 	sort.Slice(shadowed, func(i, j int) bool { return shadowed[i].Path < shadowed[j].Path })
 	return rejected, shadowed

@@ -250,6 +250,34 @@ func TestFileSourceRelist(t *testing.T) {
 	})
 }
 
+func TestFileSourceWatchRetry(t *testing.T) {
+	// A path under a regular file fails with ENOTDIR, not as a missing
+	// path: the watch backs off and is retried until it is in place. The
+	// relist period is an hour, so only the watch can send the new pod.
+	parent := filepath.Join(t.TempDir(), "etc")
+	write(t, parent, "not a directory")
+	dir := filepath.Join(parent, "manifests")
+	src, c := startFile(t, "", dir, 0)
+	eventually(t, "watch failure recorded", func() bool {
+		return strings.Contains(src.Status().LastError, "watching static pod path "+dir)
+	})
+	if watching(src) {
+		t.Fatal("watching a path that cannot be watched")
+	}
+	if err := os.Remove(parent); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "watch established after the back-off", func() bool { return watching(src) })
+	write(t, filepath.Join(dir, "a.yaml"), "pod a")
+	c.until("a-node-1")
+	if st := src.Status(); st.Checks != 1 {
+		t.Errorf("%d relists, want only the first", st.Checks)
+	}
+}
+
 func TestFileSourceKubeletBookkeeping(t *testing.T) {
 	t.Run("removing a backup of the same pod drops the pod until the relist", func(t *testing.T) {
 		dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/staticpod"
@@ -19,12 +20,16 @@ import (
 
 // Watch retry timing, as in the kubelet: a failed watch is retried after a
 // back-off that starts at watchRetryPeriod and doubles up to
-// watchMaxRetryPeriod; a missing path is retried every watchRetryPeriod
-// without back-off. Variables so that tests can shorten them.
-var (
+// watchMaxRetryPeriod (starting over after 2*watchMaxRetryPeriod without a
+// failure); a missing path is retried every watchRetryPeriod without
+// back-off.
+const (
 	watchRetryPeriod    = 1 * time.Second
 	watchMaxRetryPeriod = 20 * time.Second
 )
+
+// watchBackoffID is the watch's entry in its back-off.
+const watchBackoffID = "watch"
 
 // watchOp is what a watch event means for a manifest.
 type watchOp int
@@ -51,8 +56,7 @@ func (e *retryableWatchError) Unwrap() error { return e.err }
 // watchLoop keeps an fsnotify watch on the static pod path until ctx ends,
 // retrying failures with the kubelet's back-off.
 func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
-	var backoff time.Duration
-	var lastFailure time.Time
+	backoff := flowcontrol.NewBackOff(watchRetryPeriod, watchMaxRetryPeriod)
 	for {
 		err := s.watchOnce(ctx, logger)
 		if ctx.Err() != nil {
@@ -64,15 +68,8 @@ func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
 			s.status.failed(s.now(), err)
 			var retryable *retryableWatchError
 			if !errors.As(err, &retryable) {
-				now := time.Now()
-				switch {
-				case backoff == 0 || now.Sub(lastFailure) > 2*watchMaxRetryPeriod:
-					backoff = watchRetryPeriod
-				default:
-					backoff = min(2*backoff, watchMaxRetryPeriod)
-				}
-				lastFailure = now
-				wait = max(backoff, watchRetryPeriod)
+				backoff.Next(watchBackoffID, time.Now())
+				wait = backoff.Get(watchBackoffID)
 			}
 		}
 		timer := time.NewTimer(wait)
@@ -178,7 +175,7 @@ func (s *FileSource) applyEvent(ctx context.Context, logger klog.Logger, ev watc
 		if _, stored := s.state.store[key]; !stored {
 			return fmt.Errorf("processing removal of %s: the pod with key %s doesn't exist in cache", host, key)
 		}
-		s.state.remove(key)
+		delete(s.state.store, key)
 		delete(s.state.fileKeys, host)
 		s.sendStore(ctx)
 	}

@@ -122,10 +122,13 @@ func (s *URLSource) Run(ctx context.Context) {
 		if err != nil {
 			s.status.failed(s.now(), err)
 			// Like the kubelet, only the first failures in a row are
-			// logged at the default level.
-			if failures < 3 {
+			// logged at the default level, the fourth saying so.
+			switch {
+			case failures < 3:
 				logger.Info("Failed to read pods from URL", "err", err)
-			} else {
+			case failures == 3:
+				logger.Info("Failed to read pods from URL. Dropping verbosity of this message to V(4)", "err", err)
+			default:
 				logger.V(4).Info("Failed to read pods from URL", "err", err)
 			}
 			failures++
