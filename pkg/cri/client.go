@@ -39,10 +39,9 @@ type Options struct {
 // Runtime. The connection is made lazily and re-made by gRPC after the
 // runtime restarts; a call made while the runtime is away fails at once.
 type Client struct {
-	endpoint string
-	timeout  time.Duration
-	conn     *grpc.ClientConn
-	rs       runtimeapi.RuntimeServiceClient
+	timeout time.Duration
+	conn    *grpc.ClientConn
+	rs      runtimeapi.RuntimeServiceClient
 }
 
 var _ Runtime = (*Client)(nil)
@@ -75,18 +74,11 @@ func Dial(endpoint string, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("creating CRI client for %s: %w", endpoint, err)
 	}
 	return &Client{
-		endpoint: "unix://" + path,
-		timeout:  opts.CallTimeout,
-		conn:     conn,
-		rs:       runtimeapi.NewRuntimeServiceClient(conn),
+		timeout: opts.CallTimeout,
+		conn:    conn,
+		rs:      runtimeapi.NewRuntimeServiceClient(conn),
 	}, nil
 }
-
-// Endpoint returns the normalized endpoint, "unix:///path".
-func (c *Client) Endpoint() string { return c.endpoint }
-
-// CallTimeout returns the bound applied to each call.
-func (c *Client) CallTimeout() time.Duration { return c.timeout }
 
 // Close releases the connection.
 func (c *Client) Close() error { return c.conn.Close() }

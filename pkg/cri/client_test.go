@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	crierrors "k8s.io/cri-api/pkg/errors"
 
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
@@ -109,7 +110,7 @@ func TestClientErrors(t *testing.T) {
 			if elapsed := time.Since(start); elapsed > 5*time.Second {
 				t.Fatalf("the call took %v", elapsed)
 			}
-			if got := cri.IsNotFound(err); got != tt.wantNotFound {
+			if got := crierrors.IsNotFound(err); got != tt.wantNotFound {
 				t.Fatalf("IsNotFound(%v) = %v", err, got)
 			}
 			if !strings.Contains(err.Error(), tt.wantText) {

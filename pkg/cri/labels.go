@@ -1,16 +1,20 @@
 package cri
 
+import kubelettypes "k8s.io/kubelet/pkg/types"
+
 // Labels and annotations the kubelet puts on the sandboxes and containers it
-// creates; they tie runtime objects back to pods.
+// creates; they tie runtime objects back to pods. The labels are the
+// kubelet's own constants.
 const (
 	// LabelPodUID holds the UID of the pod a container belongs to.
-	LabelPodUID = "io.kubernetes.pod.uid"
+	LabelPodUID = kubelettypes.KubernetesPodUIDLabel
 	// LabelPodName holds the name of the pod a container belongs to.
-	LabelPodName = "io.kubernetes.pod.name"
+	LabelPodName = kubelettypes.KubernetesPodNameLabel
 	// LabelPodNamespace holds the namespace of the pod a container belongs to.
-	LabelPodNamespace = "io.kubernetes.pod.namespace"
+	LabelPodNamespace = kubelettypes.KubernetesPodNamespaceLabel
 	// LabelContainerName holds the name of the container in the pod spec.
-	LabelContainerName = "io.kubernetes.container.name"
-	// AnnotationRestartCount holds how often the kubelet restarted the container.
+	LabelContainerName = kubelettypes.KubernetesContainerNameLabel
+	// AnnotationRestartCount holds how often the kubelet restarted the
+	// container (a kuberuntime constant that no importable package exports).
 	AnnotationRestartCount = "io.kubernetes.container.restartCount"
 )

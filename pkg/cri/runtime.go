@@ -1,4 +1,9 @@
 // Package cri talks to a node's container runtime over the CRI v1 API.
+//
+// Its client does what the kubelet's (k8s.io/cri-client) does for the calls
+// the PLEG makes, including the status checks and the 16 MiB answer limit,
+// without the OpenTelemetry instrumentation and component-base that one would
+// link into the agent, and with a per-call timeout of its own.
 package cri
 
 import (

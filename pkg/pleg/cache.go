@@ -73,9 +73,8 @@ type CachedPod struct {
 // replaced, never modified, so what Get returns may be kept and read freely
 // but must not be modified. Safe for concurrent use.
 type Cache struct {
-	mu        sync.RWMutex
-	pods      map[types.UID]*CachedPod
-	timestamp time.Time
+	mu   sync.RWMutex
+	pods map[types.UID]*CachedPod
 }
 
 func newCache() *Cache { return &Cache{pods: make(map[types.UID]*CachedPod)} }
@@ -114,14 +113,6 @@ func (e *CachedPod) names() (string, string) {
 	return e.Status.Name, e.Status.Namespace
 }
 
-// Timestamp returns the start of the last relist after which every pod's
-// entry was up to date (the kubelet's cache timestamp).
-func (c *Cache) Timestamp() time.Time {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.timestamp
-}
-
 // lastIPs returns the IPs to keep for a pod whose new status has none: the
 // cached ones, unless the cached entry is an error.
 func (c *Cache) lastIPs(uid types.UID) []string {
@@ -154,10 +145,4 @@ func (c *Cache) delete(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pods, uid)
-}
-
-func (c *Cache) setTimestamp(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timestamp = t
 }

@@ -8,6 +8,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podsrc/podsrc/pkg/cri"
 )
 
 // fakeRuntime is an in-memory cri.Runtime whose whole state is replaced at
@@ -44,7 +46,7 @@ func (f *fakeRuntime) set(sandboxes []*runtimeapi.PodSandbox, containers []*runt
 		f.owner[s.Id] = s.GetMetadata().GetUid()
 	}
 	for _, c := range containers {
-		f.owner[c.Id] = c.Labels["io.kubernetes.pod.uid"]
+		f.owner[c.Id] = c.Labels[cri.LabelPodUID]
 	}
 	clear(f.failPods)
 	for _, p := range failPods {

@@ -18,6 +18,11 @@ import (
 // GenericPLEG relists the runtime periodically and turns the differences
 // between relists into pod lifecycle events, exactly as the kubelet's generic
 // PLEG does. Run drives it; every other method may be called concurrently.
+//
+// It has no single-pod relist (the kubelet's RequestRelist, on by default
+// since v1.36 through PLEGOnDemandRelist) and no RequestReinspect: the
+// kubelet's pod workers ask for both, and podsrc runs none, so every event
+// comes from a periodic relist.
 type GenericPLEG struct {
 	runtime cri.Runtime
 	opts    Options
@@ -40,8 +45,6 @@ type GenericPLEG struct {
 	changes   []change
 	scratch   eventScratch
 }
-
-var _ EventGenerator = (*GenericPLEG)(nil)
 
 // listing is the result of one successful relist's two List calls.
 type listing struct {
@@ -72,9 +75,6 @@ func (g *GenericPLEG) Watch() <-chan *PodLifecycleEvent { return g.events }
 
 // Cache returns the pod status cache.
 func (g *GenericPLEG) Cache() *Cache { return g.cache }
-
-// Options returns the options in effect, defaults filled in.
-func (g *GenericPLEG) Options() Options { return g.opts }
 
 // Stats returns a snapshot of the statistics.
 func (g *GenericPLEG) Stats() Stats {
@@ -136,7 +136,6 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 		}
 		g.reconcile(ctx, r, start, &rec)
 	}
-	g.cache.setTimestamp(start)
 
 	rec.Pods, rec.Sandboxes = counts.pods, counts.sandboxes
 	for _, n := range counts.containers {

@@ -78,8 +78,8 @@ func (g *GenericPLEG) Health() Health {
 		h.Message = err.Error()
 	}
 	h.LastError, h.ConsecutiveFailures = g.stats.lastError()
-	h.RuntimeOK = h.ConsecutiveFailures == 0 && !g.relistTime().IsZero()
 	if t := g.relistTime(); !t.IsZero() {
+		h.RuntimeOK = h.ConsecutiveFailures == 0
 		h.LastRelist = t
 		h.SinceSeconds = g.clock.Since(t).Seconds()
 	}

@@ -2,13 +2,13 @@ package pleg
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	crierrors "k8s.io/cri-api/pkg/errors"
 	netutils "k8s.io/utils/net"
 
 	"github.com/podsrc/podsrc/pkg/cri"
@@ -34,8 +34,9 @@ func (g *GenericPLEG) inspect(ctx context.Context, rec *podRecord, ts time.Time)
 		start := g.clock.Now()
 		resp, err := g.runtime.PodSandboxStatus(ctx, id)
 		calls++
-		g.stats.observeCall(callPodSandboxStatus, g.clock.Since(start), err != nil && !cri.IsNotFound(err))
-		if cri.IsNotFound(err) {
+		notFound := crierrors.IsNotFound(err)
+		g.stats.observeCall(callPodSandboxStatus, g.clock.Since(start), err != nil && !notFound)
+		if notFound {
 			continue
 		}
 		if err != nil {
@@ -59,8 +60,9 @@ func (g *GenericPLEG) inspect(ctx context.Context, rec *podRecord, ts time.Time)
 		start := g.clock.Now()
 		resp, err := g.runtime.ContainerStatus(ctx, e.id)
 		calls++
-		g.stats.observeCall(callContainerStatus, g.clock.Since(start), err != nil && !cri.IsNotFound(err))
-		if cri.IsNotFound(err) {
+		notFound := crierrors.IsNotFound(err)
+		g.stats.observeCall(callContainerStatus, g.clock.Since(start), err != nil && !notFound)
+		if notFound {
 			continue
 		}
 		if err != nil {
@@ -68,7 +70,7 @@ func (g *GenericPLEG) inspect(ctx context.Context, rec *podRecord, ts time.Time)
 		}
 		s := resp.GetStatus()
 		if s == nil {
-			return nil, calls, errors.New("inspecting container " + e.id + ": runtime returned no status")
+			return nil, calls, fmt.Errorf("inspecting container %s: runtime returned no status", e.id)
 		}
 		st.Containers = append(st.Containers, containerStatus(s, e.sandboxID))
 	}
@@ -91,24 +93,17 @@ func (g *GenericPLEG) keptIPs(st *PodStatus) []string {
 }
 
 // podIPs returns the primary and additional IPs of a ready sandbox; none when
-// one of them does not parse, as in the kubelet.
+// one of them does not parse, as in the kubelet (which also answers an empty,
+// not nil, list when the sandbox has no IP).
 func podIPs(s *runtimeapi.PodSandboxStatus) []string {
-	ips := []string{}
-	n := s.Network
-	if n == nil {
-		return ips
-	}
-	if n.Ip != "" {
-		if netutils.ParseIPSloppy(n.Ip) == nil {
+	ips := sandboxIPs(s)
+	for _, ip := range ips {
+		if netutils.ParseIPSloppy(ip) == nil {
 			return nil
 		}
-		ips = append(ips, n.Ip)
 	}
-	for _, a := range n.AdditionalIps {
-		if netutils.ParseIPSloppy(a.Ip) == nil {
-			return nil
-		}
-		ips = append(ips, a.Ip)
+	if ips == nil {
+		return []string{}
 	}
 	return ips
 }
@@ -129,7 +124,9 @@ func sandboxIPs(s *runtimeapi.PodSandboxStatus) []string {
 }
 
 // containerStatus converts a CRI container status the way the kubelet reads
-// it (the termination message file and log fallback are not read).
+// it (the termination message file and log fallback are not read). Where the
+// kubelet's container-name label is missing, the name is the CRI metadata's,
+// which the kubelet leaves empty.
 func containerStatus(s *runtimeapi.ContainerStatus, sandboxID string) ContainerStatus {
 	cs := ContainerStatus{
 		ID:        s.Id,

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podsrc/podsrc/pkg/cri"
 )
 
 func TestInspectIPs(t *testing.T) {
@@ -76,7 +78,7 @@ func TestInspectSkipsVanished(t *testing.T) {
 	c1 := containerObj("c1", "p1", 2, runtimeapi.ContainerState_CONTAINER_RUNNING)
 	c2 := containerObj("c2", "p1", 1, runtimeapi.ContainerState_CONTAINER_EXITED)
 	rt.set([]*runtimeapi.PodSandbox{sb}, []*runtimeapi.Container{c1, c2})
-	rt.containerStatus["c1"] = &runtimeapi.ContainerStatus{Id: "c1", Metadata: c1.Metadata, State: c1.State, CreatedAt: 2, StartedAt: 5, Labels: map[string]string{"io.kubernetes.container.name": "app"}}
+	rt.containerStatus["c1"] = &runtimeapi.ContainerStatus{Id: "c1", Metadata: c1.Metadata, State: c1.State, CreatedAt: 2, StartedAt: 5, Labels: map[string]string{cri.LabelContainerName: "app"}}
 	// c2 is listed but its status says it does not exist.
 	g.runtime = &notFoundStatus{fakeRuntime: rt, missing: "c2"}
 	if err := g.Relist(context.Background()); err != nil {

@@ -85,11 +85,12 @@ func await(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// expectEvents reads the next len(want) events from Watch and checks their
-// type and data; then nothing else may have been computed.
-func (f *criFixture) expectEvents(t *testing.T, want ...PodLifecycleEvent) {
+// expectEvents reads the next len(want) events from Watch, checks their
+// type and data and returns them.
+func (f *criFixture) expectEvents(t *testing.T, want ...PodLifecycleEvent) []*PodLifecycleEvent {
 	t.Helper()
 	timeout := time.After(waitFor)
+	got := make([]*PodLifecycleEvent, 0, len(want))
 	for i, w := range want {
 		select {
 		case ev := <-f.g.Watch():
@@ -97,19 +98,32 @@ func (f *criFixture) expectEvents(t *testing.T, want ...PodLifecycleEvent) {
 				t.Fatalf("event %d: got %s %s %s, want %s %s %s", i, ev.ID, ev.Type, ev.Data, w.ID, w.Type, w.Data)
 			}
 			f.seen = ev.Seq
+			got = append(got, ev)
 		case <-timeout:
 			t.Fatalf("timed out waiting for event %d (%s %s)", i, w.Type, w.Data)
 		}
 	}
+	return got
+}
+
+// statusCalls counts the status calls the runtime answered.
+func (f *criFixture) statusCalls() int {
+	return f.srv.Calls(critest.MethodPodSandboxStatus) + f.srv.Calls(critest.MethodContainerStatus)
 }
 
 // expectQuiet checks that after a few more successful relists no event was
-// computed since the last expected one.
+// computed since the last expected one, and that the relists that did not
+// have to finish the expected events' work inspected no pod.
 func (f *criFixture) expectQuiet(t *testing.T) {
 	t.Helper()
+	f.awaitRelists(t, 1)
+	calls := f.statusCalls()
 	f.awaitRelists(t, 3)
 	if evs := f.g.Events(f.seen); len(evs) > 0 {
 		t.Fatalf("unexpected events: %s", jsonString(evs))
+	}
+	if n := f.statusCalls() - calls; n != 0 {
+		t.Fatalf("%d status calls by relists of an unchanged runtime", n)
 	}
 }
 
@@ -184,7 +198,9 @@ func TestCRILifecycle(t *testing.T) {
 	}
 
 	f.srv.ExitContainer(c, 3, "Error")
-	f.expectEvents(t, died("uid-1", c))
+	if ev := f.expectEvents(t, died("uid-1", c))[0]; ev.ExitCode == nil || *ev.ExitCode != 3 || ev.ContainerName != "app" || ev.PodName != "web-uid-1" {
+		t.Fatalf("died event %s, want exit code 3 of container app in pod web-uid-1", jsonString(ev))
+	}
 	cp, ok := f.g.Cache().Get("uid-1")
 	if !ok || cp.Status == nil {
 		t.Fatalf("no cached status for uid-1: %+v", cp)

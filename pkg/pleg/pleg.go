@@ -5,7 +5,6 @@
 package pleg
 
 import (
-	"context"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -62,14 +61,4 @@ type PodLifecycleEvent struct {
 	Relist uint64 `json:"relist"`
 	// Time is the start of that relist.
 	Time time.Time `json:"time"`
-}
-
-// EventGenerator is what a consumer of pod lifecycle events needs from a PLEG.
-type EventGenerator interface {
-	// Run relists until ctx is done.
-	Run(ctx context.Context)
-	// Watch returns the channel the events are sent on.
-	Watch() <-chan *PodLifecycleEvent
-	// Healthy answers like the kubelet's PLEG health check.
-	Healthy() (bool, error)
 }

@@ -32,6 +32,17 @@ func (r *ring[T]) len() int {
 	return r.next
 }
 
+// at returns the i-th oldest kept value; i must be below len().
+func (r *ring[T]) at(i int) *T {
+	if r.full {
+		i += r.next
+		if i >= len(r.buf) {
+			i -= len(r.buf)
+		}
+	}
+	return &r.buf[i]
+}
+
 // values returns a copy of the kept values, oldest first.
 func (r *ring[T]) values() []T {
 	out := make([]T, 0, r.len())

@@ -139,7 +139,7 @@ func checkBackoff(t *testing.T, g *GenericPLEG) {
 	if len(failed) < 3 {
 		t.Fatalf("want at least 3 consecutive failed relists, have %s", jsonString(recs))
 	}
-	o := g.Options()
+	o := g.opts
 	// The first failure of the run may be older than the history.
 	k0 := 1
 	if first == 0 {

@@ -2,6 +2,7 @@ package pleg
 
 import (
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -301,8 +302,8 @@ func (r *recorder) snapshot() Stats {
 // still in the history. Called with mu held.
 func (r *recorder) slowestPods() []PodInspection {
 	var oldest uint64
-	if h := r.history.values(); len(h) > 0 {
-		oldest = h[0].Seq
+	if r.history.len() > 0 {
+		oldest = r.history.at(0).Seq
 	}
 	all := r.inspections.values()
 	all = slices.DeleteFunc(all, func(p PodInspection) bool { return p.Relist < oldest })
@@ -322,19 +323,16 @@ func (r *recorder) slowestPods() []PodInspection {
 }
 
 // eventsAfter returns the kept event records with a sequence number above
-// seq, oldest first.
+// seq, oldest first. Only those are copied: the agent calls it every relist
+// period, mostly to find nothing new.
 func (r *recorder) eventsAfter(seq uint64) []EventRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all := r.events.values()
-	i, _ := slices.BinarySearchFunc(all, seq+1, func(e EventRecord, s uint64) int {
-		switch {
-		case e.Seq < s:
-			return -1
-		case e.Seq > s:
-			return 1
-		}
-		return 0
-	})
-	return all[i:]
+	n := r.events.len()
+	i := sort.Search(n, func(i int) bool { return r.events.at(i).Seq > seq })
+	out := make([]EventRecord, 0, n-i)
+	for ; i < n; i++ {
+		out = append(out, *r.events.at(i))
+	}
+	return out
 }

@@ -286,13 +286,17 @@ func (s *Server) findContainer(id string) *container {
 	return nil
 }
 
-func (s *Server) sandboxObject(sb *sandbox) *runtimeapi.PodSandbox {
+func (sb *sandbox) labels() map[string]string {
+	return map[string]string{cri.LabelPodUID: sb.meta.Uid, cri.LabelPodName: sb.meta.Name, cri.LabelPodNamespace: sb.meta.Namespace}
+}
+
+func (sb *sandbox) object() *runtimeapi.PodSandbox {
 	return &runtimeapi.PodSandbox{
 		Id:        sb.id,
 		Metadata:  sb.meta,
 		State:     sb.state,
 		CreatedAt: sb.createdAt,
-		Labels:    map[string]string{cri.LabelPodUID: sb.meta.Uid, cri.LabelPodName: sb.meta.Name, cri.LabelPodNamespace: sb.meta.Namespace},
+		Labels:    sb.labels(),
 	}
 }
 
@@ -342,7 +346,7 @@ func (v *service) ListPodSandbox(ctx context.Context, _ *runtimeapi.ListPodSandb
 	defer v.s.mu.Unlock()
 	resp := &runtimeapi.ListPodSandboxResponse{}
 	for _, sb := range v.s.sandboxes {
-		resp.Items = append(resp.Items, v.s.sandboxObject(sb))
+		resp.Items = append(resp.Items, sb.object())
 	}
 	return resp, nil
 }
@@ -378,7 +382,7 @@ func (v *service) PodSandboxStatus(ctx context.Context, req *runtimeapi.PodSandb
 		State:     sb.state,
 		CreatedAt: sb.createdAt,
 		Network:   &runtimeapi.PodSandboxNetworkStatus{Ip: sb.ip},
-		Labels:    v.s.sandboxObject(sb).Labels,
+		Labels:    sb.labels(),
 	}
 	return &runtimeapi.PodSandboxStatusResponse{Status: st}, nil
 }

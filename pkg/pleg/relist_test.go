@@ -1,0 +1,103 @@
+package pleg
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+)
+
+// TestRelistInspectsOnlyChangedPods checks that, as in the kubelet, a relist
+// reads the status of the pods whose containers changed, or whose last
+// inspection failed, and of no other pod.
+func TestRelistInspectsOnlyChangedPods(t *testing.T) {
+	running, exited := runtimeapi.ContainerState_CONTAINER_RUNNING, runtimeapi.ContainerState_CONTAINER_EXITED
+	node := func(p1 runtimeapi.ContainerState) ([]*runtimeapi.PodSandbox, []*runtimeapi.Container) {
+		var sandboxes []*runtimeapi.PodSandbox
+		var containers []*runtimeapi.Container
+		for i, st := range []runtimeapi.ContainerState{running, p1, running} {
+			uid := fmt.Sprintf("p%d", i)
+			sandboxes = append(sandboxes, sandboxObj("s-"+uid, uid, 0, 1, runtimeapi.PodSandboxState_SANDBOX_READY))
+			containers = append(containers, containerObj("c-"+uid, uid, 2, st))
+		}
+		return sandboxes, containers
+	}
+	rt := newFakeRuntime()
+	g := New(rt, Options{})
+	ctx := context.Background()
+	relist := func(step string, wantCalls, wantInspected int) {
+		t.Helper()
+		rt.mu.Lock()
+		rt.statusCalls = 0
+		rt.mu.Unlock()
+		if err := g.Relist(ctx); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		rt.mu.Lock()
+		calls := rt.statusCalls
+		rt.mu.Unlock()
+		recs := g.Stats().RecentRelists
+		if last := recs[len(recs)-1]; calls != wantCalls || last.Inspected != wantInspected {
+			t.Fatalf("%s: %d status calls, %d pods inspected; want %d, %d", step, calls, last.Inspected, wantCalls, wantInspected)
+		}
+	}
+
+	rt.set(node(running))
+	relist("first relist", 6, 3)
+	relist("unchanged", 0, 0)
+	rt.set(node(exited))
+	relist("one container exited", 2, 1)
+	relist("unchanged again", 0, 0)
+	sandboxes, containers := node(running)
+	rt.set(sandboxes, containers, "p1")
+	relist("the changed pod's inspection fails", 1, 1)
+	rt.set(node(running))
+	relist("the failed pod is inspected again", 2, 1)
+	relist("then left alone", 0, 0)
+}
+
+// TestEventsAfter checks Events against the kept history, also once the
+// history wrapped.
+func TestEventsAfter(t *testing.T) {
+	rt := newFakeRuntime()
+	g := New(rt, Options{EventHistory: 4})
+	var sandboxes []*runtimeapi.PodSandbox
+	// Six pods: six ContainerStarted events, of which the last four are kept.
+	for i := range 6 {
+		sandboxes = append(sandboxes, sandboxObj(fmt.Sprintf("s%d", i), fmt.Sprintf("p%d", i), 0, int64(i+1), runtimeapi.PodSandboxState_SANDBOX_READY))
+	}
+	rt.set(sandboxes, nil)
+	if err := g.Relist(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	seqs := func(after uint64) []uint64 {
+		out := []uint64{}
+		seen := map[types.UID]bool{}
+		for _, r := range g.Events(after) {
+			if seen[r.ID] {
+				t.Errorf("Events(%d): pod %s twice", after, r.ID)
+			}
+			seen[r.ID] = true
+			out = append(out, r.Seq)
+		}
+		return out
+	}
+	tests := []struct {
+		after uint64
+		want  []uint64
+	}{
+		{after: 0, want: []uint64{3, 4, 5, 6}},
+		{after: 2, want: []uint64{3, 4, 5, 6}},
+		{after: 3, want: []uint64{4, 5, 6}},
+		{after: 5, want: []uint64{6}},
+		{after: 6, want: []uint64{}},
+		{after: 100, want: []uint64{}},
+	}
+	for _, tt := range tests {
+		if got := seqs(tt.after); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Events(%d) seqs = %v, want %v", tt.after, got, tt.want)
+		}
+	}
+}
