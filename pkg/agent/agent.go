@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -130,15 +129,13 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 }
 
 // startSources registers every configured source with the merge, so that
-// readiness counts them from the start, and builds it.
+// readiness counts them from the start, and builds it. The builders return a
+// nil source only for a source that is off, which is never asked for here.
 func (a *Agent) startSources(ctx context.Context) error {
 	add := func(name string, build func(chan<- merge.PodUpdate) (PodSource, error)) error {
 		src, err := build(a.config.Channel(ctx, name))
 		if err != nil {
 			return fmt.Errorf("starting the %s source: %w", name, err)
-		}
-		if v := reflect.ValueOf(src); !v.IsValid() || v.IsNil() {
-			return fmt.Errorf("starting the %s source: not configured", name)
 		}
 		a.sources = append(a.sources, namedSource{name: name, src: src})
 		return nil

@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"fmt"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -104,6 +104,17 @@ func TestEndpoints(t *testing.T) {
 		if info.Kind != api.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
 			t.Fatalf("pod: %+v", info)
 		}
+		if info.Source != "file" || !info.Static || info.Runtime == nil || info.Runtime.SandboxID != sb ||
+			len(info.Runtime.IPs) != 1 || info.Runtime.IPs[0] != "10.1.0.5" {
+			t.Fatalf("pod joined with the runtime: %+v %+v", info, info.Runtime)
+		}
+		// A pod only the runtime has is served from the runtime alone.
+		var ghost api.PodInfo
+		ta.getJSON(t, "/api/v1alpha1/pods/orphan-uid", &ghost)
+		if ghost.Kind != api.KindPod || ghost.Name != "ghost" || ghost.Namespace != "kube-system" || ghost.Source != "" || ghost.Pod != nil ||
+			ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
+			t.Fatalf("runtime-only pod: %+v", ghost)
+		}
 		if code, _ := ta.get(t, "/api/v1alpha1/pods/no-such-uid"); code != http.StatusNotFound {
 			t.Fatalf("unknown UID answered %d", code)
 		}
@@ -162,8 +173,11 @@ func TestSecretsNeverLeave(t *testing.T) {
 			t.Errorf("%s shows a secret value", path)
 		}
 	}
-	if line := fmt.Sprint(first); strings.Contains(line, "hunter2") {
-		t.Error("the stream's snapshot shows a secret value")
+	if first.Type != api.MessageSnapshot || first.Snapshot == nil || len(first.Snapshot.Items) != 1 {
+		t.Fatalf("stream began with %+v, want a snapshot of the pod", first)
+	}
+	if line, err := json.Marshal(first); err != nil || strings.Contains(string(line), "hunter2") || strings.Contains(string(line), "payments") {
+		t.Errorf("the stream's snapshot shows a secret value (or fails to encode: %v)", err)
 	}
 	var info api.PodInfo
 	ta.getJSON(t, "/api/v1alpha1/pods/"+string(pod.UID), &info)

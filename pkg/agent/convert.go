@@ -145,16 +145,6 @@ func latency(s pleg.LatencySummary) api.Latency {
 	return api.Latency{Count: s.Count, Last: s.LastSeconds, P50: s.P50Seconds, P99: s.P99Seconds, Max: s.WindowMaxSeconds}
 }
 
-// podByUID finds a pod of the view by UID.
-func podByUID(pods []sourced, uid string) (sourced, bool) {
-	for _, p := range pods {
-		if string(p.pod.UID) == uid {
-			return p, true
-		}
-	}
-	return sourced{}, false
-}
-
 // fullPod returns the pod as served: redacted unless exposing is allowed.
 func fullPod(p *v1.Pod, expose bool) *v1.Pod {
 	if expose {

@@ -77,15 +77,12 @@ func (a *Agent) Pods(sourceName string) api.PodList {
 	a.viewMu.Lock()
 	configured := a.view.list()
 	a.viewMu.Unlock()
-	return a.filteredPodList(configured, sourceName)
+	return a.podList(configured, sourceName)
 }
 
-// podList describes configured pods and the runtime's.
-func (a *Agent) podList(configured []sourced) api.PodList {
-	return a.filteredPodList(configured, "")
-}
-
-func (a *Agent) filteredPodList(configured []sourced, sourceName string) api.PodList {
+// podList joins configured pods with the runtime's view; sourceName, when
+// set, keeps only that source's pods and leaves out the runtime's own.
+func (a *Agent) podList(configured []sourced, sourceName string) api.PodList {
 	rt := a.runtimeView()
 
 	out := api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: a.cfg.Sources.NodeName, Items: []api.PodInfo{}}
@@ -131,7 +128,7 @@ func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
 func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	uid := mux.Vars(r)["uid"]
 	a.viewMu.Lock()
-	p, ok := podByUID(a.view.list(), uid)
+	p, ok := a.view.get(types.UID(uid))
 	a.viewMu.Unlock()
 	rt := a.runtimeView()
 	rp, inRuntime := rt[types.UID(uid)]

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
@@ -217,4 +218,12 @@ func (c *streamClient) nextOf(t *testing.T) api.StreamMessage {
 			return m
 		}
 	}
+}
+
+// subscribersValue returns the number of open streams, as /metrics counts
+// them.
+func (m *metrics) subscribersValue() int {
+	var out dto.Metric
+	_ = m.subscribers.Write(&out)
+	return int(out.GetGauge().GetValue())
 }

@@ -3,8 +3,8 @@ package agent
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	dto "github.com/prometheus/client_model/go"
 
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -40,11 +40,11 @@ func newMetrics(a *Agent) *metrics {
 }
 
 func (m *metrics) configEvent(u merge.PodUpdate) {
-	m.events.WithLabelValues("config", u.Op.String()).Inc()
+	m.events.WithLabelValues(api.EventKindConfig, u.Op.String()).Inc()
 }
 
 func (m *metrics) plegEvent(r pleg.EventRecord) {
-	m.events.WithLabelValues("pleg", string(r.Type)).Inc()
+	m.events.WithLabelValues(api.EventKindPLEG, string(r.Type)).Inc()
 }
 
 // stateCollector reads the merge's and the PLEG's counters at scrape time.
@@ -101,11 +101,4 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		healthy = 1
 	}
 	ch <- prometheus.MustNewConstMetric(descHealthy, prometheus.GaugeValue, healthy)
-}
-
-// subscribersValue returns the number of open streams.
-func (m *metrics) subscribersValue() int {
-	var out dto.Metric
-	_ = m.subscribers.Write(&out)
-	return int(out.GetGauge().GetValue())
 }

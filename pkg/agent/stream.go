@@ -159,7 +159,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 		cursor = a.hub.LastSeq()
 		configured := a.view.list()
 		a.viewMu.Unlock()
-		snap := a.podList(configured)
+		snap := a.podList(configured, "")
 		if err := s.send(api.StreamMessage{Type: api.MessageSnapshot, Seq: cursor, Snapshot: &snap}); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
 // publish puts n config events from source "test" into the agent's sequence.
@@ -249,26 +251,76 @@ func TestManyStreamsOneStuck(t *testing.T) {
 	})
 }
 
-// TestPLEGEventsOnTheStream follows a container through the PLEG: started,
-// then died with its exit code, as events on the stream.
+// TestPLEGEventsOnTheStream follows a container through the PLEG: its
+// sandbox started, the container created (ContainerChanged, which the
+// kubelet computes but never sends), started, then died with its exit code,
+// as events on the stream. Each step waits for its event, so that no relist
+// can fall between two steps unexpectedly.
 func TestPLEGEventsOnTheStream(t *testing.T) {
 	ta := startAgent(t, nil)
 	s := ta.stream(t, "?kind=pleg")
-	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
-	c := ta.runtime.CreateContainer(sb, "app")
-	ta.runtime.StartContainer(c)
-	want := map[string]bool{sb: true, c: true}
-	for len(want) > 0 {
+	next := func(typ, data string, sends bool) *api.Event {
+		t.Helper()
 		m := s.nextOf(t)
-		if m.Event.Type != "ContainerStarted" || !want[m.Event.Data] {
-			t.Fatalf("got %+v, want ContainerStarted of %v", m.Event, want)
+		e := m.Event
+		if e == nil || e.Kind != api.EventKindPLEG || e.Type != typ || e.Data != data || e.PodUID != "uid-1" || e.PodName != "web" ||
+			e.Namespace != "default" || e.KubeletSends == nil || *e.KubeletSends != sends {
+			t.Fatalf("got %+v, want %s of %s with kubeletSends %v", m, typ, data, sends)
 		}
-		delete(want, m.Event.Data)
+		return e
+	}
+	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
+	if e := next("ContainerStarted", sb, true); !e.Sandbox {
+		t.Fatalf("sandbox event %+v not marked as a sandbox's", e)
+	}
+	c := ta.runtime.CreateContainer(sb, "app")
+	next("ContainerChanged", c, false)
+	ta.runtime.StartContainer(c)
+	if e := next("ContainerStarted", c, true); e.Sandbox || e.ContainerName != "app" {
+		t.Fatalf("container event %+v", e)
 	}
 	ta.runtime.ExitContainer(c, 7, "Error")
-	m := s.nextOf(t)
-	if e := m.Event; e.Type != "ContainerDied" || e.Data != c || e.ContainerName != "app" || e.ExitCode == nil || *e.ExitCode != 7 || e.KubeletSends == nil || !*e.KubeletSends {
+	if e := next("ContainerDied", c, true); e.ContainerName != "app" || e.ExitCode == nil || *e.ExitCode != 7 {
 		t.Fatalf("got %+v, want ContainerDied of %s with exit code 7", e, c)
+	}
+}
+
+// TestPLEGDiscardedEventsStayOffTheStream fails a pod's inspection for a
+// few relists: the kubelet discards the events of those relists and
+// computes them again, so the stream gets the sandbox's ContainerStarted
+// once, from the relist whose inspection succeeded.
+func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
+	ta := startAgent(t, nil)
+	ta.runtime.Fail("PodSandboxStatus", errors.New("runtime busy"))
+	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "")
+	ta.waitFor(t, "discarded events", func() bool { return ta.pleg.Stats().EventsDiscarded >= 2 })
+	ta.runtime.Fail("PodSandboxStatus", nil)
+
+	// The sandbox's death comes after its start in the PLEG's order, and
+	// the agent publishes in that order: once the death is in the hub,
+	// every ContainerStarted of the sandbox the agent would publish is too.
+	ta.waitFor(t, "the sandbox's ContainerStarted to be computed", func() bool {
+		for _, r := range ta.pleg.Events(0) {
+			if r.Type == pleg.ContainerStarted && r.Data == sb && r.Outcome == pleg.OutcomeSent {
+				return true
+			}
+		}
+		return false
+	})
+	ta.runtime.StopSandbox(sb)
+	count := func(typ string) (n int) {
+		var b Batch
+		ta.hub.Read(&b, 0, ta.cfg.EventBuffer)
+		for _, e := range b.Events {
+			if e.Kind == api.EventKindPLEG && e.Type == typ && e.Data == sb {
+				n++
+			}
+		}
+		return n
+	}
+	ta.waitFor(t, "the sandbox's ContainerDied", func() bool { return count("ContainerDied") > 0 })
+	if n := count("ContainerStarted"); n != 1 {
+		t.Fatalf("the sandbox's ContainerStarted was published %d times, want once", n)
 	}
 }
 

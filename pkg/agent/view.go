@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 )
 
@@ -38,7 +39,11 @@ func (v *view) apply(u merge.PodUpdate) {
 			delete(v.pods, viewKey{u.Source, p.UID})
 		}
 	case merge.Set:
-		// A snapshot holds every source's pods, each marked with its source.
+		// The kubelet's sync loop ignores SET ("does not support snapshot
+		// update"), so its pod manager would stay as it was; the view
+		// follows the merge instead, so that the snapshot modes still show
+		// what the merge holds. A snapshot holds every source's pods, each
+		// marked with its source.
 		clear(v.pods)
 		for _, p := range u.Pods {
 			v.pods[viewKey{p.Annotations[merge.ConfigSourceAnnotation], p.UID}] = p
@@ -50,6 +55,17 @@ func (v *view) apply(u merge.PodUpdate) {
 type sourced struct {
 	source string
 	pod    *v1.Pod
+}
+
+// get returns the view's pod with the UID. A UID that two sources configure
+// is answered, as in list's order, with the pod of the source first by name.
+func (v *view) get(uid types.UID) (sourced, bool) {
+	for _, src := range [...]string{api.SourceAPI, api.SourceFile, api.SourceHTTP} {
+		if p, ok := v.pods[viewKey{src, uid}]; ok {
+			return sourced{source: src, pod: p}, true
+		}
+	}
+	return sourced{}, false
 }
 
 // list returns the view's pods, sorted by namespace, name and source. The

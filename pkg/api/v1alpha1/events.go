@@ -75,7 +75,9 @@ type Event struct {
 	Pods   []PodRef `json:"pods,omitempty"`
 
 	// PLEG events: the pod, the event type, the container or sandbox ID
-	// (Data) and name, and whether the kubelet sends this type at all.
+	// (Data) and name, and whether the kubelet sends the event: false for
+	// a type it never sends (ContainerChanged) and for an event its full
+	// PLEG channel dropped.
 	PodUID        types.UID `json:"podUID,omitempty"`
 	PodName       string    `json:"podName,omitempty"`
 	Namespace     string    `json:"namespace,omitempty"`

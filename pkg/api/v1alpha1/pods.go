@@ -42,7 +42,8 @@ type PodInfo struct {
 // RuntimePod is the container runtime's view of a pod.
 type RuntimePod struct {
 	// SandboxState is the state of the newest sandbox (SANDBOX_READY as
-	// "ready", otherwise "notready"); SandboxID its ID.
+	// "ready", SANDBOX_NOTREADY as "notready", anything else "unknown");
+	// SandboxID its ID.
 	SandboxID    string             `json:"sandboxID,omitempty"`
 	SandboxState string             `json:"sandboxState,omitempty"`
 	IPs          []string           `json:"ips,omitempty"`
