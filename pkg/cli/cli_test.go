@@ -84,6 +84,7 @@ func TestDirectCommands(t *testing.T) {
 		{name: "pleg", args: []string{"pleg"}, want: []string{"HEALTHY", "true"}},
 		{name: "version", args: []string{"version"}, want: []string{"Client Version:", "Agent Version: v0.1.0", "Kubelet Semantics: v1.36.3"}},
 		{name: "node name kept", args: []string{"sources", "node-1", "-o", "jsonpath={.nodeName}"}, want: []string{"node-1"}},
+		{name: "request timeout in seconds, as kubectl takes it", args: []string{"pleg", "--request-timeout", "30"}, want: []string{"HEALTHY"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,6 +128,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad since", []string{"watch", "n1", "--since", "yesterday"}, "--since"},
 		{"bad output", []string{"pods", "n1", "-o", "xml"}, "output format"},
 		{"agent-url and all nodes", []string{"pods", "--agent-url", "http://127.0.0.1:1", "--all-nodes"}, "--agent-url"},
+		{"bad request timeout", []string{"pods", "--agent-url", "http://127.0.0.1:1", "--request-timeout", "soon"}, "--request-timeout"},
+		{"watch streams every node at once", []string{"watch", "n1", "--max-concurrency", "2"}, "unknown flag: --max-concurrency"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/podsrc/podsrc/pkg/client"
 )
@@ -74,14 +75,15 @@ func (o *CommonOptions) Validate() error {
 	return nil
 }
 
-// requestTimeout parses --request-timeout.
+// requestTimeout parses --request-timeout as kubectl does: a bare number
+// is seconds. With --agent-url no cluster configuration parses it for us.
 func (o *CommonOptions) requestTimeout() (time.Duration, error) {
-	if o.ConfigFlags.Timeout == nil || *o.ConfigFlags.Timeout == "" || *o.ConfigFlags.Timeout == "0" {
+	if o.ConfigFlags.Timeout == nil || *o.ConfigFlags.Timeout == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(*o.ConfigFlags.Timeout)
+	d, err := clientcmd.ParseTimeout(*o.ConfigFlags.Timeout)
 	if err != nil {
-		return 0, fmt.Errorf("--request-timeout %q: want a duration such as 30s", *o.ConfigFlags.Timeout)
+		return 0, fmt.Errorf("--request-timeout %q: want a duration such as 30s, or seconds", *o.ConfigFlags.Timeout)
 	}
 	return d, nil
 }
@@ -120,9 +122,6 @@ var errFailed = errors.New("some nodes failed")
 // ErrSilent reports whether err was printed already and only the exit code
 // is left to set.
 func ErrSilent(err error) bool { return errors.Is(err, errFailed) }
-
-// nodeContext is the context every per-node operation runs under.
-type nodeContext = context.Context
 
 // options is a command's Options, in kubectl's Complete, Validate, Run pattern.
 type options interface {

@@ -20,6 +20,9 @@ type NodeFlags struct {
 	MaxConcurrency int
 	// Optional says no node at all is fine (version).
 	Optional bool
+	// Streaming says the command keeps one stream per node open (watch),
+	// so that --max-concurrency does not apply.
+	Streaming bool
 }
 
 // AddFlags binds the node selection flags to cmd.
@@ -29,7 +32,9 @@ func (f *NodeFlags) AddFlags(cmd *cobra.Command) {
 	}
 	cmd.Flags().BoolVar(&f.AllNodes, "all-nodes", f.AllNodes, "Cover every node of the cluster.")
 	cmd.Flags().StringVarP(&f.Selector, "selector", "l", f.Selector, "Cover the nodes matching this label selector (e.g. -l node-role.kubernetes.io/control-plane).")
-	cmd.Flags().IntVar(&f.MaxConcurrency, "max-concurrency", f.MaxConcurrency, "How many nodes to talk to at once.")
+	if !f.Streaming {
+		cmd.Flags().IntVar(&f.MaxConcurrency, "max-concurrency", f.MaxConcurrency, "How many nodes to talk to at once.")
+	}
 }
 
 // Validate checks the selection against the connection flags.

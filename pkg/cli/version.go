@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubectl/pkg/util/templates"
 	"sigs.k8s.io/yaml"
 
@@ -68,17 +69,17 @@ func NewCmdVersion(common *CommonOptions) *cobra.Command {
 			# As JSON
 			kubectl podsrc version --all-nodes -o json`),
 		ValidArgsFunction: completeNodes(common),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Nodes.Names = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runOptions(o),
 	}
 	o.Nodes.AddFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "One of json or yaml.")
 	return cmd
+}
+
+// Complete fills in the nodes.
+func (o *VersionOptions) Complete(args []string) error {
+	o.Nodes.Names = args
+	return nil
 }
 
 // Validate checks the options.
@@ -101,7 +102,14 @@ func (o *VersionOptions) wantsNodes() bool {
 func (o *VersionOptions) Run(ctx context.Context) error {
 	info := VersionInfo{ClientVersion: ClientVersion{Version: version.Version, APIVersion: v1alpha1.GroupVersion, GoVersion: runtime.Version()}}
 	var results []result[NodeVersion]
+	failed := false
 	if o.wantsNodes() {
+		// The node's kubelet version is best effort: without the cluster
+		// (--agent-url) or the permission to get nodes, it is left out.
+		var cs kubernetes.Interface
+		if !o.Direct() {
+			cs, _ = o.Clientset()
+		}
 		var err error
 		results, err = agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (NodeVersion, error) {
 			v, err := a.Version(ctx)
@@ -112,11 +120,9 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 			if nv.Node == "" {
 				nv.Node = v.NodeName
 			}
-			if !o.Direct() {
-				if cs, err := o.Clientset(); err == nil {
-					if n, err := cs.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{}); err == nil {
-						nv.KubeletVersion = n.Status.NodeInfo.KubeletVersion
-					}
+			if cs != nil {
+				if n, err := cs.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{}); err == nil {
+					nv.KubeletVersion = n.Status.NodeInfo.KubeletVersion
 				}
 			}
 			return nv, nil
@@ -124,11 +130,9 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, r := range results {
-			if r.Err == nil {
-				info.Nodes = append(info.Nodes, r.Value)
-				info.Warnings = append(info.Warnings, skewWarnings(r.Value)...)
-			}
+		info.Nodes, failed = splitResults(results)
+		for _, n := range info.Nodes {
+			info.Warnings = append(info.Warnings, skewWarnings(n)...)
 		}
 	}
 	switch o.Output {
@@ -158,14 +162,9 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "WARNING: %s\n", w)
 		}
 	}
-	if results == nil {
-		return nil
-	}
 	printErrors(results, o.ErrOut)
-	for _, r := range results {
-		if r.Err != nil {
-			return errFailed
-		}
+	if failed {
+		return errFailed
 	}
 	return nil
 }

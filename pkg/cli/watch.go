@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +68,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
+	o.Nodes.Streaming = true
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.Since, "since", o.Since, "Start after this event sequence number, or with the events of this last while (a duration such as 5m). Default: new events only.")
@@ -136,29 +136,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	var errs []result[struct{}]
-	var wg sync.WaitGroup
-	for _, node := range nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := o.follow(ctx, conn, node); err != nil {
-				mu.Lock()
-				errs = append(errs, result[struct{}]{Node: node, Err: err})
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if len(nodes) == 1 && len(errs) == 1 {
-		return errs[0].Err
-	}
-	printErrors(errs, o.ErrOut)
-	if len(errs) > 0 {
-		return errFailed
-	}
-	return nil
+	// One stream per node, all open at once: no concurrency limit.
+	results := fanOut(ctx, nodes, len(nodes), func(ctx context.Context, node string) (struct{}, error) {
+		return struct{}{}, o.follow(ctx, conn, node)
+	})
+	return finish(results, o.ErrOut, func([]struct{}) error { return nil })
 }
 
 // follow follows the stream of one node.

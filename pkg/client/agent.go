@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -172,7 +171,7 @@ func (a *Agent) skewError(served, agentVersion string) error {
 		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (kubectl apply -f %s)", a, rel, APIPrefix, Manifest)
 	}
 	servedVersion := strings.TrimPrefix(served, v1alpha1.GroupName+"/")
-	if compareAPIVersions(servedVersion, "v1alpha1") > 0 {
+	if apiversion.CompareKubeAwareVersionStrings(servedVersion, v1alpha1.VersionName) > 0 {
 		return newError(KindSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
 	}
 	return newError(KindSkew, nil, "%s%s is too old: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade the agent (kubectl apply -f %s)", a, rel, servedVersion, v1alpha1.GroupVersion, Manifest)
@@ -195,18 +194,4 @@ func (a *Agent) checkSkew(ctx context.Context) error {
 		return a.skewError("", "")
 	}
 	return a.skewError(v.ServedVersion, v.AgentVersion)
-}
-
-// compareAPIVersions orders API versions like v1alpha1 < v1beta1 < v1:
-// positive when a is newer than b.
-func compareAPIVersions(a, b string) int {
-	return apiversion.CompareKubeAwareVersionStrings(a, b)
-}
-
-// timeoutOf returns the client's request timeout for messages.
-func timeoutOf(c *http.Client) time.Duration {
-	if c == nil {
-		return 0
-	}
-	return c.Timeout
 }

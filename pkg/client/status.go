@@ -113,7 +113,7 @@ func (a *Agent) transportError(ctx context.Context, err error) error {
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		after := ""
-		if t := timeoutOf(a.http); t > 0 {
+		if t := a.http.Timeout; t > 0 {
 			after = " after " + t.String()
 		}
 		return newError(KindTimeout, err, "timed out%s talking to %s: is the address reachable from here? (--request-timeout sets the limit)", after, where)

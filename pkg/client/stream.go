@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -108,9 +107,4 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 // Close ends the stream.
 func (s *Stream) Close() error {
 	return s.body.Close()
-}
-
-// isEOF reports whether err is a stream's ordinary end.
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF)
 }

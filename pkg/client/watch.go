@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -134,7 +135,7 @@ func (w *Watcher) once(ctx context.Context, opts EventsOptions, t *tracker, hand
 			if c := context.Cause(sctx); errors.Is(c, errIdle) {
 				return progressed, c
 			}
-			if isEOF(err) {
+			if errors.Is(err, io.EOF) {
 				return progressed, errors.New("the agent ended the stream")
 			}
 			return progressed, fmt.Errorf("reading the stream: %w", err)
@@ -235,8 +236,9 @@ func (t *tracker) accept(m *v1alpha1.StreamMessage) ([]*v1alpha1.StreamMessage, 
 		return []*v1alpha1.StreamMessage{m}, nil
 	case v1alpha1.MessageHeartbeat:
 		// Seq is the stream's position: events up to it were sent or
-		// filtered out.
-		if m.Seq > t.last {
+		// filtered out. A plain stream opens with one, so that even a
+		// position of 0 (an agent with no events yet) is resumed from.
+		if !t.have || m.Seq > t.last {
 			t.last, t.have = m.Seq, true
 		}
 		return nil, nil

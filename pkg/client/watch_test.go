@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -86,17 +87,7 @@ func describe(msgs []*v1alpha1.StreamMessage) []string {
 	return out
 }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func equal(a, b []string) bool { return slices.Equal(a, b) }
 
 // runWatcher runs w in the background until the test ends.
 func runWatcher(t *testing.T, w *Watcher, c *collector) <-chan error {
@@ -146,6 +137,43 @@ func TestWatcherResumesAfterDrop(t *testing.T) {
 	defer mu.Unlock()
 	if len(notes) != 1 || !notes[0].Resume || notes[0].Since != 3 {
 		t.Fatalf("reconnect notices %+v, want one resuming after 3", notes)
+	}
+}
+
+// TestWatcherResumesFromTheFirstHeartbeat drops a plain stream of an agent
+// with no events yet before any event: the reconnection resumes after
+// sequence number 0, from the stream's opening heartbeat, and so delivers
+// the events published meanwhile.
+func TestWatcherResumesFromTheFirstHeartbeat(t *testing.T) {
+	fa := fakeagent.New("node-1")
+	fa.Heartbeat = time.Hour
+	a := startAgent(t, fa)
+	var notes []Reconnect
+	var mu sync.Mutex
+	w := &Watcher{Open: a.Events, InitialBackoff: time.Millisecond, MaxAttempts: -1, IdleTimeout: 300 * time.Millisecond,
+		Notify: func(r Reconnect) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(notes) == 0 {
+				// The stream went idle; publish before the watcher
+				// reconnects.
+				fa.Publish(configEvent("ADD", "a"), configEvent("ADD", "b"))
+			}
+			notes = append(notes, r)
+		}}
+	c := newCollector()
+	runWatcher(t, w, c)
+	got := describe(c.await(t, 2))
+	if want := []string{"event 1", "event 2"}; !equal(got, want) {
+		t.Fatalf("delivered %v, want %v", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !notes[0].Resume || notes[0].Since != 0 {
+		t.Fatalf("first reconnect %+v, want a resume after 0", notes[0])
+	}
+	if qs := fa.EventQueries(); len(qs) < 2 || qs[0].Has("since") || qs[1].Get("since") != "0" || qs[1].Get("epoch") != "epoch-1" {
+		t.Fatalf("stream queries %v, want a plain stream then since=0 of epoch-1", qs)
 	}
 }
 

@@ -83,26 +83,15 @@ func (f *PrintFlags) ColorEnabled(out io.Writer) (bool, error) {
 	return ColorMode(f.Color).Enabled(out)
 }
 
-// Validate checks the flags without building a printer.
-func (f *PrintFlags) Validate() error {
-	if _, err := ColorMode(f.Color).Enabled(io.Discard); err != nil {
-		return err
-	}
-	if f.IsHuman() {
-		return nil
-	}
-	_, err := f.ToGenericPrinter()
-	return err
-}
-
 // ToPrinter returns the printer the flags ask for; out is where it will
 // write (for --color auto) and errOut where "No resources found." goes.
 func (f *PrintFlags) ToPrinter(out, errOut io.Writer, now func() time.Time) (Printer, error) {
+	// --color is checked whatever the format, as kubectl checks its flags.
+	color, err := f.ColorEnabled(out)
+	if err != nil {
+		return nil, err
+	}
 	if f.IsHuman() {
-		color, err := f.ColorEnabled(out)
-		if err != nil {
-			return nil, err
-		}
 		return &HumanPrinter{
 			Options: printers.PrintOptions{NoHeaders: f.NoHeaders, Wide: f.format() == "wide", WithKind: f.ShowKind, Kind: f.Kind},
 			Color:   color, Now: now, ErrOut: errOut,

@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // none is what kubectl prints for an empty cell.
@@ -61,12 +63,23 @@ func orNone(s string) string {
 	return s
 }
 
-// joinOrNone joins ss with commas, <none> when empty.
-func joinOrNone(ss []string) string {
+// joinOrNone joins ss with sep, <none> when empty.
+func joinOrNone(ss []string, sep string) string {
 	if len(ss) == 0 {
 		return none
 	}
-	return strings.Join(ss, ",")
+	return strings.Join(ss, sep)
+}
+
+// running counts the running containers of a pod.
+func running(cs []v1alpha1.RuntimeContainer) int {
+	n := 0
+	for _, c := range cs {
+		if strings.EqualFold(c.State, "running") {
+			n++
+		}
+	}
+	return n
 }
 
 // itoa formats an integer.

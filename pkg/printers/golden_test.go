@@ -3,6 +3,7 @@ package printers
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,6 @@ func fixtureSources() []v1alpha1.SourceList {
 }
 
 func fixturePods() []v1alpha1.PodList {
-	exit := 0
-	_ = exit
 	return []v1alpha1.PodList{{
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1",
 		Items: []v1alpha1.PodInfo{
@@ -245,12 +244,21 @@ func TestFormats(t *testing.T) {
 func TestBadOutputFormat(t *testing.T) {
 	f := NewPrintFlags()
 	f.OutputFormat = "xml"
-	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "allowed formats") {
-		t.Fatalf("Validate = %v", err)
+	if _, err := f.ToPrinter(io.Discard, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "allowed formats") {
+		t.Fatalf("ToPrinter = %v", err)
 	}
-	f = NewPrintFlags()
-	f.Color = "sometimes"
-	if err := f.Validate(); err == nil {
-		t.Fatal("Validate accepted --color sometimes")
+	if _, err := f.ToWatchPrinter(io.Discard, nil); err == nil || !strings.Contains(err.Error(), "allowed formats") {
+		t.Fatalf("ToWatchPrinter = %v", err)
+	}
+	for _, format := range []string{"", "json"} {
+		f = NewPrintFlags()
+		f.Color = "sometimes"
+		f.OutputFormat = format
+		if _, err := f.ToPrinter(io.Discard, io.Discard, nil); err == nil {
+			t.Fatalf("ToPrinter accepted --color sometimes with -o %q", format)
+		}
+		if _, err := f.ToWatchPrinter(io.Discard, nil); err == nil {
+			t.Fatalf("ToWatchPrinter accepted --color sometimes with -o %q", format)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"strings"
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -41,20 +40,16 @@ func (p Pods) Tables(now time.Time) []*Table {
 			var c Color
 			if rt := pod.Runtime; rt != nil {
 				sandbox = orNone(rt.SandboxState)
-				running := 0
 				var imgs []string
 				for _, ctr := range rt.Containers {
-					if strings.EqualFold(ctr.State, "running") {
-						running++
-					}
 					restarts += ctr.RestartCount
 					if ctr.Image != "" {
 						imgs = append(imgs, ctr.Image)
 					}
 				}
-				containers = itoa(running) + "/" + itoa(len(rt.Containers))
-				ips = joinOrNone(rt.IPs)
-				images = joinOrNone(imgs)
+				containers = itoa(running(rt.Containers)) + "/" + itoa(len(rt.Containers))
+				ips = joinOrNone(rt.IPs, ",")
+				images = joinOrNone(imgs, ",")
 				if rt.Error != "" {
 					errMsg, c = rt.Error, Red
 				} else if rt.SandboxState != "" && rt.SandboxState != "ready" {

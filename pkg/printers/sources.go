@@ -70,21 +70,9 @@ func (s Sources) Tables(now time.Time) []*Table {
 			t.Rows = append(t.Rows, Row{Cells: []any{
 				l.NodeName, src.Name, orNone(src.Target), yesNo(src.Seen), yesNo(l.AllSourcesSeen),
 				itoa(src.Pods), ageOf(now, src.LastUpdate), itoa(errs),
-				itoa(src.Updates), orNone(l.Mode), lastErr, joinSemi(rejected), joinSemi(shadowed),
+				itoa(src.Updates), orNone(l.Mode), lastErr, joinOrNone(rejected, "; "), joinOrNone(shadowed, "; "),
 			}, Color: c})
 		}
 	}
 	return []*Table{t}
-}
-
-// joinSemi joins ss with "; ", <none> when empty.
-func joinSemi(ss []string) string {
-	if len(ss) == 0 {
-		return none
-	}
-	out := ss[0]
-	for _, s := range ss[1:] {
-		out += "; " + s
-	}
-	return out
 }

@@ -31,6 +31,7 @@ func col(name string, wide bool) metav1.TableColumnDefinition {
 func (t *Table) metaTable() *metav1.Table {
 	mt := &metav1.Table{ColumnDefinitions: t.Columns}
 	for _, r := range t.Rows {
+		// Copied: with --show-kind the table printer rewrites the name cell.
 		mt.Rows = append(mt.Rows, metav1.TableRow{Cells: append([]any(nil), r.Cells...)})
 	}
 	return mt

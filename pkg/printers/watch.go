@@ -31,12 +31,12 @@ type WatchPrinter interface {
 // one JSON message per line, YAML documents, or a template per message.
 func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPrinter, error) {
 	o := f.format()
+	color, err := f.ColorEnabled(out)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case f.IsHuman():
-		color, err := f.ColorEnabled(out)
-		if err != nil {
-			return nil, err
-		}
 		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: f.NoHeaders, Color: color, Location: loc}, nil
 	case o == "json":
 		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
@@ -217,13 +217,7 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, loc *time.Location) []Row
 		for _, p := range m.Snapshot.Items {
 			detail := ""
 			if p.Runtime != nil {
-				running := 0
-				for _, c := range p.Runtime.Containers {
-					if strings.EqualFold(c.State, "running") {
-						running++
-					}
-				}
-				detail = fmt.Sprintf("sandbox %s, %d/%d containers running", orNone(p.Runtime.SandboxState), running, len(p.Runtime.Containers))
+				detail = fmt.Sprintf("sandbox %s, %d/%d containers running", orNone(p.Runtime.SandboxState), running(p.Runtime.Containers), len(p.Runtime.Containers))
 			}
 			rows = append(rows, row("state", "SNAPSHOT", p.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, Faint))
 		}

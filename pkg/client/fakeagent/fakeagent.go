@@ -190,32 +190,37 @@ func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
 // filter is the selection of a stream.
 type filter struct{ kind, source, namespace string }
 
-// match reports whether ev passes f.
-func (f filter) match(ev *v1alpha1.Event) bool {
+// apply returns ev as a stream with filter f shows it, and false when the
+// stream skips it: a source filter keeps only config events of that source,
+// a namespace filter only that namespace's pods, as the agent does.
+func (f filter) apply(ev v1alpha1.Event) (v1alpha1.Event, bool) {
 	if f.kind != "" && ev.Kind != f.kind {
-		return false
+		return ev, false
 	}
-	if f.source != "" && ev.Source != f.source {
-		return false
+	if f.source != "" && (ev.Kind != v1alpha1.EventKindConfig || ev.Source != f.source) {
+		return ev, false
 	}
-	if f.namespace != "" {
-		if ev.Kind == v1alpha1.EventKindPLEG {
-			return ev.Namespace == f.namespace
+	if f.namespace == "" {
+		return ev, true
+	}
+	if ev.Kind == v1alpha1.EventKindPLEG {
+		return ev, ev.Namespace == f.namespace
+	}
+	var pods []v1alpha1.PodRef
+	for _, p := range ev.Pods {
+		if p.Namespace == f.namespace {
+			pods = append(pods, p)
 		}
-		for _, p := range ev.Pods {
-			if p.Namespace == f.namespace {
-				return true
-			}
-		}
-		return false
 	}
-	return true
+	ev.Pods = pods
+	return ev, len(pods) > 0
 }
 
 // serveEvents streams newline-delimited StreamMessages the way the agent
-// does: a plain stream starts now, since=<seq> resumes (with a gap for
-// evicted events, or a reset when epoch names another agent process),
-// since=<duration> starts at a time, snapshot=true starts with the pods.
+// does: a plain stream starts now with a heartbeat, since=<seq> resumes
+// (with a gap for evicted events, or a reset when epoch names another agent
+// process), since=<duration> starts at a time, snapshot=true starts with
+// the pods.
 func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := filter{kind: q.Get("kind"), source: q.Get("source"), namespace: q.Get("namespace")}
@@ -245,10 +250,14 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 			cursor = 0
 		}
 	}
-	if q.Get("snapshot") == "true" && len(first) == 0 {
+	switch {
+	case q.Get("snapshot") == "true" && len(first) == 0:
 		pods := a.Pods
 		cursor = a.lastSeq
 		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
+	case q.Get("since") == "":
+		// A plain stream starts now and says where now is.
+		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Seq: cursor})
 	}
 	heartbeat := a.Heartbeat
 	a.mu.Unlock()
@@ -293,8 +302,8 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			cursor = ev.Seq
-			if f.match(&ev) {
-				out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &ev})
+			if fe, keep := f.apply(ev); keep {
+				out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &fe})
 			}
 		}
 		changed := a.changed
