@@ -7,6 +7,10 @@ SHELL := /bin/bash
 # kubelet-exact static pod decoder and the agent's main, which need
 # k8s.io/kubernetes and its replace directives.
 MODULES := . pkg/staticpod/kubelet cmd/podsrc-agent test/bench/merge
+# The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
+# the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
+# (the etcd one has none).
+TOOL_MODULES := hack/tools/k8s hack/tools/etcd
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -s -w -X github.com/podsrc/podsrc/internal/version.Version=$(VERSION)
@@ -24,25 +28,32 @@ build: ## Build kubectl-podsrc and podsrc-agent into bin/.
 	go build $(GOFLAGS_BUILD) -o $(BIN)/kubectl-podsrc ./cmd/kubectl-podsrc
 	cd cmd/podsrc-agent && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent .
 
-.PHONY: test
-test: lint ## Every test: unit, conformance, integration and end to end, on a real cluster.
+.PHONY: deps
+deps: ## The Debian packages the tests need (hack/install-deps.sh; root).
 	./hack/install-deps.sh
-	./hack/cluster.sh build
-	status=0; $(MAKE) --no-print-directory go-test || status=$$?; \
-	  ./hack/cluster.sh down || status=1; \
-	  ./hack/cluster.sh check-clean || status=1; \
-	  exit $$status
 
 # Test binaries run one at a time (-p 1): several of them share the one test
 # cluster, and some restart its API server or containerd. Compiling them
-# first keeps the builds parallel.
-.PHONY: go-test
-go-test: ## go test -race in every module (brings the test cluster up on demand).
-	@for m in $(MODULES); do \
+# first keeps the builds parallel. A shell loop, not a sub-make, so that
+# `make -n test` runs nothing (make runs a recipe line naming $(MAKE) even
+# under -n, and this one brings the cluster down).
+GO_TEST = for m in $(MODULES); do \
 	  echo "== go test $$m"; \
 	  (cd $$m && go test -race -count=1 -run '^$$' ./... >/dev/null && \
 	   go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...) || exit 1; \
 	done
+
+.PHONY: test
+test: deps lint ## Every test: unit, conformance, integration and end to end, on a real cluster.
+	./hack/cluster.sh build
+	status=0; ($(GO_TEST)) || status=$$?; \
+	  ./hack/cluster.sh down || status=1; \
+	  ./hack/cluster.sh check-clean || status=1; \
+	  exit $$status
+
+.PHONY: go-test
+go-test: ## go test -race in every module (brings the test cluster up on demand).
+	@$(GO_TEST)
 
 .PHONY: unit
 unit: ## The tests that need no cluster (the cluster tests skip only when not root).
@@ -52,8 +63,8 @@ unit: ## The tests that need no cluster (the cluster tests skip only when not ro
 lint: ## gofmt, go vet, tidy go.mod files, no replace directive in the root go.mod.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
-	@for m in $(MODULES); do (cd $$m && go vet ./...) || exit 1; done
-	@for m in $(MODULES); do (cd $$m && go mod tidy -diff) || { echo "go mod tidy would change $$m/go.mod or go.sum"; exit 1; }; done
+	@for m in $(MODULES) hack/tools/k8s; do (cd $$m && go vet ./...) || exit 1; done
+	@for m in $(MODULES) $(TOOL_MODULES); do (cd $$m && go mod tidy -diff) || { echo "go mod tidy would change $$m/go.mod or go.sum"; exit 1; }; done
 	@if grep -qE '^\s*replace\b' go.mod; then echo "the root go.mod must have no replace directive (go install of kubectl-podsrc would break)"; exit 1; fi
 
 # The side-by-side and real-runtime benchmarks print ratios against the

@@ -74,6 +74,15 @@ require_root() {
 	((EUID == 0)) || die "must run as root (it creates a network namespace, mounts and cgroups)"
 }
 
+# require_host checks what the script takes from the host before it starts
+# anything: the cgroup v1 hierarchies it makes, kills in and removes its
+# cgroups from (create_cgroup, kill_cgroup_procs, remove_cgroups), and runc.
+require_host() {
+	[[ -d /sys/fs/cgroup/pids ]] ||
+		die "needs the cgroup v1 hierarchies under /sys/fs/cgroup; this host has $(stat -fc %T /sys/fs/cgroup 2>/dev/null || echo none) there"
+	command -v runc >/dev/null || die "no runc on PATH; run hack/install-deps.sh"
+}
+
 # lock takes the cluster lock, so concurrent callers run one at a time.
 lock() {
 	mkdir -p "$(dirname "$LOCK_FILE")"
@@ -654,6 +663,7 @@ cmd_build() {
 
 cmd_up() {
 	require_root
+	require_host
 	build_all
 	bin_paths
 	lock
@@ -729,8 +739,8 @@ teardown() {
 	done
 	# Results cached by the CNI library for this cluster's network.
 	rm -f /var/lib/cni/results/podsrc-* /var/lib/cni/results/cni-loopback-*
-	# containerd's fixed directory for shim sockets, if nothing else uses it.
-	# containerd's and runc's fixed directories under /run, if now empty.
+	# containerd's fixed directories under /run (shim sockets, runc state),
+	# if now empty.
 	if [[ -d /run/containerd ]]; then find /run/containerd -depth -type d -empty -delete 2>/dev/null || true; fi
 	rm -rf "$RUN_DIR" "$BASE_DIR"
 }

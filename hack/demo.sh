@@ -56,6 +56,7 @@ wait_for() {
 ((EUID == 0)) || die "run as root: the test cluster needs a network namespace, mounts and cgroups (sudo make demo)"
 
 section "1/8 The cluster: a real kubelet, containerd and API server on this machine (hack/cluster.sh up)"
+"$ROOT/hack/install-deps.sh" >/dev/null
 "$ROOT/hack/cluster.sh" up >/dev/null
 # shellcheck disable=SC1090
 . "$ENV_FILE"

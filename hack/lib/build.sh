@@ -72,7 +72,7 @@ containerd_dir() {
 build_containerd_into() {
 	echo "build: containerd $CONTAINERD_VERSION" >&2
 	local m=github.com/containerd/containerd/v2/cmd
-	CGO_ENABLED=0 GOBIN="$1" GOFLAGS=-trimpath go install -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
+	CGO_ENABLED=0 GOBIN="$1" go install -trimpath -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
 		"$m/containerd@$CONTAINERD_VERSION" \
 		"$m/containerd-shim-runc-v2@$CONTAINERD_VERSION" \
 		"$m/ctr@$CONTAINERD_VERSION"

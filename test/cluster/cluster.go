@@ -9,9 +9,9 @@
 package cluster
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -137,22 +138,32 @@ func load(script string) (*Cluster, error) {
 	return c, nil
 }
 
-// readEnv parses a KEY=value file.
+// readEnv parses the env file.
 func readEnv(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster env: %w", err)
 	}
+	env, err := parseEnv(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("cluster env %s: %w", path, err)
+	}
+	return env, nil
+}
+
+// parseEnv parses KEY=value lines, as the env file holds them and as
+// hack/cluster.sh prints them on its standard output; blank lines and
+// comments are skipped.
+func parseEnv(text string) (map[string]string, error) {
 	env := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, fmt.Errorf("cluster env %s: bad line %q", path, line)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("bad line %q", line)
 		}
 		env[k] = v
 	}
@@ -184,15 +195,17 @@ func findScript() (string, error) {
 	}
 }
 
-// run runs the cluster script and returns its combined output.
+// run runs the cluster script and returns its standard output; its standard
+// error, where it logs, comes with the error when it fails.
 func run(ctx context.Context, script string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, script, args...)
 	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("%s %s: %w", script, strings.Join(args, " "), err)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%s %s: %w\n%s", script, strings.Join(args, " "), err, stderr.Bytes())
 	}
-	return string(out), nil
+	return stdout.String(), nil
 }
 
 // RestartKubelet restarts the kubelet and waits until the node is usable.
@@ -225,6 +238,21 @@ func (c *Cluster) RestartAPIServer(t testing.TB) {
 	if out, err := run(ctx, c.script, "restart-apiserver"); err != nil {
 		t.Fatalf("restarting kube-apiserver: %v\n%s", err, out)
 	}
+}
+
+// KubeletPods reads the kubelet's own pod list, its /pods, through the API
+// server's node proxy.
+func (c *Cluster) KubeletPods(ctx context.Context) (*corev1.PodList, error) {
+	raw, err := c.Client.CoreV1().RESTClient().Get().
+		AbsPath("/api/v1/nodes", c.NodeName, "proxy", "pods").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("GET nodes/%s/proxy/pods: %w: %s", c.NodeName, err, raw)
+	}
+	var pods corev1.PodList
+	if err := json.Unmarshal(raw, &pods); err != nil {
+		return nil, fmt.Errorf("decoding the kubelet's /pods: %w", err)
+	}
+	return &pods, nil
 }
 
 // InNetNS returns a command that runs name in the cluster's network
@@ -295,7 +323,10 @@ func StandaloneContainerd(t testing.TB, name string) *Containerd {
 			t.Errorf("stopping standalone containerd %s: %v\n%s", name, err, out)
 		}
 	})
-	env := parseEnvOutput(out)
+	env, err := parseEnv(out)
+	if err != nil {
+		t.Fatalf("standalone containerd %s: the output of containerd-up: %v", name, err)
+	}
 	return &Containerd{
 		Name:         name,
 		Endpoint:     env["CRI_ENDPOINT"],
@@ -314,16 +345,4 @@ func (d *Containerd) Restart(ctx context.Context) error {
 		return fmt.Errorf("restarting standalone containerd %s: %w\n%s", d.Name, err, out)
 	}
 	return nil
-}
-
-// parseEnvOutput picks the KEY=value lines out of a script's output.
-func parseEnvOutput(out string) map[string]string {
-	env := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if ok && k != "" && !strings.ContainsAny(k, " \t:") {
-			env[k] = v
-		}
-	}
-	return env
 }

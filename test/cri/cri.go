@@ -24,13 +24,11 @@ import (
 
 // Labels and annotations the kubelet puts on sandboxes and containers.
 const (
-	LabelPodName          = "io.kubernetes.pod.name"
-	LabelPodNamespace     = "io.kubernetes.pod.namespace"
-	LabelPodUID           = "io.kubernetes.pod.uid"
-	LabelContainerName    = "io.kubernetes.container.name"
-	AnnotationRestarts    = "io.kubernetes.container.restartCount"
-	AnnotationHash        = "io.kubernetes.container.hash"
-	AnnotationGracePeriod = "io.kubernetes.pod.terminationGracePeriod"
+	LabelPodName       = "io.kubernetes.pod.name"
+	LabelPodNamespace  = "io.kubernetes.pod.namespace"
+	LabelPodUID        = "io.kubernetes.pod.uid"
+	LabelContainerName = "io.kubernetes.container.name"
+	AnnotationRestarts = "io.kubernetes.container.restartCount"
 )
 
 // Client talks to one CRI runtime over its unix socket.
@@ -38,8 +36,6 @@ type Client struct {
 	conn *grpc.ClientConn
 	// Runtime is the raw runtime service, for calls this package does not wrap.
 	Runtime runtimeapi.RuntimeServiceClient
-	// Images is the raw image service.
-	Images runtimeapi.ImageServiceClient
 }
 
 // Dial connects to endpoint (unix:///path or a plain socket path) and checks
@@ -53,7 +49,7 @@ func Dial(ctx context.Context, endpoint string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
 	}
-	c := &Client{conn: conn, Runtime: runtimeapi.NewRuntimeServiceClient(conn), Images: runtimeapi.NewImageServiceClient(conn)}
+	c := &Client{conn: conn, Runtime: runtimeapi.NewRuntimeServiceClient(conn)}
 	if _, err := c.Runtime.Version(ctx, &runtimeapi.VersionRequest{}); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("asking %s for its version: %w", endpoint, err)
@@ -242,15 +238,6 @@ func (c *Client) ListContainers(ctx context.Context, filter *runtimeapi.Containe
 		return nil, fmt.Errorf("listing containers: %w", err)
 	}
 	return resp.Containers, nil
-}
-
-// PodStatus returns a sandbox's status.
-func (c *Client) PodStatus(ctx context.Context, id string) (*runtimeapi.PodSandboxStatus, error) {
-	resp, err := c.Runtime.PodSandboxStatus(ctx, &runtimeapi.PodSandboxStatusRequest{PodSandboxId: id})
-	if err != nil {
-		return nil, fmt.Errorf("status of sandbox %s: %w", id, err)
-	}
-	return resp.Status, nil
 }
 
 // ContainerStatus returns a container's status.

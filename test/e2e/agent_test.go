@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,7 +106,8 @@ spec:
 `, name, agentTestNS, label, c.TestImage, a))
 }
 
-// podsBy returns the agent's pods with namespace/name, keyed by source.
+// podsNamed returns the agent's rows of namespace/name, one per source (and
+// a runtime-only row, if any).
 func podsNamed(l *api.PodList, namespace, name string) []api.PodInfo {
 	var out []api.PodInfo
 	for _, p := range l.Items {
@@ -398,14 +400,10 @@ type podKey struct {
 	Namespace, Name, Source, Hash string
 }
 
-// kubeletPods reads the kubelet's /pods through the API server's node proxy.
+// kubeletPods is the kubelet's /pods, keyed as agentConfigPods keys podsrc's.
 func kubeletPods(ctx context.Context, c *cluster.Cluster) (map[types.UID]podKey, error) {
-	body, err := c.Client.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", c.NodeName, "proxy", "pods").DoRaw(ctx)
+	l, err := c.KubeletPods(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("kubelet /pods: %v: %s", err, body)
-	}
-	var l corev1.PodList
-	if err := json.Unmarshal(body, &l); err != nil {
 		return nil, err
 	}
 	out := map[types.UID]podKey{}
@@ -415,9 +413,6 @@ func kubeletPods(ctx context.Context, c *cluster.Cluster) (map[types.UID]podKey,
 	return out, nil
 }
 
-// agentConfigPods is podsrc's merged view as the kubelet keeps it: the
-// configured pods but mirror pods (the kubelet's pod manager keeps those
-// apart) and URL pods (this kubelet has no URL source).
 // bothViews returns the kubelet's pods (its /pods) and podsrc's configured
 // pods, keyed alike for comparison.
 func bothViews(ctx context.Context, c *cluster.Cluster, a *client.Agent) (kubelet, podsrc map[types.UID]podKey, err error) {
@@ -431,6 +426,9 @@ func bothViews(ctx context.Context, c *cluster.Cluster, a *client.Agent) (kubele
 	return kubelet, agentConfigPods(l), nil
 }
 
+// agentConfigPods is podsrc's merged view as the kubelet keeps it: the
+// configured pods but mirror pods (the kubelet's pod manager keeps those
+// apart) and URL pods (this kubelet has no URL source).
 func agentConfigPods(l *api.PodList) map[types.UID]podKey {
 	out := map[types.UID]podKey{}
 	for _, p := range l.Items {
@@ -916,7 +914,7 @@ func testRestarts(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		return fmt.Sprint(ap) == fmt.Sprint(kp), fmt.Sprintf("kubelet %v podsrc %v", kp, ap), nil
+		return maps.Equal(ap, kp), fmt.Sprintf("kubelet %v podsrc %v", kp, ap), nil
 	})
 	out, err := e.runPlugin(t, false, nil, "sources", c.NodeName, "--kubeconfig="+c.Kubeconfig)
 	if err != nil {

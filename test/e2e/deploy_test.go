@@ -129,15 +129,8 @@ spec:
 	})
 
 	t.Run("kubectl podsrc sources", func(t *testing.T) {
-		plugin := filepath.Join(t.TempDir(), "kubectl-podsrc")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		build := exec.CommandContext(ctx, "go", "build", "-o", plugin, "./cmd/kubectl-podsrc")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building kubectl-podsrc: %v\n%s", err, out)
-		}
-		ctx, cancel = context.WithTimeout(context.Background(), callTimeout)
+		plugin := buildPlugin(t, root)
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, plugin, "sources", c.NodeName, "--kubeconfig", c.Kubeconfig)
 		cmd.WaitDelay = 5 * time.Second

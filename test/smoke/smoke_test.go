@@ -110,7 +110,7 @@ func TestStaticPodGetsMirror(t *testing.T) {
 
 	// The kubelet's own view: its pod UID is the config hash.
 	poll(t, "kubelet /pods to list "+mirrorName, 30*time.Second, func() (bool, error) {
-		pods, err := kubeletPods(c)
+		pods, err := c.KubeletPods(context.Background())
 		if err != nil {
 			return false, err
 		}
@@ -126,20 +126,6 @@ func TestStaticPodGetsMirror(t *testing.T) {
 	})
 }
 
-// kubeletPods reads the kubelet's /pods through the API server's node proxy.
-func kubeletPods(c *cluster.Cluster) (*corev1.PodList, error) {
-	raw, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", c.NodeName, "proxy", "pods").DoRaw(context.Background())
-	if err != nil {
-		return nil, fmt.Errorf("GET nodes/%s/proxy/pods: %w", c.NodeName, err)
-	}
-	var pods corev1.PodList
-	if err := json.Unmarshal(raw, &pods); err != nil {
-		return nil, fmt.Errorf("decoding kubelet /pods: %w", err)
-	}
-	return &pods, nil
-}
-
 func TestAPIPodRunsAndKubeletListsIt(t *testing.T) {
 	c := cluster.Get(t)
 	createPod(t, c, testPod("smoke-api", c, "-listen", ":8080"))
@@ -148,7 +134,7 @@ func TestAPIPodRunsAndKubeletListsIt(t *testing.T) {
 		t.Errorf("pod smoke-api has no IP")
 	}
 	poll(t, "kubelet /pods to list smoke-api", 30*time.Second, func() (bool, error) {
-		pods, err := kubeletPods(c)
+		pods, err := c.KubeletPods(context.Background())
 		if err != nil {
 			return false, err
 		}
