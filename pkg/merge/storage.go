@@ -133,7 +133,10 @@ func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes
 
 // mergePods merges the update's pods, looked up in old, into into; old and
 // into are the same map except for a SET. A UID that appears twice is
-// merged twice, exactly as the kubelet does it.
+// merged twice, exactly as the kubelet does it. The kubelet annotates and
+// keeps the pods it is given; the merge does so with copies, made only of
+// the pods it compares or keeps, so that a pod whose fingerprint is
+// unchanged costs no copy and sources need not copy what they send.
 //
 // Every pod the update adds gets the same first-seen time, taken once from
 // the clock; the kubelet reads the clock for each new pod, so its values
@@ -160,6 +163,7 @@ func (s *Storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 			if fingerprint != "" && fingerprint == stored.fingerprint {
 				continue
 			}
+			pod = pod.DeepCopy()
 			annotate(pod, source)
 			switch s.semantics.apply(stored.pod, pod) {
 			case needsUpdate:
@@ -171,6 +175,7 @@ func (s *Storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 			}
 			continue
 		}
+		pod = pod.DeepCopy()
 		annotate(pod, source)
 		if seenAt == "" {
 			seenAt = now.Format(SeenTimeLayout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -89,6 +90,48 @@ func TestEmittedPodsAreCopies(t *testing.T) {
 	cfg.Pods("file")[0].Labels = map[string]string{"a": "b"}
 	if cfg.Pods("file")[0].Labels != nil {
 		t.Fatal("storage labels changed through Pods")
+	}
+}
+
+// TestInputPodsAreNeitherChangedNorKept sends the same pod objects through
+// every path of a merge (new, changed, unchanged by fingerprint, compared
+// and equal, duplicate name): the merge annotates and keeps copies, so the
+// objects a source sends, a cache's own, stay as they were.
+func TestInputPodsAreNeitherChangedNorKept(t *testing.T) {
+	web := testPod("web", "default", "u1", "app:1")
+	db := testPod("db", "default", "u2", "db:1")
+	dup := testPod("web", "default", "u3", "app:1")
+	webV2 := testPod("web", "default", "u1", "app:2")
+	steps := []PodUpdate{
+		{Op: Set, Pods: []*v1.Pod{web, db}, Fingerprints: []string{"1", ""}},
+		{Op: Set, Pods: []*v1.Pod{web, db, dup}, Fingerprints: []string{"1", "", ""}},
+		{Op: Set, Pods: []*v1.Pod{webV2, db}, Fingerprints: []string{"2", ""}},
+	}
+	before := make(map[*v1.Pod]*v1.Pod)
+	for _, p := range []*v1.Pod{web, db, dup, webV2} {
+		before[p] = p.DeepCopy()
+	}
+	cfg := New(Options{})
+	var emitted []PodUpdate
+	for _, u := range steps {
+		emitted = append(emitted, mustMerge(t, cfg, "api", u)...)
+	}
+	if got, want := ops(emitted), []string{"ADD:2", "UPDATE:1"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("emitted %v, want %v", got, want)
+	}
+	for p, orig := range before {
+		if !reflect.DeepEqual(p, orig) {
+			t.Errorf("the merge changed input pod %s (%s): annotations %v", p.Name, p.UID, p.Annotations)
+		}
+	}
+	// The stored pods are the merge's own: changing an input object
+	// afterwards changes nothing in the storage.
+	webV2.Spec.Containers[0].Image = "changed-by-the-source"
+	db.Spec.Containers[0].Image = "changed-by-the-source"
+	for _, p := range cfg.Pods("api") {
+		if img := p.Spec.Containers[0].Image; img == "changed-by-the-source" {
+			t.Errorf("the storage shares pod %s with its source", p.Name)
+		}
 	}
 }
 

@@ -47,9 +47,10 @@ func (o Op) String() string {
 // merge and its consumer. Source is the name of the source the update came
 // from ("file", "http", "api").
 //
-// A source hands its pods over to the merge with the update: the merge keeps
-// and annotates them, so the source must not touch them afterwards. Updates
-// the merge emits carry deep copies that the consumer owns.
+// The merge never modifies the pods of an update it is given, nor keeps
+// them: a source may send the pods it keeps itself (a cache's objects) as
+// long as it does not change them while the merge runs. Updates the merge
+// emits carry deep copies that the consumer owns.
 type PodUpdate struct {
 	Op     Op
 	Source string

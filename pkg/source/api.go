@@ -273,8 +273,9 @@ func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 }
 
 // push sends the node's pods as a SET, the pods sorted by namespace and
-// name, each deep-copied and fingerprinted with its resourceVersion. It
-// gives up, sending nothing, when ctx ends first.
+// name, each fingerprinted with its resourceVersion. The pods are the
+// store's own: the merge copies only those it keeps. It gives up, sending
+// nothing, when ctx ends first.
 func (s *APISource) push(ctx context.Context, objs []interface{}) {
 	pods := make([]*v1.Pod, 0, len(objs))
 	for _, o := range objs {
@@ -296,7 +297,7 @@ func (s *APISource) push(ctx context.Context, objs []interface{}) {
 		Fingerprints: make([]string, len(pods)),
 	}
 	for i, p := range pods {
-		update.Pods[i] = p.DeepCopy()
+		update.Pods[i] = p
 		update.Fingerprints[i] = p.ResourceVersion
 	}
 	select {
