@@ -100,11 +100,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
-		if o.Sources.KubeletConfig != "" {
-			kc, err := source.LoadKubeletConfig(source.ReadPath(o.Sources.HostRoot, o.Sources.KubeletConfig))
-			if err != nil {
-				return nil, err
-			}
+		if kc := src.Kubelet; kc != nil {
 			c.RuntimeEndpoint = kc.ContainerRuntimeEndpoint
 			if c.RuntimeEndpoint == "" {
 				// The kubelet's own default when its config names none

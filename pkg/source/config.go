@@ -93,6 +93,10 @@ type Config struct {
 	// Kubeconfig is the API server source's kubeconfig; empty means the
 	// in-cluster configuration.
 	Kubeconfig string
+	// Kubelet is the kubelet configuration file as Resolve read it, nil
+	// without one, for what else a caller takes from it (the runtime
+	// endpoint), so that the file is read once.
+	Kubelet *kubeletv1beta1.KubeletConfiguration
 }
 
 // Resolve combines the kubelet's configuration file (if any) with the flags
@@ -117,6 +121,7 @@ func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
 		if err != nil {
 			return Config{}, err
 		}
+		cfg.Kubelet = kc
 		cfg.StaticPodPath = kc.StaticPodPath
 		if cfg.StaticPodPath != "" && !filepath.IsAbs(cfg.StaticPodPath) {
 			// The kubelet resolves it against the file's directory.

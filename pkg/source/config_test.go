@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,14 @@ fileCheckFrequency: 5s
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The kubelet configuration comes with the result as read,
+			// for the agent's runtime endpoint.
+			if withConfig := slices.Contains(tc.args, "--kubelet-config"); (got.Kubelet != nil) != withConfig {
+				t.Errorf("kubelet configuration %v, want one: %v", got.Kubelet, withConfig)
+			} else if withConfig && got.Kubelet.StaticPodPath != "manifests" {
+				t.Errorf("kubelet configuration's staticPodPath %q, want it as written", got.Kubelet.StaticPodPath)
+			}
+			got.Kubelet = nil
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
