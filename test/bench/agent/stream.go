@@ -42,7 +42,9 @@ type subscriber struct {
 	first, last                               time.Time
 	hist                                      *histogram
 	complete                                  bool
-	err                                       error
+	// connErr is set before the subscriber reports itself connected, err
+	// only after: the two are read at different times.
+	connErr, err error
 }
 
 // runStream is "agent stream": see the package documentation.
@@ -127,8 +129,8 @@ func runStream(ctx context.Context, args []string) error {
 		return fmt.Errorf("connecting %d subscribers: %w", c.subscribers, err)
 	}
 	for _, s := range subs {
-		if s.err != nil {
-			return fmt.Errorf("a subscriber could not connect: %w", s.err)
+		if s.connErr != nil {
+			return fmt.Errorf("a subscriber could not connect: %w", s.connErr)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "bench-agent: %d subscribers connected to %s; publishing %d events/s for %v\n", c.subscribers, base, c.rate, c.duration)
@@ -198,19 +200,19 @@ func waitGroup(ctx context.Context, wg *sync.WaitGroup, limit time.Duration) err
 func (s *subscriber) run(ctx context.Context, client *http.Client, base string, target *atomic.Uint64, connected func()) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1alpha1/events", nil)
 	if err != nil {
-		s.err = err
+		s.connErr = err
 		connected()
 		return
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		s.err = err
+		s.connErr = err
 		connected()
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		s.err = fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+		s.connErr = fmt.Errorf("GET %s: %s", req.URL, resp.Status)
 		connected()
 		return
 	}
