@@ -184,14 +184,16 @@ func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
 	return cfg, nil
 }
 
-// parseHeaders parses 'Name: value' strings.
+// parseHeaders parses 'Name: value' strings. Its errors never quote a
+// value.
 func parseHeaders(items []string) (http.Header, error) {
 	h := http.Header{}
-	for _, item := range items {
+	for i, item := range items {
 		name, value, ok := strings.Cut(item, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--%s %q: want 'Name: value'", FlagStaticPodURLHeader, item)
+			// The item is not quoted: it may be a credential.
+			return nil, fmt.Errorf("--%s, occurrence %d of %d: want 'Name: value'", FlagStaticPodURLHeader, i+1, len(items))
 		}
 		h.Add(name, strings.TrimSpace(value))
 	}

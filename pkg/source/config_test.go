@@ -85,8 +85,9 @@ fileCheckFrequency: 5s
 		},
 		{
 			name:    "bad header",
-			args:    []string{"--static-pod-url-header", "novalue", "--node-name", "n"},
-			wantErr: "want 'Name: value'",
+			// The item may be a credential: the error does not quote it.
+			args:    []string{"--static-pod-url-header", "X-A: 1", "--static-pod-url-header", "Bearer-c0ffee", "--node-name", "n"},
+			wantErr: "--static-pod-url-header, occurrence 2 of 2: want 'Name: value'",
 		},
 	}
 	for _, tc := range cases {

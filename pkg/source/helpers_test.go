@@ -37,7 +37,8 @@ func (fakeDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, erro
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		p, err := fakePod(line, "url:"+url, nodeName)
 		if err != nil {
-			return nil, fmt.Errorf("%s: couldn't parse as single or multiple pods (%w)", url, err)
+			// As the kubelet's message, it quotes the URL and the body.
+			return nil, fmt.Errorf("%s: received '%s', but couldn't parse as single or multiple pods (%w)", url, data, err)
 		}
 		pods = append(pods, p)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -50,7 +51,10 @@ type URLOptions struct {
 // URLSource is the kubelet's URL source: it fetches the URL every period
 // and sends the pods of every new body.
 type URLSource struct {
-	url      string
+	url string
+	// shown is the URL as messages, logs and the status show it: its
+	// user info and query values masked.
+	shown    string
 	header   http.Header
 	nodeName string
 	decoder  staticpod.Decoder
@@ -93,6 +97,7 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 	}
 	s := &URLSource{
 		url:      opts.URL,
+		shown:    MaskURL(opts.URL),
 		header:   opts.Header.Clone(),
 		nodeName: opts.NodeName,
 		decoder:  opts.Decoder,
@@ -101,7 +106,7 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 		client:   &http.Client{Timeout: timeout, Transport: opts.Transport},
 		now:      now,
 	}
-	s.status.st = Status{Kind: staticpod.KindURL, Target: opts.URL, KubeletVersion: opts.Decoder.KubeletVersion()}
+	s.status.st = Status{Kind: staticpod.KindURL, Target: MaskURL(opts.URL), KubeletVersion: opts.Decoder.KubeletVersion()}
 	return s, nil
 }
 
@@ -111,7 +116,7 @@ func (s *URLSource) Status() Status { return s.status.snapshot() }
 // Run fetches the URL at once and then period after the end of each fetch,
 // until ctx ends.
 func (s *URLSource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", staticpod.KindURL, "url", s.url)
+	logger := klog.FromContext(ctx).WithValues("source", staticpod.KindURL, "url", s.shown)
 	logger.V(1).Info("Watching static pod URL")
 	failures := 0
 	for {
@@ -120,6 +125,9 @@ func (s *URLSource) Run(ctx context.Context) {
 			return
 		}
 		if err != nil {
+			// Errors of the HTTP client and the decoder quote the URL as
+			// given; the status and the log get it masked.
+			err = errors.New(MaskURLs(strings.ReplaceAll(err.Error(), s.url, s.shown)))
 			s.status.failed(s.now(), err)
 			// Like the kubelet, only the first failures in a row are
 			// logged at the default level, the fourth saying so.
@@ -154,30 +162,30 @@ func (s *URLSource) Run(ctx context.Context) {
 func (s *URLSource) poll(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
-		return fmt.Errorf("building request for %s: %w", s.url, err)
+		return fmt.Errorf("building request for %s: %w", s.shown, err)
 	}
 	if s.header != nil {
 		req.Header = s.header.Clone()
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("fetching %s: %w", s.url, err)
+		return fmt.Errorf("fetching %s: %w", s.shown, err)
 	}
 	defer resp.Body.Close()
 	// The kubelet reads the body before looking at the status, so an
 	// oversized error page fails as oversized.
 	data, err := utilio.ReadAtMost(resp.Body, staticpod.MaxManifestBytes)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", s.url, err)
+		return fmt.Errorf("reading %s: %w", s.shown, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%v: %v", s.url, resp.Status)
+		return fmt.Errorf("%v: %v", s.shown, resp.Status)
 	}
 	if len(data) == 0 {
 		// The kubelet neither remembers an empty body nor forgets the last
 		// one: when that same body comes back, nothing is sent.
 		s.send(ctx, []*v1.Pod{})
-		return fmt.Errorf("zero-length data received from %v", s.url)
+		return fmt.Errorf("zero-length data received from %v", s.shown)
 	}
 	if bytes.Equal(data, s.last) {
 		return nil
@@ -185,7 +193,10 @@ func (s *URLSource) poll(ctx context.Context) error {
 	s.last = data
 	pods, err := s.decoder.DecodeURL(data, s.url, s.nodeName)
 	if err != nil {
-		return fmt.Errorf("decoding pods from %s: %w", s.url, err)
+		// The kubelet's message quotes the whole body, which may hold
+		// secrets of the pods it defines; the status says its size.
+		msg := strings.ReplaceAll(err.Error(), string(data), fmt.Sprintf("<the %d-byte body>", len(data)))
+		return fmt.Errorf("decoding pods from %s: %s", s.shown, msg)
 	}
 	s.send(ctx, pods)
 	return nil

@@ -1,0 +1,55 @@
+package source
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Masked stands for a credential the agent neither serves nor logs.
+const Masked = "xxxxx"
+
+// MaskURL returns raw, a URL or a URL path, with its user info and every
+// query value (and every query parameter without a name) replaced by
+// Masked; query names stay, in their order. A raw
+// without either is returned as it is, and one that does not parse as a URL
+// becomes Masked entirely.
+func MaskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Masked
+	}
+	if u.User == nil && u.RawQuery == "" {
+		return raw
+	}
+	if u.User != nil {
+		u.User = url.User(Masked)
+	}
+	if u.RawQuery != "" {
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			if name, _, ok := strings.Cut(p, "="); ok {
+				params[i] = name + "=" + Masked
+			} else if p != "" {
+				// A parameter without a name may be a token itself.
+				params[i] = Masked
+			}
+		}
+		u.RawQuery = strings.Join(params, "&")
+	}
+	return u.String()
+}
+
+// urlInText matches a URL with a scheme inside a message, up to the first
+// space or quote, without the punctuation that ends a clause.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*[^\s"'<>:,.;)]`)
+
+// MaskURLs returns text with every URL in it masked as MaskURL masks it,
+// for messages that may quote a URL with credentials (an HTTP client's
+// error, a manifest's value in a decoding error).
+func MaskURLs(text string) string {
+	if !strings.Contains(text, "://") {
+		return text
+	}
+	return urlInText.ReplaceAllStringFunc(text, MaskURL)
+}
