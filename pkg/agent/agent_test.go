@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -158,39 +157,6 @@ func TestEndpoints(t *testing.T) {
 			t.Fatalf("POST answered %d", resp.StatusCode)
 		}
 	})
-}
-
-// TestSecretsNeverLeave checks every endpoint for a pod's secret values.
-func TestSecretsNeverLeave(t *testing.T) {
-	ta := startAgent(t, nil)
-	ta.writeManifest(t, "web.yaml", webManifest)
-	pod := ta.staticPod(t, "web-node-1")
-	snap := ta.stream(t, "?snapshot=true&since=0")
-	first := snap.next(t)
-	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(pod.UID), "/api/v1alpha1/pleg", "/metrics", "/version"} {
-		_, body := ta.get(t, path)
-		if strings.Contains(string(body), "hunter2") || strings.Contains(string(body), "payments") {
-			t.Errorf("%s shows a secret value", path)
-		}
-	}
-	if first.Type != api.MessageSnapshot || first.Snapshot == nil || len(first.Snapshot.Items) != 1 {
-		t.Fatalf("stream began with %+v, want a snapshot of the pod", first)
-	}
-	if line, err := json.Marshal(first); err != nil || strings.Contains(string(line), "hunter2") || strings.Contains(string(line), "payments") {
-		t.Errorf("the stream's snapshot shows a secret value (or fails to encode: %v)", err)
-	}
-	var info api.PodInfo
-	ta.getJSON(t, "/api/v1alpha1/pods/"+string(pod.UID), &info)
-	if got := info.Pod.Spec.Containers[0].Env[0].Value; got != Redacted {
-		t.Fatalf("env value served as %q", got)
-	}
-
-	exposed := startAgent(t, func(c *Config) { c.ExposePodSpecs = true })
-	exposed.writeManifest(t, "web.yaml", webManifest)
-	p := exposed.staticPod(t, "web-node-1")
-	if _, body := exposed.get(t, "/api/v1alpha1/pods/"+string(p.UID)); !strings.Contains(string(body), "hunter2") {
-		t.Fatal("--expose-pod-specs still redacts")
-	}
 }
 
 func TestAllowedCIDRs(t *testing.T) {

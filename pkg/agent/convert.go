@@ -34,11 +34,13 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats) api.Sourc
 	if st == nil {
 		return out
 	}
-	out.Target = st.Target
-	out.LastError = st.LastError
+	// The sources mask their own URLs; a manifest's error may still quote
+	// a URL with credentials of the manifest's.
+	out.Target = source.MaskURLs(st.Target)
+	out.LastError = source.MaskURLs(st.LastError)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
 	for _, r := range st.Rejected {
-		out.RejectedFiles = append(out.RejectedFiles, api.RejectedFile{Path: r.Path, Error: r.Error, Since: metav1.NewTime(r.FirstSeen)})
+		out.RejectedFiles = append(out.RejectedFiles, api.RejectedFile{Path: r.Path, Error: source.MaskURLs(r.Error), Since: metav1.NewTime(r.FirstSeen)})
 	}
 	for _, s := range st.Shadowed {
 		out.ShadowedFiles = append(out.ShadowedFiles, api.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
@@ -145,10 +147,11 @@ func latency(s pleg.LatencySummary) api.Latency {
 	return api.Latency{Count: s.Count, Last: s.LastSeconds, P50: s.P50Seconds, P99: s.P99Seconds, Max: s.WindowMaxSeconds}
 }
 
-// fullPod returns the pod as served: redacted unless exposing is allowed.
-func fullPod(p *v1.Pod, expose bool) *v1.Pod {
+// servedPod returns the pod as the agent serves it: projected unless
+// --expose-pod-specs.
+func servedPod(p *v1.Pod, expose bool) *v1.Pod {
 	if expose {
 		return p.DeepCopy()
 	}
-	return redactPod(p)
+	return projectPod(p)
 }

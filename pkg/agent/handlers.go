@@ -139,7 +139,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	var info api.PodInfo
 	if ok {
 		info = podInfo(p)
-		info.Pod = fullPod(p.pod, a.cfg.ExposePodSpecs)
+		info.Pod = servedPod(p.pod, a.cfg.ExposePodSpecs)
 	} else {
 		info = api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
 	}

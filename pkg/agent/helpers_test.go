@@ -53,7 +53,12 @@ func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, 
 		pod.Namespace = "default"
 	}
 	pod.UID = types.UID(uid)
-	pod.Annotations = map[string]string{merge.ConfigHashAnnotation: uid, merge.ConfigSourceAnnotation: "file"}
+	// As the kubelet's decoder, it adds its annotations to the pod's own.
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[merge.ConfigHashAnnotation] = uid
+	pod.Annotations[merge.ConfigSourceAnnotation] = "file"
 	pod.Spec.NodeName = nodeName
 	return &pod, nil
 }
