@@ -84,7 +84,7 @@ fileCheckFrequency: 5s
 			wantErr: "reading kubelet config /nonexistent/config.yaml",
 		},
 		{
-			name:    "bad header",
+			name: "bad header",
 			// The item may be a credential: the error does not quote it.
 			args:    []string{"--static-pod-url-header", "X-A: 1", "--static-pod-url-header", "Bearer-c0ffee", "--node-name", "n"},
 			wantErr: "--static-pod-url-header, occurrence 2 of 2: want 'Name: value'",
