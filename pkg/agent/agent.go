@@ -87,6 +87,13 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if a.cfg.EnableProfiling {
+		_, stop, err := a.serveProfiling(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if err := a.startSources(ctx); err != nil {
 		return err
 	}

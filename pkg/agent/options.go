@@ -36,6 +36,8 @@ type Options struct {
 	ExposePodSpecs  bool
 	AllowedCIDRs    []string
 	EnableProfiling bool
+	// ProfilingAddress is where --enable-profiling serves: loopback only.
+	ProfilingAddress string
 }
 
 // NewOptions returns the defaults.
@@ -47,6 +49,8 @@ func NewOptions() *Options {
 		Mode:            merge.Incremental.String(),
 		EventBuffer:     DefaultEventBuffer,
 		Heartbeat:       DefaultHeartbeat,
+
+		ProfilingAddress: DefaultProfilingAddress,
 	}
 }
 
@@ -60,9 +64,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Mode, "mode", o.Mode, "The merge's notification mode: incremental (today's kubelet), snapshot-and-updates or snapshot.")
 	fs.IntVar(&o.EventBuffer, "event-buffer", o.EventBuffer, "How many events are kept for streams that resume with ?since=.")
 	fs.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "How often an idle event stream gets a heartbeat.")
-	fs.BoolVar(&o.ExposePodSpecs, "expose-pod-specs", o.ExposePodSpecs, "Serve pods unredacted: env values, credential-looking arguments and all annotations. Anyone who reaches the port can read them.")
+	fs.BoolVar(&o.ExposePodSpecs, "expose-pod-specs", o.ExposePodSpecs, "Serve pods in full (commands, env values, annotations, messages...) instead of the allowlisted projection. Anyone who reaches the port can read them.")
 	fs.StringSliceVar(&o.AllowedCIDRs, "allowed-cidrs", o.AllowedCIDRs, "Refuse connections from outside these CIDRs (for example the control plane's addresses); empty allows all.")
-	fs.BoolVar(&o.EnableProfiling, "enable-profiling", o.EnableProfiling, "Serve Go profiles under /debug/pprof/.")
+	fs.BoolVar(&o.EnableProfiling, "enable-profiling", o.EnableProfiling, "Serve Go profiles under /debug/pprof/ on --profiling-address.")
+	fs.StringVar(&o.ProfilingAddress, "profiling-address", o.ProfilingAddress, "The loopback address --enable-profiling serves on, apart from the API (reach it with kubectl port-forward); other addresses are refused.")
 }
 
 // Config is the agent's validated configuration.
@@ -80,6 +85,8 @@ type Config struct {
 	ExposePodSpecs  bool
 	AllowedNets     []netip.Prefix
 	EnableProfiling bool
+	// ProfilingAddress is the loopback address of the profiles.
+	ProfilingAddress string
 }
 
 // Complete resolves the flags given on fs, with the kubelet's configuration
@@ -97,6 +104,8 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		Heartbeat:       o.Heartbeat,
 		ExposePodSpecs:  o.ExposePodSpecs,
 		EnableProfiling: o.EnableProfiling,
+
+		ProfilingAddress: o.ProfilingAddress,
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
@@ -142,6 +151,9 @@ func (c *Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.ListenAddress); err != nil {
 		return fmt.Errorf("--listen-address %q: %w", c.ListenAddress, err)
+	}
+	if c.EnableProfiling {
+		return checkLoopback(c.ProfilingAddress)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/netip"
 	"time"
 
@@ -55,14 +54,6 @@ func (a *Agent) Handler() http.Handler {
 	get("/livez", a.withDeadline(a.handleLivez))
 	get("/readyz", a.withDeadline(a.handleReadyz))
 	r.Handle("/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
-	if a.cfg.EnableProfiling {
-		r.HandleFunc("/debug/pprof/", pprof.Index)
-		r.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		r.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		r.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		r.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		r.PathPrefix("/debug/pprof/").HandlerFunc(pprof.Index)
-	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see /api/v1alpha1/sources, /pods, /pleg, /events)")
 	})

@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"net/netip"
+
+	"k8s.io/klog/v2"
+)
+
+// DefaultProfilingAddress is where --enable-profiling serves Go's profiles:
+// the node's loopback, which the network cannot reach.
+const DefaultProfilingAddress = "127.0.0.1:10271"
+
+// checkLoopback refuses a profiling address that is not on loopback:
+// /debug/pprof/cmdline shows the agent's command line, flags included.
+func checkLoopback(address string) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("--profiling-address %q: %w", address, err)
+	}
+	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && host != "localhost" {
+		return fmt.Errorf("--profiling-address %q: profiles are served on loopback only (for example %s); reach them with kubectl port-forward", address, DefaultProfilingAddress)
+	}
+	return nil
+}
+
+// serveProfiling serves Go's profiles under /debug/pprof/ on its own
+// loopback listener, apart from the API, until stop is called.
+func (a *Agent) serveProfiling(ctx context.Context) (addr net.Addr, stop func(), err error) {
+	lis, err := net.Listen("tcp", a.cfg.ProfilingAddress)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--profiling-address %s: %w", a.cfg.ProfilingAddress, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, MaxHeaderBytes: maxHeaderBytes}
+	go func() { _ = srv.Serve(lis) }()
+	klog.FromContext(ctx).Info("Serving Go profiles", "address", lis.Addr().String())
+	return lis.Addr(), func() { _ = srv.Close() }, nil
+}
