@@ -159,9 +159,13 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 	if err != nil {
 		return res, err
 	}
+	profilingPort, err := freePort()
+	if err != nil {
+		return res, err
+	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	args := []string{"--node-name=bench", "--api-source=false", "--runtime-endpoint=", "--enable-profiling",
-		"--listen-address=127.0.0.1:" + strconv.Itoa(port)}
+		"--listen-address=127.0.0.1:" + strconv.Itoa(port), "--profiling-address=127.0.0.1:" + strconv.Itoa(profilingPort)}
 	sourceName := api.SourceFile
 	switch c.source {
 	case "file":
@@ -287,7 +291,7 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 	res.heapInuse, res.heapAlloc = met["go_memstats_heap_inuse_bytes"], met["go_memstats_heap_alloc_bytes"]
 	res.goSys, res.goroutines, res.gcs = met["go_memstats_sys_bytes"], met["go_goroutines"], met["go_gc_duration_seconds_count"]
 	if c.profileDir != "" {
-		if err := fetchTo(base+"/debug/pprof/heap", filepath.Join(c.profileDir, fmt.Sprintf("heap-%d.pprof", n))); err != nil {
+		if err := fetchTo(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", profilingPort), filepath.Join(c.profileDir, fmt.Sprintf("heap-%d.pprof", n))); err != nil {
 			return res, err
 		}
 	}

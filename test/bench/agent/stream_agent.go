@@ -53,7 +53,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 	duration := fs.Duration("duration", 30*time.Second, "how long to publish")
 	buffer := fs.Int("event-buffer", agent.DefaultEventBuffer, "the agent's --event-buffer")
 	heartbeat := fs.Duration("heartbeat", agent.DefaultHeartbeat, "the agent's --heartbeat")
-	profiling := fs.Bool("enable-profiling", true, "serve /debug/pprof/ on the agent (loopback only)")
+	profiling := fs.Bool("enable-profiling", true, "serve /debug/pprof/ on a loopback port of its own (the agent logs it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,6 +66,8 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		EventBuffer:     *buffer,
 		Heartbeat:       *heartbeat,
 		EnableProfiling: *profiling,
+
+		ProfilingAddress: "127.0.0.1:0",
 	}
 	a, err := agent.New(cfg, nil)
 	if err != nil {
