@@ -108,3 +108,14 @@ func (sq streamQuery) filter(e api.Event) (out api.Event, keep, trimmed bool) {
 	e.Pods = pods
 	return e, true, trimmed
 }
+
+// checkAhead refuses a since that is ahead of the agent's last sequence
+// number last in its own epoch (or with none given): the client's number
+// is not this agent's, and waiting for it would be silence.
+func (sq streamQuery) checkAhead(last uint64, epoch string) error {
+	if !sq.sinceTime.IsZero() || sq.since <= last || (sq.epoch != "" && sq.epoch != epoch) {
+		return nil
+	}
+	return fmt.Errorf("since=%d is ahead of the agent's last event %d (epoch %s): resume with since=%d&epoch=%s at most, or leave since out to start with new events",
+		sq.since, last, epoch, last, epoch)
+}

@@ -33,6 +33,9 @@ var errLagging = errors.New("stream fell behind")
 // handleEvents streams the event sequence as newline-delimited JSON.
 func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	sq, err := parseStreamQuery(r.URL.Query(), time.Now())
+	if err == nil {
+		err = sq.checkAhead(a.hub.LastSeq(), a.epoch)
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return

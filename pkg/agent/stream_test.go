@@ -154,6 +154,46 @@ func TestStreamResetAfterAgentRestart(t *testing.T) {
 	}
 }
 
+// TestStreamRefusesASinceAhead answers a since ahead of the agent's last
+// event, in its epoch or with none, with a 400 naming the last event; in
+// another epoch it is a restart's reset.
+func TestStreamRefusesASinceAhead(t *testing.T) {
+	ta := startAgent(t, nil)
+	last := ta.publish(2, "default")
+	tests := []struct {
+		name  string
+		query string
+		want  int
+	}{
+		{name: "ahead, no epoch", query: fmt.Sprintf("since=%d", last+1), want: http.StatusBadRequest},
+		{name: "ahead, this epoch", query: fmt.Sprintf("since=%d&epoch=%s", last+100, ta.epoch), want: http.StatusBadRequest},
+		{name: "the last event", query: fmt.Sprintf("since=%d&epoch=%s", last, ta.epoch), want: http.StatusOK},
+		{name: "ahead, another epoch", query: fmt.Sprintf("since=%d&epoch=older", last+100), want: http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := http.Get(ta.url + "/api/v1alpha1/events?" + tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Fatalf("answered %d, want %d", resp.StatusCode, tt.want)
+			}
+			if tt.want != http.StatusBadRequest {
+				return
+			}
+			var st api.Status
+			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(st.Message, fmt.Sprintf("last event %d (epoch %s)", last, ta.epoch)) {
+				t.Fatalf("message %q does not name the last event", st.Message)
+			}
+		})
+	}
+}
+
 // TestManyStreamsOneStuck runs 100 streams, one of which never reads: the
 // others get every event in order while publishing goes on, and the stuck
 // one is cut off.

@@ -38,7 +38,11 @@ const (
 	MessageReset = "reset"
 )
 
-// StreamMessage is one line of /api/v1alpha1/events.
+// StreamMessage is one line of /api/v1alpha1/events. A stream asked for with
+// since=<seq> ahead of the agent's last sequence number, with the agent's
+// epoch or none, is not opened: the answer is 400 with a Status whose
+// message names the last sequence number and the epoch. With another
+// epoch, the stream opens with MessageReset instead.
 type StreamMessage struct {
 	// Type is one of the Message* constants.
 	Type string `json:"type"`
