@@ -29,6 +29,9 @@ const (
 	KindUnavailable ErrorKind = "Unavailable"
 	// KindUnauthorized: the API server rejected the credentials.
 	KindUnauthorized ErrorKind = "Unauthorized"
+	// KindBadRequest: the agent refused the request as it was asked (400),
+	// for example a stream resuming after an event it never had.
+	KindBadRequest ErrorKind = "BadRequest"
 	// KindOther is anything else.
 	KindOther ErrorKind = "Other"
 )
@@ -67,7 +70,7 @@ func KindOf(err error) ErrorKind {
 // user changing something (permissions, node names, versions).
 func IsPermanent(err error) bool {
 	switch KindOf(err) {
-	case KindNodeNotFound, KindForbidden, KindSkew, KindNotFound, KindUnauthorized:
+	case KindNodeNotFound, KindForbidden, KindSkew, KindNotFound, KindUnauthorized, KindBadRequest:
 		return true
 	}
 	return false

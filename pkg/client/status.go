@@ -46,7 +46,10 @@ func (a *Agent) statusError(ctx context.Context, path string, resp *http.Respons
 			return a.checkSkew(ctx)
 		}
 		kind := KindOther
-		if code >= 500 {
+		switch {
+		case code == http.StatusBadRequest:
+			kind = KindBadRequest
+		case code >= 500:
 			kind = KindUnavailable
 		}
 		return newError(kind, nil, "%s answered %d: %s", a, code, oneLine(st.Message))

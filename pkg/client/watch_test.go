@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -312,5 +313,29 @@ func TestWatcherIdleTimeout(t *testing.T) {
 	}
 	if n := len(fa.EventQueries()); n != 3 {
 		t.Fatalf("%d stream requests, want 3", n)
+	}
+}
+
+// TestWatcherStopsOnASinceAhead resumes after an event the agent never
+// had: the agent refuses it, and the watcher says so at once instead of
+// retrying or waiting in silence.
+func TestWatcherStopsOnASinceAhead(t *testing.T) {
+	fa := fakeagent.New("node-1")
+	fa.Publish(configEvent("ADD", "a"), configEvent("ADD", "b"), configEvent("ADD", "c"))
+	a := startAgent(t, fa)
+	ahead := uint64(100)
+	w := &Watcher{Open: a.Events, Options: EventsOptions{Since: &ahead}, InitialBackoff: time.Millisecond, MaxAttempts: -1}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c := newCollector()
+	err := w.Run(ctx, c.handle)
+	if ctx.Err() != nil {
+		t.Fatal("the watcher was still waiting after 10s")
+	}
+	if KindOf(err) != KindBadRequest || !IsPermanent(err) || !strings.Contains(err.Error(), "last event 3") {
+		t.Fatalf("got %v (%s), want a permanent bad request naming the last event", err, KindOf(err))
+	}
+	if len(fa.EventQueries()) != 1 || len(c.msgs) != 0 {
+		t.Fatalf("%d stream requests and %d messages, want one request and nothing delivered", len(fa.EventQueries()), len(c.msgs))
 	}
 }

@@ -6,6 +6,7 @@ package fakeagent
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -219,7 +220,7 @@ func (f filter) apply(ev v1alpha1.Event) (v1alpha1.Event, bool) {
 // serveEvents streams newline-delimited StreamMessages the way the agent
 // does: a plain stream starts now with a heartbeat, since=<seq> resumes
 // (with a gap for evicted events, or a reset when epoch names another agent
-// process), since=<duration> starts at a time, snapshot=true starts with
+// process; a since ahead of the last event in this epoch is a 400), since=<duration> starts at a time, snapshot=true starts with
 // the pods.
 func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -248,6 +249,11 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 		if e := q.Get("epoch"); e != "" && e != epoch {
 			first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageReset})
 			cursor = 0
+		} else if cursor > a.lastSeq {
+			last := a.lastSeq
+			a.mu.Unlock()
+			writeStatus(w, http.StatusBadRequest, fmt.Sprintf("since=%d is ahead of the agent's last event %d (epoch %s)", cursor, last, epoch))
+			return
 		}
 	}
 	switch {
