@@ -22,8 +22,8 @@ func timePtr(t time.Time) *metav1.Time {
 }
 
 // sourceInfo combines what the merge counted of a source with the source's
-// own status.
-func sourceInfo(name string, st *source.Status, ms *merge.SourceStats) api.Source {
+// own status; expose is --expose-pod-specs.
+func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bool) api.Source {
 	out := api.Source{Name: name}
 	if ms != nil {
 		out.Seen = ms.Seen
@@ -35,12 +35,18 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats) api.Sourc
 		return out
 	}
 	// The sources mask their own URLs; a manifest's error may still quote
-	// a URL with credentials of the manifest's.
+	// a URL with credentials of the manifest's, or the whole object.
+	served := func(msg string) string {
+		if expose {
+			return msg
+		}
+		return cutObjectDump(source.MaskURLs(msg))
+	}
 	out.Target = source.MaskURLs(st.Target)
-	out.LastError = source.MaskURLs(st.LastError)
+	out.LastError = served(st.LastError)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
 	for _, r := range st.Rejected {
-		out.RejectedFiles = append(out.RejectedFiles, api.RejectedFile{Path: r.Path, Error: source.MaskURLs(r.Error), Since: metav1.NewTime(r.FirstSeen)})
+		out.RejectedFiles = append(out.RejectedFiles, api.RejectedFile{Path: r.Path, Error: served(r.Error), Since: metav1.NewTime(r.FirstSeen)})
 	}
 	for _, s := range st.Shadowed {
 		out.ShadowedFiles = append(out.ShadowedFiles, api.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})

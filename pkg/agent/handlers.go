@@ -41,7 +41,7 @@ func (a *Agent) Sources() api.SourceList {
 	}
 	for _, s := range a.sources {
 		st := s.src.Status()
-		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name]))
+		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name], a.cfg.ExposePodSpecs))
 	}
 	slices.SortFunc(out.Items, func(x, y api.Source) int { return strings.Compare(x.Name, y.Name) })
 	return out
