@@ -55,24 +55,8 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddress(t)
-	cmd := exec.Command(bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
+	p := startProcess(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
 		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms")
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("agent output:\n%s", logs.String())
-		}
-	})
 
 	base := "http://" + addr
 	var pods api.PodList
@@ -106,7 +90,7 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 
 	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	for sc.Scan() {
@@ -122,9 +106,9 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatalf("stream ended with %v, want a clean end", err)
 	}
 	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("agent exited with %v after SIGTERM", err)
+	case <-p.done:
+		if p.err != nil {
+			t.Fatalf("agent exited with %v after SIGTERM", p.err)
 		}
 	case <-time.After(waitLimit):
 		t.Fatal("agent still running after SIGTERM")

@@ -6,10 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,36 +80,10 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	podURL := strings.Replace(failing.URL, "http://", "http://user-c0ffee:password-c0ffee@", 1) + "/pods?token=query-c0ffee"
 
 	addr, profiling := freeAddress(t), freeAddress(t)
-	cmd := exec.Command(bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
+	p := startProcess(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
 		"--static-pod-url="+podURL, "--static-pod-url-header=Authorization: Bearer flag-c0ffee",
 		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms",
 		"--enable-profiling", "--profiling-address="+profiling, "-v=4")
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(waitLimit):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop()
-		if t.Failed() {
-			t.Logf("agent output:\n%s", logs.String())
-		}
-	})
 
 	base := "http://" + addr
 	var sources api.SourceList
@@ -156,7 +128,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 		!strings.Contains(served["/api/v1alpha1/sources"], "xxxxx") {
 		t.Errorf("the pod or the masked URL is not served:\n%s\n%s", served["/api/v1alpha1/pods/"+string(pods.Items[0].UID)], served["/api/v1alpha1/sources"])
 	}
-	stop()
+	p.stop()
 
 	everywhere := []string{"annotation-", "hostpath-", "command-", "env-", "probe-", "path-", "header-", "hook-", "configmap-",
 		"user-", "password-", "query-", "flag-"}
@@ -170,7 +142,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	// Credentials stay out of the log too (the kubelet's own messages
 	// about a rejected manifest are logged as they are).
 	for _, s := range []string{"user-", "password-", "query-", "flag-"} {
-		if strings.Contains(logs.String(), s+"c0ffee") {
+		if strings.Contains(p.logs.String(), s+"c0ffee") {
 			t.Errorf("the log shows %sc0ffee", s)
 		}
 	}
