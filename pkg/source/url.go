@@ -205,6 +205,6 @@ func (s *URLSource) poll(ctx context.Context) error {
 // send delivers pods as a SET and records it.
 func (s *URLSource) send(ctx context.Context, pods []*v1.Pod) {
 	if sendSet(ctx, s.updates, staticpod.KindURL, pods) {
-		s.status.delivered(s.now(), podRefs(pods, func(*v1.Pod) string { return s.url }))
+		s.status.delivered(s.now(), podRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}
 }
