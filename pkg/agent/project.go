@@ -23,7 +23,11 @@ var servedAnnotations = []string{
 // projectPod returns the pod as the agent serves it by default: a new pod
 // that holds only the fields on this list, copied from pod, which is left
 // as it is. Every other field, including any a later k8s.io/api adds, is
-// absent. --expose-pod-specs serves the pod in full instead.
+// absent. --expose-pod-specs serves the pod in full instead. It is the only
+// pod object the agent serves (PodInfo.Pod of /pods/{uid}); pod lists,
+// snapshots, events and the runtime view carry only their own fixed
+// fields: names, UIDs, sources, hashes, and the runtime's IDs, states,
+// images, restart counts, exit codes, reasons and IPs.
 //
 // Metadata: name, namespace, uid, resourceVersion, generation, creation and
 // deletion timestamps, the deletion grace period, labels, the kubelet's

@@ -35,7 +35,9 @@ type PodInfo struct {
 	// Runtime is what the PLEG last saw of the pod; nil when the runtime
 	// has nothing of it (or the PLEG is off).
 	Runtime *RuntimePod `json:"runtime,omitempty"`
-	// Pod is the merged pod in full, only on /api/v1alpha1/pods/{uid}.
+	// Pod is the merged pod, only on /api/v1alpha1/pods/{uid}: by default
+	// a projection that holds only an allowlist of its fields (the agent's
+	// projectPod lists them), in full with the agent's --expose-pod-specs.
 	Pod *corev1.Pod `json:"pod,omitempty"`
 }
 
