@@ -116,6 +116,6 @@ func (sq streamQuery) checkAhead(last uint64, epoch string) error {
 	if !sq.sinceTime.IsZero() || sq.since <= last || (sq.epoch != "" && sq.epoch != epoch) {
 		return nil
 	}
-	return fmt.Errorf("since=%d is ahead of the agent's last event %d (epoch %s): resume with since=%d&epoch=%s at most, or leave since out to start with new events",
-		sq.since, last, epoch, last, epoch)
+	return fmt.Errorf("since=%d is ahead of the agent's last event %d (epoch %s): resume with a since of at most %d, or leave since out to start with new events",
+		sq.since, last, epoch, last)
 }
