@@ -63,6 +63,7 @@ func TestAgentOnNode(t *testing.T) {
 
 	t.Run("file source", func(t *testing.T) { testFileSource(t, e) })
 	t.Run("api source", func(t *testing.T) { testAPISource(t, e) })
+	t.Run("what the agent serves", func(t *testing.T) { testServedProjection(t, e) })
 	t.Run("pleg", func(t *testing.T) { testPLEG(t, e) })
 	t.Run("the kubelet's own view", func(t *testing.T) { testAgainstKubelet(t, e) })
 	t.Run("plugin through the API server", func(t *testing.T) { testPluginCommands(t, e) })
