@@ -68,7 +68,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 		return nil
 	default:
 		s.state.keepOnly(nil)
-		return fmt.Errorf("static pod path %s is not a directory or file", s.hostPath)
+		return fmt.Errorf("static pod path %s is %s, not a directory or regular file", s.hostPath, fileKind(info.Mode()))
 	}
 }
 
@@ -94,7 +94,17 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 		host := s.hostPathOf(read)
 		info, err := os.Stat(read)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				// A dangling symlink, or gone since the listing.
+				logger.Error(err, "Could not get metadata", "manifest", host)
+				continue
+			}
+			// A symlink loop, say: the kubelet only logs it, podsrc
+			// reports it with the file.
+			err = fmt.Errorf("reading manifest %s: %w", host, err)
 			logger.Error(err, "Could not get metadata", "manifest", host)
+			seen[host] = true
+			s.state.readFailed(host, err, s.now())
 			continue
 		}
 		switch {
@@ -115,7 +125,10 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 			seen[host] = true
 			pods = append(pods, filePod{path: host, pod: pod})
 		default:
-			logger.Error(nil, "Manifest path is not a directory or file", "manifest", host, "mode", info.Mode())
+			err := notRegular(host, info.Mode())
+			logger.Error(err, "Manifest path is not a directory or file", "manifest", host)
+			seen[host] = true
+			s.state.readFailed(host, err, s.now())
 		}
 	}
 	s.state.keepOnly(seen)
@@ -145,9 +158,9 @@ func (s *FileSource) readManifest(read string) (*v1.Pod, error) {
 // decodeManifest reads at most staticpod.MaxManifestBytes of a manifest and
 // decodes it.
 func (s *FileSource) decodeManifest(read, host string) (*v1.Pod, error) {
-	f, err := os.Open(read)
+	f, err := openManifest(read, host)
 	if err != nil {
-		return nil, fmt.Errorf("reading manifest %s: %w", host, err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := utilio.ReadAtMost(f, staticpod.MaxManifestBytes)
