@@ -19,6 +19,14 @@ import (
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
+// Shutdown bounds: the HTTP server drains for at most shutdownServerTimeout,
+// and Run returns at most shutdownTimeout after its context ends, whatever
+// the sources and the PLEG are doing.
+const (
+	shutdownServerTimeout = 700 * time.Millisecond
+	shutdownTimeout       = 900 * time.Millisecond
+)
+
 // namedSource is a running source with the kubelet's name for it.
 type namedSource struct {
 	name string
@@ -120,15 +128,25 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	case err = <-serveErr:
 		err = fmt.Errorf("serving on %s: %w", lis.Addr(), err)
 	}
+	// Streams, sources and the PLEG stop together, while the server drains.
+	stopped := time.Now()
 	close(a.stopping)
-	shutdownCtx, done := context.WithTimeout(context.WithoutCancel(ctx), 800*time.Millisecond)
+	cancel()
+	shutdownCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownServerTimeout)
 	defer done()
 	if serr := srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		logger.Error(serr, "Shutting down the HTTP server")
 		_ = srv.Close()
 	}
-	cancel()
-	wg.Wait()
+	workers := make(chan struct{})
+	go func() { wg.Wait(); close(workers) }()
+	select {
+	case <-workers:
+	case <-time.After(shutdownTimeout - time.Since(stopped)):
+		// Every part stops on its context; one that does not is a bug,
+		// which must not hold the node's pod past its grace period.
+		logger.Error(nil, "Sources or PLEG did not stop in time; exiting anyway", "after", time.Since(stopped))
+	}
 	if a.runtime != nil {
 		_ = a.runtime.Close()
 	}

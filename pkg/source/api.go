@@ -228,7 +228,7 @@ func newReflector(ctx context.Context, s *APISource, resource string, selector f
 		},
 	}
 	return cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, s.client), obj, store,
-		cache.ReflectorOptions{Name: "podsrc-api-" + resource, Logger: &logger})
+		cache.ReflectorOptions{Name: "podsrc-api-" + resource, Logger: &logger, Clock: stopClock{ctx: ctx}})
 }
 
 // observe records the outcome of one list or watch call.
