@@ -167,6 +167,9 @@ func TestAllowedCIDRs(t *testing.T) {
 	}{
 		{name: "loopback allowed", cidr: "127.0.0.0/8", want: http.StatusOK},
 		{name: "loopback not allowed", cidr: "10.0.0.0/8", want: http.StatusForbidden},
+		// An address, as the flag's help suggests for the control plane.
+		{name: "the address allowed", cidr: "127.0.0.1", want: http.StatusOK},
+		{name: "another address only", cidr: "10.1.2.3", want: http.StatusForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,6 +184,12 @@ func TestAllowedCIDRs(t *testing.T) {
 			ta := startAgent(t, func(c *Config) { c.AllowedNets = cfg.AllowedNets })
 			if code, _ := ta.get(t, "/version"); code != tt.want {
 				t.Fatalf("got %d, want %d", code, tt.want)
+			}
+			// The kubelet probes from the node's address, whatever the list.
+			for _, path := range []string{"/healthz", "/livez", "/readyz"} {
+				if code, body := ta.get(t, path); code != http.StatusOK {
+					t.Errorf("%s answered %d %q, want 200 for the kubelet's probes", path, code, body)
+				}
 			}
 		})
 	}

@@ -65,7 +65,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.EventBuffer, "event-buffer", o.EventBuffer, "How many events are kept for streams that resume with ?since=.")
 	fs.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "How often an idle event stream gets a heartbeat.")
 	fs.BoolVar(&o.ExposePodSpecs, "expose-pod-specs", o.ExposePodSpecs, "Serve pods in full (commands, env values, annotations, messages...) instead of the allowlisted projection. Anyone who reaches the port can read them.")
-	fs.StringSliceVar(&o.AllowedCIDRs, "allowed-cidrs", o.AllowedCIDRs, "Refuse connections from outside these CIDRs (for example the control plane's addresses); empty allows all.")
+	fs.StringSliceVar(&o.AllowedCIDRs, "allowed-cidrs", o.AllowedCIDRs, "Answer only peers in these CIDRs or at these addresses; empty allows all. The peer is whoever opens the connection: through the API server's node or pod proxy that is the API server (or a konnectivity agent), never the user, so this can keep other hosts and pods out but cannot tell users apart. /healthz, /livez and /readyz answer every peer, for the kubelet's probes from the node's address.")
 	fs.BoolVar(&o.EnableProfiling, "enable-profiling", o.EnableProfiling, "Serve Go profiles under /debug/pprof/ on --profiling-address.")
 	fs.StringVar(&o.ProfilingAddress, "profiling-address", o.ProfilingAddress, "The loopback address --enable-profiling serves on, apart from the API (reach it with kubectl port-forward); other addresses are refused.")
 }
@@ -125,13 +125,27 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		return nil, fmt.Errorf("--mode: %w", err)
 	}
 	for _, s := range o.AllowedCIDRs {
-		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		p, err := parseAllowed(strings.TrimSpace(s))
 		if err != nil {
-			return nil, fmt.Errorf("--allowed-cidrs: %q is not a CIDR: %w", s, err)
+			return nil, fmt.Errorf("--allowed-cidrs: %q is neither a CIDR nor an IP address: %w", s, err)
 		}
-		c.AllowedNets = append(c.AllowedNets, p.Masked())
+		c.AllowedNets = append(c.AllowedNets, p)
 	}
 	return c, c.Validate()
+}
+
+// parseAllowed reads one entry of --allowed-cidrs: a CIDR, or an address,
+// which stands for itself alone.
+func parseAllowed(s string) (netip.Prefix, error) {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		ip = ip.Unmap()
+		return netip.PrefixFrom(ip, ip.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return p.Masked(), nil
 }
 
 // Validate refuses settings the agent cannot run with, naming the flag.

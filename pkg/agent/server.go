@@ -71,12 +71,22 @@ func (a *Agent) withDeadline(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// allowNets refuses connections from outside the allowed networks.
+// healthPaths are the endpoints the kubelet probes, from the node's own
+// address; --allowed-cidrs does not guard them, so that a list naming the
+// control plane does not fail the probes and restart the agent in a loop.
+var healthPaths = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true}
+
+// allowNets refuses connections from outside the allowed networks to
+// everything but the health endpoints.
 func (a *Agent) allowNets(next http.Handler) http.Handler {
 	if len(a.cfg.AllowedNets) == 0 {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if healthPaths[r.URL.Path] {
+			next.ServeHTTP(w, r)
+			return
+		}
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err == nil {
 			if ip, perr := netip.ParseAddr(host); perr == nil {
