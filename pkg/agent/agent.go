@@ -48,6 +48,9 @@ type Agent struct {
 	epoch string
 	// streamWriteTimeout bounds one write to an event stream.
 	streamWriteTimeout time.Duration
+	// streams and snapshots are the slots of the open event streams and
+	// of the snapshot requests in progress.
+	streams, snapshots slots
 
 	// viewMu orders the view's changes with their events, so that a stream
 	// that starts with a snapshot continues exactly after it.
@@ -70,6 +73,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		epoch:    strconv.FormatInt(time.Now().UnixNano(), 36),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
+		streams:            newSlots(cfg.Limits.MaxStreams),
+		snapshots:          newSlots(cfg.Limits.MaxSnapshots),
 	}
 	a.hub = NewHub(cfg.EventBuffer, a.epoch, nil)
 	a.metrics = newMetrics(a)
@@ -117,6 +122,7 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	}
 
 	srv := a.server()
+	lis = newLimitListener(lis, a.cfg.Limits, a.metrics.refused)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(lis) }()
 	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Sources.NodeName,

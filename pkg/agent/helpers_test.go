@@ -96,6 +96,7 @@ func startAgent(t *testing.T, adjust func(*Config)) *testAgent {
 		Mode:            merge.Incremental,
 		EventBuffer:     1000,
 		Heartbeat:       200 * time.Millisecond,
+		Limits:          DefaultLimits(),
 	}
 	if adjust != nil {
 		adjust(cfg)

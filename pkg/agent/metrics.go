@@ -15,6 +15,7 @@ type metrics struct {
 	events      *prometheus.CounterVec
 	subscribers prometheus.Gauge
 	lagging     prometheus.Counter
+	refused     *prometheus.CounterVec
 }
 
 func newMetrics(a *Agent) *metrics {
@@ -32,8 +33,12 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_stream_lagging_total",
 			Help: "Event streams closed because the client read too slowly.",
 		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_refused_total",
+			Help: "Connections and requests answered 503 because a limit was reached, by limit.",
+		}, []string{"limit"}),
 	}
-	m.registry.MustRegister(m.events, m.subscribers, m.lagging,
+	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{a: a})
 	return m

@@ -38,6 +38,7 @@ type Options struct {
 	EnableProfiling bool
 	// ProfilingAddress is where --enable-profiling serves: loopback only.
 	ProfilingAddress string
+	Limits           Limits
 }
 
 // NewOptions returns the defaults.
@@ -51,6 +52,7 @@ func NewOptions() *Options {
 		Heartbeat:       DefaultHeartbeat,
 
 		ProfilingAddress: DefaultProfilingAddress,
+		Limits:           DefaultLimits(),
 	}
 }
 
@@ -68,6 +70,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AllowedCIDRs, "allowed-cidrs", o.AllowedCIDRs, "Answer only peers in these CIDRs or at these addresses; empty allows all. The peer is whoever opens the connection: through the API server's node or pod proxy that is the API server (or a konnectivity agent), never the user, so this can keep other hosts and pods out but cannot tell users apart. /healthz, /livez and /readyz answer every peer, for the kubelet's probes from the node's address.")
 	fs.BoolVar(&o.EnableProfiling, "enable-profiling", o.EnableProfiling, "Serve Go profiles under /debug/pprof/ on --profiling-address.")
 	fs.StringVar(&o.ProfilingAddress, "profiling-address", o.ProfilingAddress, "The loopback address --enable-profiling serves on, apart from the API (reach it with kubectl port-forward); other addresses are refused.")
+	o.Limits.AddFlags(fs)
 }
 
 // Config is the agent's validated configuration.
@@ -87,6 +90,7 @@ type Config struct {
 	EnableProfiling bool
 	// ProfilingAddress is the loopback address of the profiles.
 	ProfilingAddress string
+	Limits           Limits
 }
 
 // Complete resolves the flags given on fs, with the kubelet's configuration
@@ -106,6 +110,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		EnableProfiling: o.EnableProfiling,
 
 		ProfilingAddress: o.ProfilingAddress,
+		Limits:           o.Limits,
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
@@ -167,7 +172,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--listen-address %q: %w", c.ListenAddress, err)
 	}
 	if c.EnableProfiling {
-		return checkLoopback(c.ProfilingAddress)
+		if err := checkLoopback(c.ProfilingAddress); err != nil {
+			return err
+		}
 	}
-	return nil
+	return c.Limits.Validate()
 }

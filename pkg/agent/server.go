@@ -42,13 +42,16 @@ func (a *Agent) Handler() http.Handler {
 	get := func(path string, h http.HandlerFunc) {
 		r.HandleFunc(path, h).Methods(http.MethodGet, http.MethodHead)
 	}
-	get("/api/v1alpha1/sources", a.withDeadline(a.handleSources))
-	get("/api/v1alpha1/pods", a.withDeadline(a.handlePods))
-	get("/api/v1alpha1/pods/{uid}", a.withDeadline(a.handlePod))
+	snapshot := func(h http.HandlerFunc) http.HandlerFunc {
+		return a.limited(a.snapshots, limitSnapshots, a.withDeadline(h))
+	}
+	get("/api/v1alpha1/sources", snapshot(a.handleSources))
+	get("/api/v1alpha1/pods", snapshot(a.handlePods))
+	get("/api/v1alpha1/pods/{uid}", snapshot(a.handlePod))
 	get("/api/v1alpha1/pleg", a.withDeadline(a.handlePLEG))
 	// The stream answers GET only: a HEAD would hold its connection while
 	// heartbeats went nowhere.
-	r.HandleFunc("/api/v1alpha1/events", a.handleEvents).Methods(http.MethodGet)
+	r.HandleFunc("/api/v1alpha1/events", a.limited(a.streams, limitStreams, a.handleEvents)).Methods(http.MethodGet)
 	get("/version", a.withDeadline(a.handleVersion))
 	get("/healthz", a.withDeadline(a.handleHealthz))
 	get("/livez", a.withDeadline(a.handleLivez))
@@ -115,5 +118,16 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // writeError writes a Status.
 func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, api.Status{TypeMeta: api.TypeMetaFor(api.KindStatus), Code: code, Message: msg})
+	writeJSON(w, code, errorStatus(code, msg))
+}
+
+// errorStatus is the Status of an error answer.
+func errorStatus(code int, msg string) api.Status {
+	return api.Status{TypeMeta: api.TypeMetaFor(api.KindStatus), Code: code, Message: msg}
+}
+
+// statusJSON returns a Status as writeError encodes it.
+func statusJSON(code int, msg string) []byte {
+	b, _ := json.MarshalIndent(errorStatus(code, msg), "", "  ")
+	return append(b, '\n')
 }

@@ -40,6 +40,22 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	// A stream that starts with a snapshot counts as a snapshot request
+	// until the snapshot is written.
+	snapshotSlot := false
+	if sq.snapshot {
+		if !a.snapshots.take() {
+			a.metrics.refused.WithLabelValues(limitSnapshots).Inc()
+			writeUnavailable(w, limitSnapshots)
+			return
+		}
+		snapshotSlot = true
+		defer func() {
+			if snapshotSlot {
+				a.snapshots.give()
+			}
+		}()
+	}
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -51,6 +67,12 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	a.metrics.subscribers.Inc()
 	defer a.metrics.subscribers.Dec()
 	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: a.epoch, timeout: a.streamWriteTimeout}
+	s.snapshotWritten = func() {
+		if snapshotSlot {
+			a.snapshots.give()
+			snapshotSlot = false
+		}
+	}
 	err = a.serveStream(r, s, sq)
 	if errors.Is(err, errLagging) {
 		a.metrics.lagging.Inc()
@@ -65,6 +87,8 @@ type stream struct {
 	enc     *json.Encoder
 	epoch   string
 	timeout time.Duration
+	// snapshotWritten gives back the snapshot request's slot.
+	snapshotWritten func()
 	// batch and buf (at most streamWriteSize) are reused from one read of
 	// the hub to the next.
 	batch Batch
@@ -163,7 +187,9 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 		configured := a.view.list()
 		a.viewMu.Unlock()
 		snap := a.podList(configured, "")
-		if err := s.send(api.StreamMessage{Type: api.MessageSnapshot, Seq: cursor, Snapshot: &snap}); err != nil {
+		err := s.send(api.StreamMessage{Type: api.MessageSnapshot, Seq: cursor, Snapshot: &snap})
+		s.snapshotWritten()
+		if err != nil {
 			return err
 		}
 		resuming = false

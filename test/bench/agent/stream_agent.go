@@ -68,6 +68,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		EnableProfiling: *profiling,
 
 		ProfilingAddress: "127.0.0.1:0",
+		Limits:           agent.DefaultLimits(),
 	}
 	a, err := agent.New(cfg, nil)
 	if err != nil {
