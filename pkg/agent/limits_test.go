@@ -101,9 +101,16 @@ func TestLimits(t *testing.T) {
 			name:   "connections",
 			limits: func(l *Limits) { l.MaxConnections, l.MaxConnectionsPerPeer, l.MaxStreams = 2, 2, 2 },
 			fill: func(t *testing.T, ta *testAgent) func() {
-				a, b := rawGet(t, ta, "127.0.0.3", "/healthz"), rawGet(t, ta, "127.0.0.4", "/healthz")
+				a, b := rawGet(t, ta, "127.0.0.1", "/healthz"), rawGet(t, ta, "127.0.0.1", "/healthz")
 				answer(t, a)
 				answer(t, b)
+				// A peer that holds no connection still gets one of the
+				// reserve beyond the total: the kubelet's probes.
+				probe := rawGet(t, ta, "127.0.0.5", "/livez")
+				if resp := answer(t, probe); resp.StatusCode != http.StatusOK {
+					t.Fatalf("a new peer's probe answered %s with every place taken", resp.Status)
+				}
+				probe.Close()
 				return func() { a.Close() }
 			},
 			path: "/livez", limit: "connections limit",

@@ -14,7 +14,14 @@ import (
 // refusedWriteTimeout bounds the write of the 503 to a refused connection.
 const refusedWriteTimeout = 100 * time.Millisecond
 
-// limitListener accepts connections up to a total and a per-peer limit;
+// newPeerReserve is how many connections beyond the total limit are kept
+// for peers that hold none: the kubelet's probes (a new connection from the
+// node's address each time) still get through when other peers have taken
+// every place.
+const newPeerReserve = 32
+
+// limitListener accepts connections up to a total and a per-peer limit
+// (beyond the total, up to newPeerReserve more from peers that hold none);
 // one beyond them is answered 503 with Retry-After and closed at once, so
 // that it holds neither a goroutine nor a buffer of the server's.
 type limitListener struct {
@@ -53,7 +60,7 @@ func (l *limitListener) admit(peer netip.Prefix) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case l.open >= l.total:
+	case l.open >= l.total+newPeerReserve, l.open >= l.total && l.peers[peer] > 0:
 		return "connections"
 	case l.peers[peer] >= l.perPeer:
 		return "connections-per-peer"
