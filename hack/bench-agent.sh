@@ -11,13 +11,21 @@
 #    110 and of 5,000 valid static pods (no API source, no PLEG); prints its
 #    RSS once it has every pod and has settled, against the 40 MiB goal at
 #    110 pods, and saves heap profiles.
+# 3. test/bench/agent hostile: the real podsrc-agent binary with 1,000 static
+#    pods and its memory limit as GOMEMLIMIT (256 MiB), 10 well-behaved
+#    streams and a /livez prober, then 1,000 hostile clients from 8 loopback
+#    addresses (requests never read, slowloris headers, streams never read);
+#    prints the agent's RSS, the /livez p50/p99 and the good streams' holes,
+#    gaps, lagging and ends, against the goals (RSS under 256 MiB, p99 under
+#    100 ms, nothing lost).
 #
 # Everything listens on 127.0.0.1 only; every process started is stopped by
 # PID with bounded waits, also on failure or interruption.
 #
-# Usage: hack/bench-agent.sh [stream|rss|all]   (default all)
+# Usage: hack/bench-agent.sh [stream|rss|hostile|all]   (default all)
 # Environment: STREAM_FLAGS (e.g. "-duration 10s -rate 5000 -subscribers 100"),
 # RSS_FLAGS (e.g. "-pods 110,5000 -settle 30s -check-frequency 20s"),
+# HOSTILE_FLAGS (e.g. "-pods 1000 -clients 0,250,1000 -phase 20s -peers 8"),
 # PODSRC_BENCH_TIMEOUT (seconds per part, default 900), PODSRC_BENCH_OUT
 # (where heap profiles and binaries are kept; default a temporary directory,
 # removed at the end).
@@ -31,9 +39,9 @@ what=${1:-all}
 log() { echo "bench-agent: $*" >&2; }
 
 case "$what" in
-stream | rss | all) ;;
+stream | rss | hostile | all) ;;
 *)
-	echo "usage: $0 [stream|rss|all]" >&2
+	echo "usage: $0 [stream|rss|hostile|all]" >&2
 	exit 2
 	;;
 esac
@@ -81,14 +89,21 @@ if [[ "$what" == stream || "$what" == all ]]; then
 	# shellcheck disable=SC2086 # flags are split on purpose
 	run stream ${STREAM_FLAGS:-} || status=1
 fi
-if [[ "$what" == rss || "$what" == all ]]; then
+if [[ "$what" == rss || "$what" == hostile || "$what" == all ]]; then
 	log "building cmd/podsrc-agent as it is shipped"
 	(cd "$ROOT_DIR/cmd/podsrc-agent" && go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$out/podsrc-agent" .)
+fi
+if [[ "$what" == rss || "$what" == all ]]; then
 	log "agent RSS (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 	# shellcheck disable=SC2086 # flags are split on purpose
 	run rss -agent "$out/podsrc-agent" -profile-dir "$out" ${RSS_FLAGS:-} || status=1
 	if [[ -n "${PODSRC_BENCH_OUT:-}" ]]; then
 		log "heap profiles in $out (go tool pprof -sample_index=inuse_space -top $out/podsrc-agent $out/heap-<pods>.pprof)"
 	fi
+fi
+if [[ "$what" == hostile || "$what" == all ]]; then
+	log "hostile clients (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+	# shellcheck disable=SC2086 # flags are split on purpose
+	run hostile -agent "$out/podsrc-agent" ${HOSTILE_FLAGS:-} || status=1
 fi
 exit "$status"

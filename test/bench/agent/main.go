@@ -13,7 +13,12 @@
 // of N valid static pods for each N given, waits until the agent has them
 // all, lets it settle and prints its RSS, with a heap profile on request.
 //
-// hack/bench-agent.sh builds both and runs them. The program is a main
+// "agent hostile" runs the real podsrc-agent binary with 1,000 static pods
+// against hostile clients on loopback (requests never read, slowloris
+// headers, streams never read) and prints its RSS, the /livez latency and
+// what well-behaved streams missed.
+//
+// hack/bench-agent.sh builds them and runs them. The program is a main
 // package under test/ so that nothing of it ends up in a podsrc binary.
 package main
 
@@ -38,6 +43,8 @@ func main() {
 		err = runStreamAgent(ctx, os.Args[2:])
 	case "rss":
 		err = runRSS(ctx, os.Args[2:])
+	case "hostile":
+		err = runHostile(ctx, os.Args[2:])
 	default:
 		stop()
 		usage()
@@ -50,6 +57,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: agent stream [flags] | agent rss [flags]   (-h for the flags)")
+	fmt.Fprintln(os.Stderr, "usage: agent stream [flags] | agent rss [flags] | agent hostile [flags]   (-h for the flags)")
 	os.Exit(2)
 }
