@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -12,10 +13,28 @@ import (
 type agentProcess struct {
 	cmd *exec.Cmd
 	// done is closed when the process has exited; err is then Wait's
-	// result, and logs (stdout and stderr) may be read.
+	// result. logs (stdout and stderr) may be read at any time.
 	done chan struct{}
 	err  error
-	logs strings.Builder
+	logs syncBuffer
+}
+
+// syncBuffer collects a process's output for reading while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // startProcess runs bin with args until the test ends (killing it then if

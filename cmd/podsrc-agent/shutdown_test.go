@@ -3,10 +3,8 @@ package main
 import (
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,59 +13,12 @@ import (
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 )
 
-// agentProcess is the real agent binary running in a test.
-type agentProcess struct {
-	cmd  *exec.Cmd
-	base string
-	logs *syncBuffer
-	// exited is closed once the process has ended, with its error in err.
-	exited chan struct{}
-	err    error
-}
-
-// syncBuffer collects a process's output for concurrent reading.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startAgent runs bin with args on a free loopback address; it is killed
-// at the end of the test if it is still running.
-func startAgent(t *testing.T, bin string, args ...string) *agentProcess {
+// startAgent runs bin with args on a free loopback address and returns
+// the process and the address's URL.
+func startAgent(t *testing.T, bin string, args ...string) (*agentProcess, string) {
 	t.Helper()
 	addr := freeAddress(t)
-	p := &agentProcess{base: "http://" + addr, exited: make(chan struct{}), logs: &syncBuffer{}}
-	p.cmd = exec.Command(bin, append([]string{"--node-name=node-1", "--listen-address=" + addr}, args...)...)
-	p.cmd.Env = append(os.Environ(), "KUBERNETES_SERVICE_HOST=")
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
-		if t.Failed() {
-			t.Logf("agent output:\n%s", p.logs.String())
-		}
-	})
-	return p
+	return startProcess(t, bin, append([]string{"--node-name=node-1", "--listen-address=" + addr}, args...)...), "http://" + addr
 }
 
 // await polls cond until it holds, failing the test after waitLimit.
@@ -82,9 +33,9 @@ func await(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// serving reports whether the agent answers /healthz.
-func (p *agentProcess) serving() bool {
-	resp, err := http.Get(p.base + "/healthz")
+// serving reports whether the agent at base answers /healthz.
+func serving(base string) bool {
+	resp, err := http.Get(base + "/healthz")
 	if err != nil {
 		return false
 	}
@@ -100,7 +51,7 @@ func (p *agentProcess) terminate(t *testing.T) time.Duration {
 		t.Fatal(err)
 	}
 	select {
-	case <-p.exited:
+	case <-p.done:
 		if p.err != nil {
 			t.Fatalf("agent exited with %v after SIGTERM", p.err)
 		}
@@ -122,9 +73,9 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 		name string
 		// setup returns the agent's arguments, and a condition that holds
 		// once the agent is in the state to test.
-		setup func(t *testing.T) (args []string, ready func(p *agentProcess) bool)
+		setup func(t *testing.T) (args []string, ready func(p *agentProcess, base string) bool)
 	}{
-		{name: "API server unreachable", setup: func(t *testing.T) ([]string, func(*agentProcess) bool) {
+		{name: "API server unreachable", setup: func(t *testing.T) ([]string, func(*agentProcess, string) bool) {
 			kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 			// Nothing listens on a freshly freed port: connections are refused.
 			cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://" + freeAddress(t) +
@@ -133,19 +84,19 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := []string{"--api-source=true", "--kubeconfig=" + kubeconfig, "--runtime-endpoint=", "-v=2"}
-			return args, func(p *agentProcess) bool {
+			return args, func(p *agentProcess, base string) bool {
 				// The second back-off waits 1.6 to 3.2 s.
 				return strings.Count(p.logs.String(), "watch-list failed - backing off") >= 2
 			}
 		}},
-		{name: "FIFO in the static pod directory", setup: func(t *testing.T) ([]string, func(*agentProcess) bool) {
+		{name: "FIFO in the static pod directory", setup: func(t *testing.T) ([]string, func(*agentProcess, string) bool) {
 			dir := t.TempDir()
 			args := []string{"--static-pod-path=" + dir, "--api-source=false", "--runtime-endpoint="}
 			fifo := filepath.Join(dir, "pipe.yaml")
 			made := false
-			return args, func(p *agentProcess) bool {
+			return args, func(p *agentProcess, base string) bool {
 				if !made {
-					if !p.serving() {
+					if !serving(base) {
 						return false
 					}
 					// Made while the source watches: the watch event's path.
@@ -155,7 +106,7 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 					made = true
 				}
 				var sources api.SourceList
-				if err := getJSON(p.base+"/api/v1alpha1/sources", &sources); err != nil || len(sources.Items) != 1 {
+				if err := getJSON(base+"/api/v1alpha1/sources", &sources); err != nil || len(sources.Items) != 1 {
 					return false
 				}
 				for _, r := range sources.Items[0].RejectedFiles {
@@ -166,7 +117,7 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 				return false
 			}
 		}},
-		{name: "CRI call hung", setup: func(t *testing.T) ([]string, func(*agentProcess) bool) {
+		{name: "CRI call hung", setup: func(t *testing.T) ([]string, func(*agentProcess, string) bool) {
 			rt := critest.NewForTest(t)
 			rt.Hang(critest.MethodListPodSandbox, true)
 			rt.Hang(critest.MethodListContainers, true)
@@ -174,7 +125,7 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := []string{"--api-source=false", "--runtime-endpoint=" + rt.Endpoint()}
-			return args, func(*agentProcess) bool {
+			return args, func(*agentProcess, string) bool {
 				return rt.Calls(critest.MethodListPodSandbox)+rt.Calls(critest.MethodListContainers) > 0
 			}
 		}},
@@ -182,8 +133,8 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, ready := tt.setup(t)
-			p := startAgent(t, bin, args...)
-			await(t, "agent in the state to test", func() bool { return ready(p) })
+			p, base := startAgent(t, bin, args...)
+			await(t, "agent in the state to test", func() bool { return ready(p, base) })
 			if d := p.terminate(t); d > time.Second {
 				t.Errorf("agent took %v to exit after SIGTERM, want under a second", d)
 			}
