@@ -129,26 +129,14 @@ func TestLimits(t *testing.T) {
 		{
 			name:   "snapshot requests",
 			limits: func(l *Limits) { l.MaxSnapshots = 1 },
-			fill: func(t *testing.T, ta *testAgent) func() {
-				// A request in progress holds the slot as long as it
-				// writes; here the test holds it for as long as it likes.
-				if !ta.snapshots.take() {
-					t.Fatal("no snapshot slot free")
-				}
-				return ta.snapshots.give
-			},
-			path: "/api/v1alpha1/pods", limit: limitSnapshots,
+			fill:   takeSnapshotSlot,
+			path:   "/api/v1alpha1/pods", limit: limitSnapshots,
 		},
 		{
 			name:   "a stream's snapshot",
 			limits: func(l *Limits) { l.MaxSnapshots = 1 },
-			fill: func(t *testing.T, ta *testAgent) func() {
-				if !ta.snapshots.take() {
-					t.Fatal("no snapshot slot free")
-				}
-				return ta.snapshots.give
-			},
-			path: "/api/v1alpha1/events?snapshot=true", limit: limitSnapshots,
+			fill:   takeSnapshotSlot,
+			path:   "/api/v1alpha1/events?snapshot=true", limit: limitSnapshots,
 		},
 	}
 	for _, tt := range tests {
@@ -164,6 +152,15 @@ func TestLimits(t *testing.T) {
 			})
 		})
 	}
+}
+
+// takeSnapshotSlot takes the only snapshot slot, as a request in progress
+// holds it while it writes, for as long as the test likes.
+func takeSnapshotSlot(t *testing.T, ta *testAgent) func() {
+	if !ta.snapshots.take() {
+		t.Fatal("no snapshot slot free")
+	}
+	return ta.snapshots.give
 }
 
 func TestLimitsRefuseBadValues(t *testing.T) {
