@@ -168,6 +168,16 @@ type fakeAPIServer struct {
 	agents    map[string]string // node -> agent URL
 	nodes     []string
 	forbidden bool
+	// kubelet is the kubelet version of every node; v1.35.1 when empty.
+	kubelet string
+}
+
+// kubeletVersion is the kubelet version the nodes report.
+func (f *fakeAPIServer) kubeletVersion() string {
+	if f.kubelet == "" {
+		return "v1.35.1"
+	}
+	return f.kubelet
 }
 
 func (f *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -218,7 +228,9 @@ func (f *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var l corev1.NodeList
 		l.APIVersion, l.Kind = "v1", "NodeList"
 		for _, n := range f.nodes {
-			l.Items = append(l.Items, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}})
+			node := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}
+			node.Status.NodeInfo.KubeletVersion = f.kubeletVersion()
+			l.Items = append(l.Items, node)
 		}
 		json.NewEncoder(w).Encode(l)
 	case strings.HasPrefix(p, "/api/v1/nodes/"):
@@ -228,7 +240,7 @@ func (f *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		node := corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: n}}
-		node.Status.NodeInfo.KubeletVersion = "v1.35.1"
+		node.Status.NodeInfo.KubeletVersion = f.kubeletVersion()
 		json.NewEncoder(w).Encode(node)
 	case p == "/api/v1/namespaces/podsrc-system/pods":
 		fs := r.URL.Query().Get("fieldSelector")

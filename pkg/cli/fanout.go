@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
 	"github.com/podsrc/podsrc/pkg/client"
 )
 
@@ -41,24 +43,49 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 	return out
 }
 
-// agentCall runs call against the agent of every node.
-func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent) (T, error)) ([]result[T], error) {
+// agentCall runs call against the agent of every node, at most
+// --max-concurrency at once (a streaming command: all at once). Before the
+// call it learns the versions of the node's agent and kubelet, which call
+// gets, and warns on stderr about skew, once for the whole command. A
+// node whose agent does not answer /version fails at once, as call would;
+// a streaming command's call gets a zero NodeVersion instead unless the
+// failure is permanent, and retries on its own.
+func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error)) ([]result[T], error) {
 	conn, err := o.Connector()
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := nf.Resolve(ctx, o)
+	nodes, kubelets, err := nf.Resolve(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	return fanOut(ctx, nodes, nf.MaxConcurrency, func(ctx context.Context, node string) (T, error) {
+	var nodeClient corev1client.NodeInterface
+	if !o.Direct() {
+		if cs, err := o.Clientset(); err == nil {
+			nodeClient = cs.CoreV1().Nodes()
+		}
+	}
+	skew := newSkewCheck(o.ErrOut, len(nodes), nodeClient, kubelets)
+	limit := nf.MaxConcurrency
+	if nf.Streaming {
+		limit = len(nodes)
+	}
+	results := fanOut(ctx, nodes, limit, func(ctx context.Context, node string) (T, error) {
 		var zero T
 		a, err := conn.Agent(node)
 		if err != nil {
+			skew.checked()
 			return zero, err
 		}
-		return call(ctx, a)
-	}), nil
+		v, err := skew.check(ctx, a)
+		if err != nil && (!nf.Streaming || client.IsPermanent(err)) {
+			return zero, err
+		}
+		return call(ctx, a, v)
+	})
+	// Nodes the fan-out never reached (the context ended) were not counted.
+	skew.warn()
+	return results, nil
 }
 
 // splitResults returns the values of the nodes that answered; failed says

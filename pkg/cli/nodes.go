@@ -72,36 +72,38 @@ func (f *NodeFlags) Single(o *CommonOptions) bool {
 
 // Resolve returns the node names to cover, sorted for selections, in the
 // given order for names; with --agent-url one empty name (the agent says).
-func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) ([]string, error) {
+// For selections it also returns the kubelet version of every node listed.
+func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) (names []string, kubelets map[string]string, err error) {
 	if o.Direct() {
 		if len(f.Names) == 1 {
-			return f.Names, nil
+			return f.Names, nil, nil
 		}
-		return []string{""}, nil
+		return []string{""}, nil, nil
 	}
 	if !f.AllNodes && f.Selector == "" {
-		return f.Names, nil
+		return f.Names, nil, nil
 	}
 	cs, err := o.Clientset()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: f.Selector})
 	if err != nil {
-		return nil, client.ClusterError(err, "listing nodes")
+		return nil, nil, client.ClusterError(err, "listing nodes")
 	}
-	var names []string
+	kubelets = make(map[string]string, len(nodes.Items))
 	for _, n := range nodes.Items {
 		names = append(names, n.Name)
+		kubelets[n.Name] = n.Status.NodeInfo.KubeletVersion
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
 		if f.Selector != "" {
-			return nil, fmt.Errorf("no node matches -l %q", f.Selector)
+			return nil, nil, fmt.Errorf("no node matches -l %q", f.Selector)
 		}
-		return nil, fmt.Errorf("the cluster has no nodes")
+		return nil, nil, fmt.Errorf("the cluster has no nodes")
 	}
-	return names, nil
+	return names, kubelets, nil
 }
 
 // completeNodes completes node names from the cluster.

@@ -53,7 +53,7 @@ func (o *printOptions) Validate() error {
 // answers as printable makes them (single: one node was asked for), then
 // the errors of the nodes that failed.
 func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(items []T, single bool) printers.Printable) error {
-	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (T, error) {
+	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (T, error) {
 		v, err := call(a, ctx)
 		if err != nil {
 			var zero T

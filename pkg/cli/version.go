@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubectl/pkg/util/templates"
 	"sigs.k8s.io/yaml"
 
@@ -104,36 +100,17 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 	var results []result[NodeVersion]
 	failed := false
 	if o.wantsNodes() {
-		// The node's kubelet version is best effort: without the cluster
-		// (--agent-url) or the permission to get nodes, it is left out.
-		var cs kubernetes.Interface
-		if !o.Direct() {
-			cs, _ = o.Clientset()
-		}
+		// The shared fan-out learns the versions and warns about skew on
+		// stderr; -o json|yaml also carries the warnings.
 		var err error
-		results, err = agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent) (NodeVersion, error) {
-			v, err := a.Version(ctx)
-			if err != nil {
-				return NodeVersion{}, err
-			}
-			nv := NodeVersion{Node: a.Node, Agent: v}
-			if nv.Node == "" {
-				nv.Node = v.NodeName
-			}
-			if cs != nil {
-				if n, err := cs.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{}); err == nil {
-					nv.KubeletVersion = n.Status.NodeInfo.KubeletVersion
-				}
-			}
-			return nv, nil
+		results, err = agentCall(ctx, o.CommonOptions, &o.Nodes, func(_ context.Context, _ *client.Agent, v NodeVersion) (NodeVersion, error) {
+			return v, nil
 		})
 		if err != nil {
 			return err
 		}
 		info.Nodes, failed = splitResults(results)
-		for _, n := range info.Nodes {
-			info.Warnings = append(info.Warnings, skewWarnings(n)...)
-		}
+		info.Warnings = skewWarnings(info.Nodes)
 	}
 	switch o.Output {
 	case "json":
@@ -158,42 +135,10 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 				fmt.Fprintf(o.Out, "  Kubelet Version: %s\n", n.KubeletVersion)
 			}
 		}
-		for _, w := range info.Warnings {
-			fmt.Fprintf(o.ErrOut, "WARNING: %s\n", w)
-		}
 	}
 	printErrors(results, o.ErrOut)
 	if failed {
 		return errFailed
 	}
 	return nil
-}
-
-// skewWarnings compares a node's agent with this client and its kubelet.
-func skewWarnings(n NodeVersion) []string {
-	var out []string
-	if n.Agent == nil {
-		return nil
-	}
-	if !sameMinor(version.Version, n.Agent.AgentVersion) {
-		out = append(out, fmt.Sprintf("kubectl-podsrc %s and the agent on node %s (%s) are different releases; install matching versions", version.Version, n.Node, n.Agent.AgentVersion))
-	}
-	if n.Agent.ServedVersion != "" && n.Agent.ServedVersion != v1alpha1.VersionName {
-		out = append(out, fmt.Sprintf("the agent on node %s serves %s/%s, this kubectl-podsrc speaks %s", n.Node, v1alpha1.GroupName, n.Agent.ServedVersion, v1alpha1.GroupVersion))
-	}
-	if n.KubeletVersion != "" && !sameMinor(n.KubeletVersion, n.Agent.KubeletSemantics) {
-		out = append(out, fmt.Sprintf("node %s runs kubelet %s but its agent reproduces kubelet %s; what podsrc shows may differ from what this kubelet does", n.Node, n.KubeletVersion, n.Agent.KubeletSemantics))
-	}
-	return out
-}
-
-// sameMinor reports whether two versions share major and minor; unparsable
-// versions only match themselves.
-func sameMinor(a, b string) bool {
-	va, erra := utilversion.ParseGeneric(strings.TrimSpace(a))
-	vb, errb := utilversion.ParseGeneric(strings.TrimSpace(b))
-	if erra != nil || errb != nil {
-		return a == b
-	}
-	return va.Major() == vb.Major() && va.Minor() == vb.Minor()
 }

@@ -128,37 +128,25 @@ func (o *WatchOptions) Validate() error {
 
 // Run follows the streams until the context ends or every node failed.
 func (o *WatchOptions) Run(ctx context.Context) error {
-	conn, err := o.Connector()
-	if err != nil {
-		return err
-	}
-	nodes, err := o.Nodes.Resolve(ctx, o.CommonOptions)
-	if err != nil {
-		return err
-	}
-	// One stream per node, all open at once: no concurrency limit.
-	results := fanOut(ctx, nodes, len(nodes), func(ctx context.Context, node string) (struct{}, error) {
-		return struct{}{}, o.follow(ctx, conn, node)
+	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, v NodeVersion) (struct{}, error) {
+		return struct{}{}, o.follow(ctx, a, v)
 	})
+	if err != nil {
+		return err
+	}
 	return finish(results, o.ErrOut, func([]struct{}) error { return nil })
 }
 
-// follow follows the stream of one node.
-func (o *WatchOptions) follow(ctx context.Context, conn *client.Connector, node string) error {
-	a, err := conn.Agent(node)
-	if err != nil {
-		return err
-	}
-	label := node
+// follow follows the stream of one node's agent; v is what its /version
+// said, if it answered.
+func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersion) error {
+	label := a.Node
 	if label == "" {
 		// --agent-url: the agent names its node.
-		if v, err := a.Version(ctx); err == nil && v.NodeName != "" {
-			label = v.NodeName
-		} else if err != nil && client.IsPermanent(err) {
-			return err
-		} else {
-			label = o.AgentURL
-		}
+		label = v.Node
+	}
+	if label == "" {
+		label = o.AgentURL
 	}
 	w := &client.Watcher{
 		Open:           a.Events,
