@@ -1,5 +1,7 @@
 // Command dist builds the kubectl-podsrc release archives for every platform
-// the plugin supports and writes the krew manifest that installs them.
+// the plugin supports, writes the krew manifest that installs them and the
+// krew release bot's template of it (krew/.krew.yaml), and builds the
+// agent's multi-arch image as an OCI image layout archive.
 //
 //	go run ./hack/dist -version v0.1.0 -out dist -manifest krew/podsrc.yaml
 //
@@ -16,11 +18,15 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -42,8 +48,18 @@ func main() {
 	out := flag.String("out", "dist", "Where to write the archives.")
 	manifest := flag.String("manifest", "krew/podsrc.yaml", "Where to write the krew manifest.")
 	baseURL := flag.String("base-url", "https://github.com/podsrc/podsrc/releases/download", "Where the release archives are published; the version is appended.")
+	image := flag.Bool("agent-image", true, "Also build the agent's image for linux/"+strings.Join(imageArchs, " and linux/")+" as an OCI image layout archive, with its digest.")
 	flag.Parse()
-	if err := run(*version, *out, *manifest, *baseURL); err != nil {
+	err := run(*version, *out, *manifest, *baseURL)
+	if err == nil && *image {
+		var name string
+		var digest v1.Hash
+		name, digest, err = agentImage(*version, *out, imageArchs)
+		if err == nil {
+			fmt.Printf("%s  %s\n", digest, filepath.Join(*out, name))
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(1)
 	}
@@ -63,24 +79,16 @@ func run(version, out, manifestPath, baseURL string) error {
 		Spec: krew.PluginSpec{
 			Version:          version,
 			Homepage:         "https://github.com/podsrc/podsrc",
-			ShortDescription: "Show what a node's kubelet sees: pod sources and PLEG",
+			ShortDescription: "What a node's kubelet sees: pod sources and PLEG",
 			Description: `kubectl podsrc shows what a node's kubelet sees: its pod sources (static
 pod files, the static pod URL, the API server), which of them are seen and
 ready, how their updates merge into ADD, UPDATE, DELETE, REMOVE and
 RECONCILE, and what the kubelet's PLEG reports from the container runtime,
 without reading kubelet logs at -v=4.
 `,
-			Caveats: `kubectl podsrc reads the podsrc agent, a DaemonSet that must run on the
-nodes you ask about:
-
-  kubectl apply -f https://raw.githubusercontent.com/podsrc/podsrc/` + version + `/manifests/daemonset.yaml
-
-Choose how kubectl podsrc reaches the agents:
-* the default, the API server's node proxy, needs "get nodes/proxy"
-  (ClusterRole podsrc-viewer-node-proxy), which also opens every kubelet's
-  own API, exec included;
-* --via=pod-proxy needs only "get pods/proxy" and "list pods" in
-  podsrc-system (ClusterRole podsrc-viewer-pod-proxy, bound there).
+			Caveats: `Start the podsrc agent on the cluster's nodes (as a cluster administrator):
+  kubectl podsrc deploy
+then ask a node: kubectl podsrc sources <node>
 `,
 		},
 	}
@@ -104,6 +112,9 @@ Choose how kubectl podsrc reaches the agents:
 	if err := krew.Validate("podsrc", plugin, platforms); err != nil {
 		return fmt.Errorf("the manifest breaks krew's rules: %w", err)
 	}
+	if err := krew.CheckListing(plugin); err != nil {
+		return fmt.Errorf("the manifest breaks krew-index's guidelines: %w", err)
+	}
 	data, err := yaml.Marshal(plugin)
 	if err != nil {
 		return err
@@ -112,7 +123,10 @@ Choose how kubectl podsrc reaches the agents:
 	if err := os.MkdirAll(filepath.Dir(manifestPath), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(manifestPath, append(header, data...), 0o644)
+	if err := os.WriteFile(manifestPath, append(header, data...), 0o644); err != nil {
+		return err
+	}
+	return writeKrewTemplate(plugin, version, filepath.Join(filepath.Dir(manifestPath), krewTemplate))
 }
 
 // release builds the plugin for one platform and archives it with the
@@ -127,13 +141,8 @@ func release(version, goos, goarch, out string, license []byte) (string, string,
 	if goos == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
-		"-ldflags", "-s -w -X github.com/podsrc/podsrc/internal/version.Version="+version,
-		"-o", filepath.Join(tmp, bin), "./cmd/kubectl-podsrc")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", "", fmt.Errorf("building kubectl-podsrc for %s/%s: %w", goos, goarch, err)
+	if err := goBuild(".", "./cmd/kubectl-podsrc", goos, goarch, "", version, filepath.Join(tmp, bin)); err != nil {
+		return "", "", err
 	}
 	exe, err := os.ReadFile(filepath.Join(tmp, bin))
 	if err != nil {
@@ -159,6 +168,25 @@ func release(version, goos, goarch, out string, license []byte) (string, string,
 	return name, hex.EncodeToString(sum[:]), nil
 }
 
+// goBuild builds the static program pkg of the module in dir for
+// goos/goarch with the release's version and build tags into out.
+func goBuild(dir, pkg, goos, goarch, tags, version, out string) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-tags", tags,
+		"-ldflags", "-s -w -X github.com/podsrc/podsrc/internal/version.Version="+version,
+		"-o", abs, pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building %s for %s/%s: %w", path.Join(dir, pkg), goos, goarch, err)
+	}
+	return nil
+}
+
 // archived is one file of an archive.
 type archived struct {
 	name string
@@ -171,7 +199,15 @@ func writeTarGz(buf *bytes.Buffer, files []archived) error {
 	if err != nil {
 		return err
 	}
-	tw := tar.NewWriter(gz)
+	if err := writeTar(gz, files); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+// writeTar writes files as a tar archive with fixed times.
+func writeTar(w io.Writer, files []archived) error {
+	tw := tar.NewWriter(w)
 	for _, f := range files {
 		h := &tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(h); err != nil {
@@ -181,10 +217,7 @@ func writeTarGz(buf *bytes.Buffer, files []archived) error {
 			return err
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return gz.Close()
+	return tw.Close()
 }
 
 func writeZip(buf *bytes.Buffer, files []archived) error {
