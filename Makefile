@@ -78,7 +78,7 @@ bench: ## Go benchmarks of the merge, the PLEG and the event hub.
 RELEASE_VERSION ?= v0.1.0
 
 .PHONY: dist
-dist: ## kubectl-podsrc archives for every platform, and krew/podsrc.yaml for them.
+dist: ## kubectl-podsrc archives for every platform, the agent image (OCI layout, amd64+arm64) and krew/podsrc.yaml.
 	go run ./hack/dist -version $(RELEASE_VERSION) -out dist -manifest krew/podsrc.yaml
 
 .PHONY: demo

@@ -17,10 +17,15 @@ import (
 
 // Install installs the plugin for os/arch the way krew does, with the
 // archive taken from archives (a directory holding the file the platform's
-// URI names) instead of downloading it: check the sha256, extract, apply
+// URI names) instead of downloading it: validate the manifest, check the
+// sha256, extract, apply
 // the file operations, and link bin into root/bin as kubectl-<name>. It
 // returns the path of that link.
 func Install(p Plugin, goos, goarch, archives, root string) (string, error) {
+	// krew validates a manifest given with --manifest before installing.
+	if err := Validate(p.Name, p, [][2]string{{goos, goarch}}); err != nil {
+		return "", fmt.Errorf("plugin manifest validation error: %w", err)
+	}
 	matches := Matching(p, goos, goarch)
 	if len(matches) != 1 {
 		return "", fmt.Errorf("%d platforms of %s match %s/%s", len(matches), p.Name, goos, goarch)
