@@ -73,14 +73,11 @@ func loadTrace(t *testing.T, file string) mergeTrace {
 
 func semanticsOf(t *testing.T, kubelet string) Semantics {
 	t.Helper()
-	switch {
-	case strings.HasPrefix(kubelet, "v1.27."):
-		return KubeletV127
-	case strings.HasPrefix(kubelet, "v1.36."):
-		return KubeletV136
+	s, err := SemanticsFor(kubelet)
+	if err != nil {
+		t.Fatalf("trace recorded from kubelet %q: %v", kubelet, err)
 	}
-	t.Fatalf("trace recorded from kubelet %q, which podsrc does not model", kubelet)
-	return 0
+	return s
 }
 
 // replay feeds every step of a trace to a fresh PodConfig and compares what

@@ -1,6 +1,10 @@
 package merge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+)
 
 // Mode says how the merge notifies its consumer of changes.
 type Mode int
@@ -47,8 +51,11 @@ func ParseMode(s string) (Mode, error) {
 type Semantics int
 
 const (
-	// KubeletV136 is the behaviour of kubelet v1.36: an update also copies
-	// metadata.generation into the stored pod. It is the default.
+	// KubeletV136 is the behaviour of kubelets v1.33 to v1.36: an update
+	// also copies metadata.generation into the stored pod. It is the
+	// default. (v1.36 dropped the notification modes and the input
+	// operations other than SET; v1.33 to v1.35 still have them and merge
+	// them as v1.27 does.)
 	KubeletV136 Semantics = iota
 	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
 	// generation the pod was first seen with.
@@ -64,4 +71,20 @@ func (s Semantics) String() string {
 		return "v1.27"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
+}
+
+// SemanticsFor returns the semantics of a kubelet version: v1.27 (the
+// version of the historical traces) or one of the minors podsrc reproduces.
+func SemanticsFor(kubeletVersion string) (Semantics, error) {
+	m, err := kubeletminor.Of(kubeletVersion)
+	if err != nil {
+		return 0, fmt.Errorf("choosing the merge's semantics: %w", err)
+	}
+	if m == 27 {
+		return KubeletV127, nil
+	}
+	if _, err := kubeletminor.Parse(kubeletVersion); err != nil {
+		return 0, fmt.Errorf("choosing the merge's semantics: %w (or v1.27)", err)
+	}
+	return KubeletV136, nil
 }

@@ -222,7 +222,7 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 		g.cache.set(st)
 		status = st
 	}
-	if len(g.changes) == 0 {
+	if len(g.changes) == 0 && g.opts.Semantics.syncsAfterReinspection() {
 		g.changes = append(g.changes, change{typ: PodSync})
 	}
 	g.records.update(r)

@@ -51,6 +51,9 @@ type Options struct {
 	SlowestPods int
 	// Clock is the time source; the real clock when nil.
 	Clock clock.Clock
+	// Semantics selects the kubelet minor to follow where minors differ;
+	// the zero value is v1.36.
+	Semantics Semantics
 }
 
 func (o Options) withDefaults() Options {

@@ -1,0 +1,64 @@
+// Package kubeletminor names the kubelet minor versions podsrc reproduces and
+// turns a kubelet's version string into one of them.
+package kubeletminor
+
+import (
+	"fmt"
+	"strings"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+)
+
+// Minor is a Kubernetes 1.x minor version, such as 34 for kubelet v1.34.0.
+type Minor int
+
+// The kubelet minors podsrc reproduces: the API server's minor and the three
+// before it that the version skew policy allows a kubelet to run.
+const (
+	V133 Minor = 33
+	V134 Minor = 34
+	V135 Minor = 35
+	V136 Minor = 36
+)
+
+// Supported lists the minors podsrc reproduces, oldest first.
+var Supported = []Minor{V133, V134, V135, V136}
+
+// String returns the minor as a version, such as "v1.34".
+func (m Minor) String() string { return fmt.Sprintf("v1.%d", int(m)) }
+
+// Of returns the minor of a kubelet version such as "v1.34.0" or
+// "v1.34.2-eks-1", whether podsrc reproduces it or not.
+func Of(version string) (Minor, error) {
+	v, err := utilversion.ParseGeneric(strings.TrimSpace(version))
+	if err != nil {
+		return 0, fmt.Errorf("kubelet version %q: %w", version, err)
+	}
+	if v.Major() != 1 {
+		return 0, fmt.Errorf("kubelet version %q is not a Kubernetes 1.x version", version)
+	}
+	return Minor(v.Minor()), nil
+}
+
+// Parse returns the minor of a kubelet version podsrc reproduces, and an
+// error naming the supported minors for any other.
+func Parse(version string) (Minor, error) {
+	m, err := Of(version)
+	if err != nil {
+		return 0, err
+	}
+	if !m.Supported() {
+		return 0, fmt.Errorf("kubelet %s: podsrc reproduces kubelet %s to %s only", strings.TrimSpace(version), Supported[0], Supported[len(Supported)-1])
+	}
+	return m, nil
+}
+
+// Supported reports whether podsrc reproduces this minor.
+func (m Minor) Supported() bool {
+	for _, s := range Supported {
+		if m == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,47 @@
+package kubeletminor
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		version string
+		want    Minor
+		err     string
+	}{
+		{version: "v1.33.13", want: V133},
+		{version: "v1.34.0", want: V134},
+		{version: "v1.35.4", want: V135},
+		{version: "v1.36.3", want: V136},
+		{version: " v1.34.2-eks-1 ", want: V134},
+		{version: "v1.32.9", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
+		{version: "v1.37.0", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
+		{version: "v1.27.16", err: "kubelet v1.27.16: podsrc reproduces"},
+		{version: "v2.34.0", err: "not a Kubernetes 1.x version"},
+		{version: "", err: `kubelet version ""`},
+		{version: "latest", err: `kubelet version "latest"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			got, err := Parse(tt.version)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Parse(%q) = %v, %v; want an error containing %q", tt.version, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Parse(%q) = %v, %v; want %v", tt.version, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOfUnsupported(t *testing.T) {
+	m, err := Of("v1.27.16")
+	if err != nil || m != 27 || m.Supported() || m.String() != "v1.27" {
+		t.Fatalf("Of(v1.27.16) = %v (supported %v), %v; want v1.27, unsupported", m, m.Supported(), err)
+	}
+}

@@ -1,0 +1,64 @@
+package pleg
+
+import (
+	"fmt"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+)
+
+// Semantics selects the kubelet minor whose generic PLEG is reproduced where
+// minors differ.
+//
+// The generic PLEG of kubelet v1.33, v1.34 and v1.35 is one file (their
+// generic.go differs only in a cache mutex). Against v1.36 it differs in:
+//   - PodSync: v1.36 sends a PodSync for a pod it reinspected successfully
+//     without finding a change; v1.33 to v1.35 send nothing for it.
+//   - Watch conditions (v1.33 to v1.35; the pod workers set them for
+//     in-place resizes) became single-pod relist requests in v1.36. podsrc
+//     runs no pod workers, so there are neither; both only make the
+//     kubelet inspect a pod sooner or more often, which the relists of a
+//     trace cannot express.
+//   - Reinspection bookkeeping: v1.33 to v1.35 replace the set of pods to
+//     reinspect after every relist with the pods whose inspection failed in
+//     it; v1.36 removes a pod from the set when it reconciles the pod and
+//     adds it back when the inspection fails. Every relist reconciles every
+//     recorded pod, and a record is only dropped after a successful
+//     inspection, so both sets hold the same pods after each relist and the
+//     events cannot differ.
+type Semantics int
+
+const (
+	// KubeletV136 is the PLEG of kubelet v1.36. It is the default.
+	KubeletV136 Semantics = iota
+	// KubeletV133 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
+	// a reinspection that found no change.
+	KubeletV133
+)
+
+// String returns the kubelet minors the semantics follow.
+func (s Semantics) String() string {
+	switch s {
+	case KubeletV136:
+		return "v1.36"
+	case KubeletV133:
+		return "v1.33-v1.35"
+	}
+	return fmt.Sprintf("Semantics(%d)", int(s))
+}
+
+// SemanticsFor returns the semantics of a kubelet version, and an error for
+// a minor podsrc does not reproduce.
+func SemanticsFor(kubeletVersion string) (Semantics, error) {
+	m, err := kubeletminor.Parse(kubeletVersion)
+	if err != nil {
+		return 0, fmt.Errorf("choosing the PLEG's semantics: %w", err)
+	}
+	if m == kubeletminor.V136 {
+		return KubeletV136, nil
+	}
+	return KubeletV133, nil
+}
+
+// syncsAfterReinspection reports whether a reinspection that found no change
+// yields a PodSync.
+func (s Semantics) syncsAfterReinspection() bool { return s == KubeletV136 }

@@ -1,0 +1,103 @@
+package pleg
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSemanticsFor checks the choice by kubelet version, and that a minor
+// podsrc does not reproduce is an error, never a silent default.
+func TestSemanticsFor(t *testing.T) {
+	for version, want := range map[string]Semantics{
+		"v1.33.13": KubeletV133, "v1.34.0": KubeletV133, "v1.35.4": KubeletV133, "v1.36.3": KubeletV136,
+	} {
+		if got, err := SemanticsFor(version); err != nil || got != want {
+			t.Errorf("SemanticsFor(%s) = %v, %v; want %v", version, got, err, want)
+		}
+	}
+	for _, version := range []string{"v1.32.0", "v1.37.0", "v1.27.16", "garbage"} {
+		if got, err := SemanticsFor(version); err == nil || !strings.Contains(err.Error(), "PLEG") {
+			t.Errorf("SemanticsFor(%s) = %v, %v; want an error", version, got, err)
+		}
+	}
+}
+
+// TestSemanticsReinspection replays the same runtime states with each
+// minor's semantics: a change whose inspection fails, then either the old
+// state again (v1.36 sends PodSync, v1.33-v1.35 nothing) or the pod gone
+// while its status error is still injected (no status call is made, so the
+// removal is reported as usual).
+func TestSemanticsReinspection(t *testing.T) {
+	running := tracePod{ID: "pod-1", Name: "web", Namespace: "default",
+		Sandboxes:  []traceObject{{ID: "s1", State: "running"}},
+		Containers: []traceObject{{ID: "c1", Name: "app", State: "running"}}}
+	exited := running
+	exited.Containers = []traceObject{{ID: "c1", Name: "app", State: "exited"}}
+	started := []traceEvent{ev("pod-1", ContainerStarted, "c1"), ev("pod-1", ContainerStarted, "s1")}
+	type relist struct {
+		pods   []tracePod
+		failed []string
+		want   []traceEvent
+	}
+	tests := []struct {
+		name      string
+		semantics Semantics
+		relists   []relist
+	}{
+		{"v1.36 back to the recorded state", KubeletV136, []relist{
+			{pods: []tracePod{running}, want: started},
+			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
+			{pods: []tracePod{running}, want: []traceEvent{{PodID: "pod-1", Type: string(PodSync)}}},
+			{pods: []tracePod{running}, want: []traceEvent{}},
+		}},
+		{"v1.33-v1.35 back to the recorded state", KubeletV133, []relist{
+			{pods: []tracePod{running}, want: started},
+			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
+			{pods: []tracePod{running}, want: []traceEvent{}},
+			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
+		}},
+		{"v1.33-v1.35 change seen again", KubeletV133, []relist{
+			{pods: []tracePod{running}, want: started},
+			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
+			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
+		}},
+	}
+	for _, sem := range []Semantics{KubeletV133, KubeletV136} {
+		tests = append(tests, struct {
+			name      string
+			semantics Semantics
+			relists   []relist
+		}{"status error for a vanished pod, " + sem.String(), sem, []relist{
+			{pods: []tracePod{running}, want: started},
+			{failed: []string{"pod-1"}, want: []traceEvent{
+				ev("pod-1", ContainerDied, "c1"), ev("pod-1", ContainerRemoved, "c1"),
+				ev("pod-1", ContainerDied, "s1"), ev("pod-1", ContainerRemoved, "s1")}},
+		}})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := newFakeRuntime()
+			g := New(rt, Options{Semantics: tt.semantics})
+			for i, rl := range tt.relists {
+				sandboxes, containers := runtimeObjects(t, rl.pods)
+				rt.set(sandboxes, containers, rl.failed...)
+				if err := g.Relist(context.Background()); err != nil {
+					t.Fatalf("relist %d: %v", i, err)
+				}
+				got := []traceEvent{}
+				for len(g.Watch()) > 0 {
+					got = append(got, toTraceEvent(<-g.Watch()))
+				}
+				if !reflect.DeepEqual(got, rl.want) {
+					t.Errorf("relist %d: sent %s, want %s", i, jsonString(got), jsonString(rl.want))
+				}
+			}
+		})
+	}
+}
+
+func ev(pod string, typ EventType, data string) traceEvent {
+	return traceEvent{PodID: pod, Type: string(typ), Data: &data}
+}
