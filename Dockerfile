@@ -5,7 +5,7 @@
 #
 # Build from the root of the repository: the agent's module (cmd/podsrc-agent)
 # replaces the root module and the static pod decoder's module
-# (pkg/staticpod/kubelet) with their directories here. The tests build the
+# (pkg/staticpod/kubelet136) with their directories here. The tests build the
 # same binary without a container engine: hack/image.sh.
 
 FROM golang:1.26 AS build
@@ -13,7 +13,7 @@ WORKDIR /src
 # The three modules' dependencies first, so that a source change does not
 # download them again.
 COPY go.mod go.sum ./
-COPY pkg/staticpod/kubelet/go.mod pkg/staticpod/kubelet/go.sum ./pkg/staticpod/kubelet/
+COPY pkg/staticpod/kubelet136/go.mod pkg/staticpod/kubelet136/go.sum ./pkg/staticpod/kubelet136/
 COPY cmd/podsrc-agent/go.mod cmd/podsrc-agent/go.sum ./cmd/podsrc-agent/
 RUN cd cmd/podsrc-agent && go mod download
 COPY . .

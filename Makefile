@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # Go modules of the project: the root (the plugin and every package), the
 # kubelet-exact static pod decoder and the agent's main, which need
 # k8s.io/kubernetes and its replace directives.
-MODULES := . pkg/staticpod/kubelet cmd/podsrc-agent test/bench/merge
+MODULES := . pkg/staticpod/kubelet136 cmd/podsrc-agent test/bench/merge
 # The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
 # the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
 # (the etcd one has none).

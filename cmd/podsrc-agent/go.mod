@@ -4,7 +4,7 @@ go 1.26.8
 
 require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
-	github.com/podsrc/podsrc/pkg/staticpod/kubelet v0.0.0-00010101000000-000000000000
+	github.com/podsrc/podsrc/pkg/staticpod/kubelet136 v0.0.0-00010101000000-000000000000
 	k8s.io/klog/v2 v2.140.0
 )
 
@@ -117,4 +117,4 @@ replace (
 // The decoder implements an interface of the root module in this repository.
 replace github.com/podsrc/podsrc => ../..
 
-replace github.com/podsrc/podsrc/pkg/staticpod/kubelet => ../../pkg/staticpod/kubelet
+replace github.com/podsrc/podsrc/pkg/staticpod/kubelet136 => ../../pkg/staticpod/kubelet136

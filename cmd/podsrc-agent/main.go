@@ -14,13 +14,13 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/agent"
-	"github.com/podsrc/podsrc/pkg/staticpod/kubelet"
+	"github.com/podsrc/podsrc/pkg/staticpod/kubelet136"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := agent.NewCommand(kubelet.New()).ExecuteContext(ctx)
+	err := agent.NewCommand(kubelet136.New()).ExecuteContext(ctx)
 	klog.Flush()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "podsrc-agent:", err)

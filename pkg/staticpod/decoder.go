@@ -1,10 +1,12 @@
 // Package staticpod defines how podsrc turns static pod manifests into pods.
 //
 // The kubelet derives a static pod's UID from a hash of its internal Pod
-// type, which only k8s.io/kubernetes provides. That dependency needs replace
-// directives, so it lives in a module of its own
-// (github.com/podsrc/podsrc/pkg/staticpod/kubelet) that implements Decoder;
-// the root module only knows the interface and injects nothing itself.
+// type, which only k8s.io/kubernetes provides, and each kubelet minor has
+// its own. That dependency needs replace directives, so each minor's code
+// lives in a module of its own (github.com/podsrc/podsrc/pkg/staticpod/
+// kubelet133 to kubelet136) that implements Kubelet; NewDecoder adds the
+// file and URL flow every minor shares. The root module only knows the
+// interfaces and injects nothing itself.
 package staticpod
 
 import (

@@ -1,26 +1,23 @@
-// Package kubelet implements staticpod.Decoder with the kubelet's own
-// internal API machinery from k8s.io/kubernetes, so that the pods podsrc
-// builds from static pod manifests, their UIDs included, are those the
-// kubelet of the same version builds.
+// Package kubelet136 decodes static pods with the code of kubelet v1.36
+// (k8s.io/kubernetes v1.36.3): its internal Pod type, defaults, validation
+// with options derived from the pod, FNV-128a UIDs and the
+// PreventStaticPodAPIReferences gate. pkg/staticpod.NewDecoder adds the
+// file and URL flow all minors share.
 //
-// This package is a module of its own because k8s.io/kubernetes can only be
-// required together with replace directives for its staging modules; the
-// root podsrc module must stay free of them.
-package kubelet
+// It is a module of its own because k8s.io/kubernetes can only be required
+// with replace directives for its staging modules; the root module must stay
+// free of them, and each kubelet minor needs its own k8s.io/kubernetes.
+package kubelet136
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"runtime/debug"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
@@ -38,122 +35,42 @@ import (
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// defaultKubeletVersion is the k8s.io/kubernetes version this module pins in
-// its go.mod; KubeletVersion falls back to it when the binary carries no
-// module information.
-const defaultKubeletVersion = "v1.36.3"
+// pinnedVersion is the k8s.io/kubernetes version go.mod pins, for binaries
+// without module information.
+const pinnedVersion = "v1.36.3"
 
-// ErrClusterTrustBundle is the kubelet's rejection of a static pod with a
-// ClusterTrustBundle projected volume when PreventStaticPodAPIReferences is
-// disabled.
-var ErrClusterTrustBundle = errors.New("static pods may not use ClusterTrustBundle projected volume sources")
+// New returns the static pod decoder of kubelet v1.36. It follows the
+// process-wide feature gates, as the kubelet does.
+func New() staticpod.Decoder { return staticpod.NewDecoder(code{}) }
 
-// ErrResourceClaims is the kubelet's rejection of a static pod with resource
-// claims when PreventStaticPodAPIReferences is disabled.
-var ErrResourceClaims = errors.New("static pods may not use ResourceClaims")
+// code is kubelet v1.36's part of the decoding (staticpod.Kubelet).
+type code struct{}
 
-// Decoder is the k8s.io/kubernetes-backed staticpod.Decoder. The zero value
-// is ready to use; it follows the process-wide default feature gates, as the
-// kubelet does.
-type Decoder struct{}
+func (code) KubeletVersion() string { return staticpod.LinkedKubernetesVersion(pinnedVersion) }
 
-var _ staticpod.Decoder = Decoder{}
-
-// New returns a Decoder.
-func New() Decoder { return Decoder{} }
-
-// KubeletVersion returns the version of k8s.io/kubernetes linked into the
-// binary, the kubelet version whose behaviour the decoder reproduces.
-func (Decoder) KubeletVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, dep := range info.Deps {
-			if dep.Path != "k8s.io/kubernetes" {
-				continue
-			}
-			if dep.Replace != nil && dep.Replace.Version != "" {
-				return dep.Replace.Version
-			}
-			if dep.Version != "" && dep.Version != "(devel)" {
-				return dep.Version
-			}
-		}
-	}
-	return defaultKubeletVersion
-}
-
-// DecodeFile decodes one static pod manifest file (YAML or JSON; only the
-// first YAML document counts).
-func (Decoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
-	origin := podOrigin{source: hostPath, file: true, nodeName: nodeName}
-	usable, pod, err := decodeOne(data, origin)
-	if !usable {
-		return nil, fmt.Errorf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return pod, nil
-}
-
-// DecodeURL decodes a static pod URL body: first as a single pod, then as a
-// pod list. One invalid pod in a list rejects the whole body.
-func (Decoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
-	origin := podOrigin{source: url, nodeName: nodeName}
-	usable, pod, singleErr := decodeOne(data, origin)
-	if usable {
-		if singleErr != nil {
-			return nil, singleErr
-		}
-		return []*v1.Pod{pod}, nil
-	}
-	usable, pods, listErr := decodeList(data, origin)
-	if usable {
-		if listErr != nil {
-			return nil, listErr
-		}
-		return pods, nil
-	}
-	return nil, fmt.Errorf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
-		url, string(data), singleErr, listErr)
-}
-
-// podOrigin says where a static pod came from; it enters the UID hash.
-type podOrigin struct {
-	source   string // the host path of the file, or the URL
-	file     bool
-	nodeName string
-}
-
-// decodeOne decodes a single pod. usable reports whether the data was a pod
-// at all; a usable pod can still be rejected by err.
-func decodeOne(data []byte, origin podOrigin) (usable bool, pod *v1.Pod, err error) {
-	asJSON, err := utilyaml.ToJSON(data)
+func (code) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.Pod, error) {
+	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), data)
 	if err != nil {
 		return false, nil, err
 	}
-	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), asJSON)
-	if err != nil {
-		return false, nil, err
-	}
-	internal, ok := obj.(*api.Pod)
+	pod, ok := obj.(*api.Pod)
 	if !ok {
 		return false, nil, fmt.Errorf("invalid pod: %#v", obj)
 	}
-	if err := prepare(internal, origin); err != nil {
+	if err := prepare(pod, origin); err != nil {
 		return true, nil, err
 	}
 	out := &v1.Pod{}
-	if err := corev1conv.Convert_core_Pod_To_v1_Pod(internal, out, nil); err != nil {
+	if err := corev1conv.Convert_core_Pod_To_v1_Pod(pod, out, nil); err != nil {
 		return true, nil, err
 	}
-	if err := checkReferences(internal, out); err != nil {
+	if err := checkReferences(pod, out); err != nil {
 		return true, nil, err
 	}
 	return true, out, nil
 }
 
-// decodeList decodes a pod list; every pod must be valid.
-func decodeList(data []byte, origin podOrigin) (usable bool, pods []*v1.Pod, err error) {
+func (code) DecodePodList(data []byte, origin staticpod.Origin) (bool, []*v1.Pod, error) {
 	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), data)
 	if err != nil {
 		return false, nil, err
@@ -167,8 +84,8 @@ func decodeList(data []byte, origin podOrigin) (usable bool, pods []*v1.Pod, err
 		if err := prepare(item, origin); err != nil {
 			return true, nil, err
 		}
-		// The kubelet applies only the API-reference rule to list items, not
-		// the gate-off fallback checks.
+		// List items meet only the API-reference rule, not the gate-off
+		// fallback checks.
 		if err := checkReferences(item, nil); err != nil {
 			return true, nil, err
 		}
@@ -177,7 +94,7 @@ func decodeList(data []byte, origin podOrigin) (usable bool, pods []*v1.Pod, err
 	if err := corev1conv.Convert_core_PodList_To_v1_PodList(list, out, nil); err != nil {
 		return true, nil, err
 	}
-	pods = make([]*v1.Pod, 0, len(out.Items))
+	pods := make([]*v1.Pod, 0, len(out.Items))
 	for i := range out.Items {
 		pods = append(pods, &out.Items[i])
 	}
@@ -185,12 +102,12 @@ func decodeList(data []byte, origin podOrigin) (usable bool, pods []*v1.Pod, err
 }
 
 // prepare checks the name, applies the static pod defaults and validates the
-// pod as the API server would on create.
-func prepare(pod *api.Pod, origin podOrigin) error {
+// pod with options derived from it, as the API server would on create.
+func prepare(pod *api.Pod, origin staticpod.Origin) error {
 	if pod.Name == "" {
 		return fmt.Errorf("invalid pod: name is needed for the pod")
 	}
-	applyStaticDefaults(pod, origin)
+	applyDefaults(pod, origin)
 	opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&pod.Spec, nil, &pod.ObjectMeta, nil)
 	if errs := validation.ValidatePodCreate(pod, opts); len(errs) > 0 {
 		return fmt.Errorf("invalid pod: %v", errs)
@@ -198,32 +115,27 @@ func prepare(pod *api.Pod, origin podOrigin) error {
 	return nil
 }
 
-// applyStaticDefaults sets what the kubelet sets on every static pod. The UID,
-// unless the manifest gives one, hashes the decoded internal pod before any
-// other change, followed by the origin.
-func applyStaticDefaults(pod *api.Pod, origin podOrigin) {
+// applyDefaults sets what the kubelet sets on every static pod. The UID,
+// unless the manifest gives one, is the FNV-128a hash of the decoded
+// internal pod followed by the origin.
+func applyDefaults(pod *api.Pod, origin staticpod.Origin) {
 	if pod.UID == "" {
 		h := fnv.New128a()
 		// DeepHashObject resets h first, so the origin goes in afterwards.
 		hash.DeepHashObject(h, pod)
-		if origin.file {
-			fmt.Fprintf(h, "host:%s", origin.nodeName)
-			fmt.Fprintf(h, "file:%s", origin.source)
-		} else {
-			fmt.Fprintf(h, "url:%s", origin.source)
-		}
+		origin.WriteHash(h)
 		pod.UID = types.UID(hex.EncodeToString(h.Sum(nil)))
 	}
-	pod.Name = pod.Name + "-" + strings.ToLower(origin.nodeName)
+	pod.Name = origin.PodName(pod.Name)
 	if pod.Namespace == "" {
 		pod.Namespace = metav1.NamespaceDefault
 	}
-	pod.Spec.NodeName = origin.nodeName
+	pod.Spec.NodeName = origin.NodeName
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
 	pod.Annotations[kubetypes.ConfigHashAnnotationKey] = string(pod.UID)
-	if origin.file {
+	if origin.File {
 		helper.AddOrUpdateTolerationInPod(pod, &api.Toleration{
 			Operator: api.TolerationOpExists,
 			Effect:   api.TaintEffectNoExecute,
@@ -249,18 +161,5 @@ func checkReferences(pod *api.Pod, converted *v1.Pod) error {
 	if converted == nil {
 		return nil
 	}
-	for _, vol := range converted.Spec.Volumes {
-		if vol.Projected == nil {
-			continue
-		}
-		for _, src := range vol.Projected.Sources {
-			if src.ClusterTrustBundle != nil {
-				return ErrClusterTrustBundle
-			}
-		}
-	}
-	if len(converted.Spec.ResourceClaims) > 0 {
-		return ErrResourceClaims
-	}
-	return nil
+	return staticpod.CheckTrustBundlesAndClaims(converted)
 }

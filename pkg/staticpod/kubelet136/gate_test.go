@@ -1,4 +1,4 @@
-package kubelet
+package kubelet136
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
 // trustBundlePod is a pod with a ClusterTrustBundle projected volume, an API
@@ -40,7 +42,7 @@ func TestPreventStaticPodAPIReferencesGate(t *testing.T) {
 		{
 			name:           "gate off",
 			gate:           false,
-			singleRejected: func(err error) bool { return errors.Is(err, ErrClusterTrustBundle) },
+			singleRejected: func(err error) bool { return errors.Is(err, staticpod.ErrClusterTrustBundle) },
 			listPass:       true,
 		},
 	}

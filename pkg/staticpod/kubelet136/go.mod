@@ -1,4 +1,4 @@
-module github.com/podsrc/podsrc/pkg/staticpod/kubelet
+module github.com/podsrc/podsrc/pkg/staticpod/kubelet136
 
 go 1.26.8
 

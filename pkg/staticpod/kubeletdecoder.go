@@ -1,0 +1,59 @@
+package staticpod
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// NewDecoder returns the Decoder that reads files and URL bodies as the
+// kubelet's file and URL sources do, with k's code for each pod.
+func NewDecoder(k Kubelet) Decoder { return kubeletDecoder{k} }
+
+type kubeletDecoder struct{ k Kubelet }
+
+func (d kubeletDecoder) KubeletVersion() string { return d.k.KubeletVersion() }
+
+// DecodeFile decodes one manifest file (YAML or JSON; only the first YAML
+// document counts).
+func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
+	parsed, pod, err := d.decodePod(data, Origin{Source: hostPath, File: true, NodeName: nodeName})
+	if !parsed {
+		return nil, fmt.Errorf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pod, nil
+}
+
+// DecodeURL decodes a URL body: first as a single pod, then as a pod list.
+func (d kubeletDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
+	origin := Origin{Source: url, NodeName: nodeName}
+	parsed, pod, singleErr := d.decodePod(data, origin)
+	if parsed {
+		if singleErr != nil {
+			return nil, singleErr
+		}
+		return []*v1.Pod{pod}, nil
+	}
+	parsed, pods, listErr := d.k.DecodePodList(data, origin)
+	if parsed {
+		if listErr != nil {
+			return nil, listErr
+		}
+		return pods, nil
+	}
+	return nil, fmt.Errorf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
+		url, string(data), singleErr, listErr)
+}
+
+// decodePod turns YAML into JSON first, as the kubelet does for a single pod.
+func (d kubeletDecoder) decodePod(data []byte, origin Origin) (bool, *v1.Pod, error) {
+	asJSON, err := utilyaml.ToJSON(data)
+	if err != nil {
+		return false, nil, err
+	}
+	return d.k.DecodePod(asJSON, origin)
+}
