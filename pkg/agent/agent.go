@@ -16,6 +16,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/source/apisource"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -183,7 +184,7 @@ func (a *Agent) startSources(ctx context.Context) error {
 		}
 	}
 	if sc.EnableAPISource {
-		if err := add(api.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.APISource(ch) }); err != nil {
+		if err := add(api.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return apisource.FromConfig(sc, ch) }); err != nil {
 			return err
 		}
 	}

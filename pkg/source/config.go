@@ -269,16 +269,3 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	}
 	return rc, nil
 }
-
-// APISource returns the API server source for the configuration, with the
-// client configuration of RESTConfig, or nil when the source is off.
-func (c Config) APISource(updates chan<- merge.PodUpdate) (*APISource, error) {
-	if !c.EnableAPISource {
-		return nil, nil
-	}
-	rc, err := c.RESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	return NewAPI(APIOptions{Config: rc, NodeName: c.NodeName, Updates: updates})
-}

@@ -66,7 +66,7 @@ type FileSource struct {
 	now      func() time.Time
 
 	events chan watchEvent
-	status statusBook
+	status StatusBook
 	// watchReady is true while an fsnotify watch is in place.
 	watchReady atomic.Bool
 
@@ -138,7 +138,7 @@ func (s *FileSource) hostPathOf(read string) string {
 }
 
 // Status returns a copy of the source's current status.
-func (s *FileSource) Status() Status { return s.status.snapshot() }
+func (s *FileSource) Status() Status { return s.status.Snapshot() }
 
 // Run lists the path at once, then relists it every period and applies the
 // fsnotify events in between, until ctx ends.
@@ -166,7 +166,7 @@ func (s *FileSource) Run(ctx context.Context) {
 		case ev := <-s.events:
 			if err := s.applyEvent(ctx, logger, ev); err != nil {
 				logger.Error(err, "Unable to process watch event")
-				s.status.failed(s.now(), err)
+				s.status.Failed(s.now(), err)
 			}
 			s.publishFiles()
 		}
@@ -177,10 +177,10 @@ func (s *FileSource) Run(ctx context.Context) {
 func (s *FileSource) relistAndRecord(ctx context.Context, logger klog.Logger) {
 	if err := s.relist(ctx, logger); err != nil {
 		logger.Error(err, "Unable to read static pod path")
-		s.status.failed(s.now(), err)
+		s.status.Failed(s.now(), err)
 	}
 	s.publishFiles()
-	s.status.checked(s.now())
+	s.status.Checked(s.now())
 }
 
 // sendStore delivers the content of the kubelet's store as a SET.
@@ -193,15 +193,15 @@ func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod) {
 	// Rejections and shadows are published first, so that a reader that
 	// received the SET sees the files behind it.
 	s.publishFiles()
-	if sendSet(ctx, s.updates, staticpod.KindFile, pods) {
-		s.status.delivered(s.now(), podRefs(pods, s.state.originOf))
+	if SendSet(ctx, s.updates, staticpod.KindFile, pods) {
+		s.status.Delivered(s.now(), PodRefs(pods, s.state.originOf))
 	}
 }
 
 // publishFiles copies the rejected and shadowed files into the status.
 func (s *FileSource) publishFiles() {
 	rejected, shadowed := s.state.report()
-	s.status.update(func(st *Status) {
+	s.status.Update(func(st *Status) {
 		st.Rejected = rejected
 		st.Shadowed = shadowed
 	})

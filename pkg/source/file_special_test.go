@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/podsrc/podsrc/internal/sourcetest"
 )
 
 // specialFiles are files in a static pod directory that are not regular
@@ -76,24 +78,24 @@ func TestFileSourceSkipsFilesThatAreNotRegular(t *testing.T) {
 			sf.make(t, special)
 			write(t, filepath.Join(dir, "good.yaml"), "pod good")
 			src, c := startFile(t, "", dir, 0)
-			c.until("good-node-1")
+			c.Until("good-node-1")
 			if !rejectedWith(src, special, sf.want) {
 				t.Fatalf("rejected = %+v, want %s rejected as %q", src.Status().Rejected, special, sf.want)
 			}
-			eventually(t, "watch established", func() bool { return watching(src) })
+			sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 			write(t, filepath.Join(dir, "later.yaml"), "pod later")
-			c.until("good-node-1", "later-node-1")
+			c.Until("good-node-1", "later-node-1")
 		})
 		t.Run(sf.name+" while watching", func(t *testing.T) {
 			dir := t.TempDir()
 			src, c := startFile(t, "", dir, 0)
-			c.until()
-			eventually(t, "watch established", func() bool { return watching(src) })
+			c.Until()
+			sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 			special := filepath.Join(dir, "a-special.yaml")
 			sf.make(t, special)
 			write(t, filepath.Join(dir, "good.yaml"), "pod good")
-			c.until("good-node-1")
-			eventually(t, "special file rejected", func() bool { return rejectedWith(src, special, sf.want) })
+			c.Until("good-node-1")
+			sourcetest.Eventually(t, "special file rejected", func() bool { return rejectedWith(src, special, sf.want) })
 		})
 	}
 }
@@ -106,7 +108,7 @@ func TestFileSourceStaticPodPathIsAFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, _ := startFile(t, "", path, 0)
-	eventually(t, "the FIFO reported", func() bool {
+	sourcetest.Eventually(t, "the FIFO reported", func() bool {
 		st := src.Status()
 		return strings.Contains(st.LastError, "named pipe") && strings.Contains(st.LastError, path)
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podsrc/podsrc/internal/sourcetest"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -15,20 +16,20 @@ const testNode = "Node-1"
 
 // startFile starts a file source on path (under hostRoot) and returns its
 // collector; period 0 means an hour, so that only fsnotify moves it.
-func startFile(t *testing.T, hostRoot, path string, period time.Duration) (*FileSource, *collector) {
+func startFile(t *testing.T, hostRoot, path string, period time.Duration) (*FileSource, *sourcetest.Collector) {
 	t.Helper()
 	if period == 0 {
 		period = time.Hour
 	}
-	c := newCollector(t)
+	c := sourcetest.NewCollector(t)
 	src, err := NewFile(FileOptions{
 		Path: path, HostRoot: hostRoot, NodeName: testNode,
-		Decoder: fakeDecoder{}, Period: period, Updates: c.updates,
+		Decoder: fakeDecoder{}, Period: period, Updates: c.Updates,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runSource(t, src.Run)
+	sourcetest.Run(t, src.Run)
 	return src, c
 }
 
@@ -133,10 +134,10 @@ func TestFileSourceWatch(t *testing.T) {
 			for _, content := range tc.before {
 				initial = append(initial, strings.Fields(content)[1]+"-node-1")
 			}
-			c.until(initial...)
-			eventually(t, "watch established", func() bool { return watching(src) })
+			c.Until(initial...)
+			sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 			tc.change(t, dir)
-			u := c.until(tc.want...)
+			u := c.Until(tc.want...)
 			if tc.wantContent != "" {
 				wantPod, _ := fakeDecoder{}.DecodeFile([]byte(tc.wantContent), filepath.Join(dir, "a.yaml"), testNode)
 				if u.Pods[0].UID != wantPod.UID {
@@ -159,11 +160,11 @@ func TestFileSourceRelist(t *testing.T) {
 	t.Run("missing path sends an empty SET and records the error", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "manifests")
 		src, c := startFile(t, "", dir, period)
-		u := c.next()
+		u := c.Next()
 		if u.Pods == nil || len(u.Pods) != 0 {
 			t.Fatalf("got %v pods (nil: %v), want an empty non-nil SET", len(u.Pods), u.Pods == nil)
 		}
-		eventually(t, "status seen with error", func() bool {
+		sourcetest.Eventually(t, "status seen with error", func() bool {
 			st := src.Status()
 			return st.Seen && strings.Contains(st.LastError, "path does not exist")
 		})
@@ -172,7 +173,7 @@ func TestFileSourceRelist(t *testing.T) {
 			t.Fatal(err)
 		}
 		write(t, filepath.Join(dir, "a.yaml"), "pod a")
-		c.until("a-node-1")
+		c.Until("a-node-1")
 	})
 	t.Run("directory removed and re-created", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "manifests")
@@ -181,16 +182,16 @@ func TestFileSourceRelist(t *testing.T) {
 		}
 		write(t, filepath.Join(dir, "a.yaml"), "pod a")
 		_, c := startFile(t, "", dir, period)
-		c.until("a-node-1")
+		c.Until("a-node-1")
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
-		c.until()
+		c.Until()
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		write(t, filepath.Join(dir, "b.yaml"), "pod b")
-		c.until("b-node-1")
+		c.Until("b-node-1")
 	})
 	t.Run("symlinked directory swap", func(t *testing.T) {
 		root := t.TempDir()
@@ -206,7 +207,7 @@ func TestFileSourceRelist(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, c := startFile(t, "", link, period)
-		c.until("a-node-1")
+		c.Until("a-node-1")
 		tmp := filepath.Join(root, ".manifests.new")
 		if err := os.Symlink("v2", tmp); err != nil {
 			t.Fatal(err)
@@ -214,7 +215,7 @@ func TestFileSourceRelist(t *testing.T) {
 		if err := os.Rename(tmp, link); err != nil {
 			t.Fatal(err)
 		}
-		c.until("b-node-1")
+		c.Until("b-node-1")
 	})
 	t.Run("editor backup file ends right after the relist", func(t *testing.T) {
 		// Vim's write: the original becomes a~, the new content is written
@@ -224,8 +225,8 @@ func TestFileSourceRelist(t *testing.T) {
 		dir := t.TempDir()
 		write(t, filepath.Join(dir, "a.yaml"), "pod a v1")
 		src, c := startFile(t, "", dir, period)
-		c.until("a-node-1")
-		eventually(t, "watch established", func() bool { return watching(src) })
+		c.Until("a-node-1")
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		backup := filepath.Join(dir, "a.yaml~")
 		if err := os.Rename(filepath.Join(dir, "a.yaml"), backup); err != nil {
 			t.Fatal(err)
@@ -235,15 +236,15 @@ func TestFileSourceRelist(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := fakeDecoder{}.DecodeFile([]byte("pod a v2"), filepath.Join(dir, "a.yaml"), testNode)
-		deadline := time.After(waitLimit)
+		deadline := time.After(sourcetest.WaitLimit)
 		for {
-			u := c.next()
+			u := c.Next()
 			if len(u.Pods) == 1 && u.Pods[0].UID == want.UID && src.Status().Checks > 1 {
 				break
 			}
 			select {
 			case <-deadline:
-				t.Fatalf("no update with the new pod after a relist within %v", waitLimit)
+				t.Fatalf("no update with the new pod after a relist within %v", sourcetest.WaitLimit)
 			default:
 			}
 		}
@@ -258,7 +259,7 @@ func TestFileSourceWatchRetry(t *testing.T) {
 	write(t, parent, "not a directory")
 	dir := filepath.Join(parent, "manifests")
 	src, c := startFile(t, "", dir, 0)
-	eventually(t, "watch failure recorded", func() bool {
+	sourcetest.Eventually(t, "watch failure recorded", func() bool {
 		return strings.Contains(src.Status().LastError, "watching static pod path "+dir)
 	})
 	if watching(src) {
@@ -270,9 +271,9 @@ func TestFileSourceWatchRetry(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "watch established after the back-off", func() bool { return watching(src) })
+	sourcetest.Eventually(t, "watch established after the back-off", func() bool { return watching(src) })
 	write(t, filepath.Join(dir, "a.yaml"), "pod a")
-	c.until("a-node-1")
+	c.Until("a-node-1")
 	if st := src.Status(); st.Checks != 1 {
 		t.Errorf("%d relists, want only the first", st.Checks)
 	}
@@ -283,28 +284,28 @@ func TestFileSourceKubeletBookkeeping(t *testing.T) {
 		dir := t.TempDir()
 		write(t, filepath.Join(dir, "a.yaml"), "pod a v1")
 		src, c := startFile(t, "", dir, 0)
-		c.until("a-node-1")
-		eventually(t, "watch established", func() bool { return watching(src) })
+		c.Until("a-node-1")
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		backup := filepath.Join(dir, "a.yaml~")
 		write(t, backup, "pod a backup")
-		c.until("a-node-1")
+		c.Until("a-node-1")
 		write(t, filepath.Join(dir, "a.yaml"), "pod a v2")
-		c.until("a-node-1")
+		c.Until("a-node-1")
 		if err := os.Remove(backup); err != nil {
 			t.Fatal(err)
 		}
-		c.until()
+		c.Until()
 	})
 	t.Run("a file edited into an invalid one keeps its pod until the relist", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, filepath.Join(dir, "a.yaml"), "pod a")
 		src, c := startFile(t, "", dir, 0)
-		c.until("a-node-1")
-		eventually(t, "watch established", func() bool { return watching(src) })
+		c.Until("a-node-1")
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		write(t, filepath.Join(dir, "a.yaml"), "garbage")
-		eventually(t, "file rejected", func() bool { return len(src.Status().Rejected) == 1 })
+		sourcetest.Eventually(t, "file rejected", func() bool { return len(src.Status().Rejected) == 1 })
 		write(t, filepath.Join(dir, "b.yaml"), "pod b")
-		c.until("a-node-1", "b-node-1")
+		c.Until("a-node-1", "b-node-1")
 	})
 }
 
@@ -315,31 +316,31 @@ func TestFileSourceReport(t *testing.T) {
 		write(t, filepath.Join(dir, "worse.yaml"), "garbage too")
 		write(t, filepath.Join(dir, "good.yaml"), "pod good")
 		src, c := startFile(t, "", dir, 0)
-		c.until("good-node-1")
+		c.Until("good-node-1")
 		st := src.Status()
 		if len(st.Rejected) != 2 || st.Rejected[0].Path != filepath.Join(dir, "bad.yaml") ||
 			!strings.Contains(st.Rejected[0].Error, "bad.yaml") || st.Rejected[0].FirstSeen.IsZero() {
 			t.Fatalf("rejected = %+v", st.Rejected)
 		}
-		eventually(t, "watch established", func() bool { return watching(src) })
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		write(t, filepath.Join(dir, "bad.yaml"), "pod fixed")
-		c.until("fixed-node-1", "good-node-1")
+		c.Until("fixed-node-1", "good-node-1")
 		if err := os.Remove(filepath.Join(dir, "worse.yaml")); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "no file rejected", func() bool { return len(src.Status().Rejected) == 0 })
+		sourcetest.Eventually(t, "no file rejected", func() bool { return len(src.Status().Rejected) == 0 })
 	})
 	t.Run("a subdirectory is neither read nor rejected", func(t *testing.T) {
 		dir := t.TempDir()
 		src, c := startFile(t, "", dir, 0)
-		c.until()
-		eventually(t, "watch established", func() bool { return watching(src) })
+		c.Until()
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		write(t, filepath.Join(dir, "sub", "inner.yaml"), "pod inner")
 		write(t, filepath.Join(dir, "top.yaml"), "pod top")
-		c.until("top-node-1")
+		c.Until("top-node-1")
 		if st := src.Status(); len(st.Rejected) != 0 {
 			t.Errorf("rejected = %+v", st.Rejected)
 		}
@@ -349,12 +350,12 @@ func TestFileSourceReport(t *testing.T) {
 		write(t, filepath.Join(dir, "kube-apiserver.yaml"), "pod kube-apiserver current")
 		write(t, filepath.Join(dir, "kube-apiserver.yaml.bak"), "pod kube-apiserver old")
 		src, c := startFile(t, "", dir, 0)
-		u := c.until("kube-apiserver-node-1")
+		u := c.Until("kube-apiserver-node-1")
 		if got := u.Pods[0].Annotations["test/origin"]; got != "file:"+filepath.Join(dir, "kube-apiserver.yaml.bak") {
 			t.Errorf("pod comes from %s, want the .bak file", got)
 		}
 		// The status records a SET once the receiver has taken it.
-		eventually(t, "SET recorded", func() bool { return src.Status().UpdatesSent == 1 })
+		sourcetest.Eventually(t, "SET recorded", func() bool { return src.Status().UpdatesSent == 1 })
 		st := src.Status()
 		want := staticpod.ShadowedFile{
 			Pod:  "default/kube-apiserver-node-1",
@@ -374,7 +375,7 @@ func TestFileSourceReport(t *testing.T) {
 		write(t, filepath.Join(dir, "big.yaml"), big)
 		write(t, filepath.Join(dir, "fits.yaml"), "pod fits "+strings.Repeat("x", staticpod.MaxManifestBytes-len("pod fits ")-1))
 		src, c := startFile(t, "", dir, 0)
-		c.until("fits-node-1")
+		c.Until("fits-node-1")
 		st := src.Status()
 		if len(st.Rejected) != 1 || !strings.Contains(st.Rejected[0].Error, "limit") {
 			t.Errorf("rejected = %+v", st.Rejected)
@@ -392,13 +393,13 @@ func TestFileSourcePaths(t *testing.T) {
 		}
 		write(t, filepath.Join(read, "a.yaml"), "pod a")
 		src, c := startFile(t, root, hostDir+"/", 0)
-		u := c.until("a-node-1")
+		u := c.Until("a-node-1")
 		if got, want := u.Pods[0].Annotations["test/origin"], "file:"+hostDir+"/a.yaml"; got != want {
 			t.Errorf("hashed path %s, want %s", got, want)
 		}
-		eventually(t, "watch established", func() bool { return watching(src) })
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		write(t, filepath.Join(read, "bad.yaml"), "garbage")
-		eventually(t, "rejected under the host path", func() bool {
+		sourcetest.Eventually(t, "rejected under the host path", func() bool {
 			st := src.Status()
 			return len(st.Rejected) == 1 && st.Rejected[0].Path == hostDir+"/bad.yaml" && st.UpdatesSent >= 1
 		})
@@ -411,10 +412,10 @@ func TestFileSourcePaths(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "pod.yaml")
 		write(t, file, "pod single v1")
 		src, c := startFile(t, "", file, 0)
-		c.until("single-node-1")
-		eventually(t, "watch established", func() bool { return watching(src) })
+		c.Until("single-node-1")
+		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		write(t, file, "pod single v2")
-		u := c.until("single-node-1")
+		u := c.Until("single-node-1")
 		want, _ := fakeDecoder{}.DecodeFile([]byte("pod single v2"), file, testNode)
 		if u.Pods[0].UID != want.UID {
 			t.Errorf("UID %s, want that of v2", u.Pods[0].UID)
@@ -424,13 +425,13 @@ func TestFileSourcePaths(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "pod.yaml")
 		write(t, file, "garbage")
 		src, c := startFile(t, "", file, 0)
-		eventually(t, "relisted", func() bool { return src.Status().Checks == 1 })
+		sourcetest.Eventually(t, "relisted", func() bool { return src.Status().Checks == 1 })
 		st := src.Status()
 		if st.Seen || st.UpdatesSent != 0 || len(st.Rejected) != 1 {
 			t.Errorf("status %+v", st)
 		}
 		select {
-		case u := <-c.updates:
+		case u := <-c.Updates:
 			t.Errorf("unexpected update %+v", u)
 		default:
 		}

@@ -65,7 +65,7 @@ func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
 		wait := watchRetryPeriod
 		if err != nil {
 			logger.Error(err, "Unable to watch static pod path")
-			s.status.failed(s.now(), err)
+			s.status.Failed(s.now(), err)
 			var retryable *retryableWatchError
 			if !errors.As(err, &retryable) {
 				backoff.Next(watchBackoffID, time.Now())
@@ -91,8 +91,8 @@ func (s *FileSource) watchOnce(ctx context.Context, logger klog.Logger) error {
 			return fmt.Errorf("watching static pod path %s: %w", s.hostPath, err)
 		}
 		// The kubelet's watcher, too, sends an empty SET for a missing path.
-		if sendSet(ctx, s.updates, staticpod.KindFile, []*v1.Pod{}) {
-			s.status.delivered(s.now(), []PodRef{})
+		if SendSet(ctx, s.updates, staticpod.KindFile, []*v1.Pod{}) {
+			s.status.Delivered(s.now(), []PodRef{})
 		}
 		return &retryableWatchError{fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)}
 	}

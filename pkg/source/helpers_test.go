@@ -1,25 +1,16 @@
 package source
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
-	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/podsrc/podsrc/pkg/merge"
 )
-
-// waitLimit bounds every wait in these tests.
-const waitLimit = 10 * time.Second
 
 // fakeDecoder stands in for the kubelet decoder in unit tests. A manifest is
 // "pod <name>" (optionally followed by more words, which change the UID);
@@ -65,91 +56,4 @@ func metav1ObjectMeta(name, uid, origin string) (m metav1.ObjectMeta) {
 	m.UID = types.UID(uid)
 	m.Annotations = map[string]string{"kubernetes.io/config.hash": uid, "test/origin": origin}
 	return m
-}
-
-// collector receives a source's updates.
-type collector struct {
-	t       *testing.T
-	updates chan merge.PodUpdate
-	last    *merge.PodUpdate
-	count   int
-}
-
-func newCollector(t *testing.T) *collector {
-	return &collector{t: t, updates: make(chan merge.PodUpdate)}
-}
-
-// next returns the next update, failing the test after waitLimit.
-func (c *collector) next() merge.PodUpdate {
-	c.t.Helper()
-	select {
-	case u := <-c.updates:
-		c.last = &u
-		c.count++
-		return u
-	case <-time.After(waitLimit):
-		c.t.Fatalf("no update within %v", waitLimit)
-	}
-	panic("unreachable")
-}
-
-// until receives updates until one carries exactly the pod names want
-// (sorted), and returns it.
-func (c *collector) until(want ...string) merge.PodUpdate {
-	c.t.Helper()
-	sort.Strings(want)
-	deadline := time.After(waitLimit)
-	var seen [][]string
-	for {
-		select {
-		case u := <-c.updates:
-			c.last = &u
-			c.count++
-			got := names(u)
-			if strings.Join(got, ",") == strings.Join(want, ",") {
-				return u
-			}
-			seen = append(seen, got)
-		case <-deadline:
-			c.t.Fatalf("no update with pods %q within %v; saw %q", want, waitLimit, seen)
-		}
-	}
-}
-
-// names returns the sorted pod names of an update.
-func names(u merge.PodUpdate) []string {
-	out := make([]string, 0, len(u.Pods))
-	for _, p := range u.Pods {
-		out = append(out, p.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// runSource runs fn until the test ends.
-func runSource(t *testing.T, run func(ctx context.Context)) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(waitLimit):
-			t.Errorf("source did not stop within %v of its context ending", waitLimit)
-		}
-	})
-}
-
-// eventually waits until cond holds, polling the source's status.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, waitLimit)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/podsrc/podsrc/internal/sourcetest"
 )
 
 func TestMaskURL(t *testing.T) {
@@ -62,10 +64,10 @@ func TestURLSourceMasksCredentials(t *testing.T) {
 				hs.Close()
 			}
 			logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(10), ktesting.BufferLogs(true)))
-			c := newCollector(t)
+			c := sourcetest.NewCollector(t)
 			src, err := NewURL(URLOptions{
 				URL: raw, Header: http.Header{"Authorization": {"Bearer " + header}}, NodeName: testNode,
-				Decoder: fakeDecoder{}, Updates: c.updates, Period: time.Hour,
+				Decoder: fakeDecoder{}, Updates: c.Updates, Period: time.Hour,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -76,13 +78,13 @@ func TestURLSourceMasksCredentials(t *testing.T) {
 			go func() {
 				for {
 					select {
-					case <-c.updates:
+					case <-c.Updates:
 					case <-done:
 						return
 					}
 				}
 			}()
-			eventually(t, "a failed fetch", func() bool { return src.Status().LastError != "" })
+			sourcetest.Eventually(t, "a failed fetch", func() bool { return src.Status().LastError != "" })
 			cancel()
 			<-done
 

@@ -8,11 +8,11 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 )
 
-// sendSet delivers a SET of pods on updates; the merge copies what it keeps,
+// SendSet delivers a SET of pods on updates; the merge copies what it keeps,
 // so pods and the slice stay the caller's, unchanged. It returns false,
 // having sent nothing, when ctx ends first. pods must be non-nil for an
 // empty SET.
-func sendSet(ctx context.Context, updates chan<- merge.PodUpdate, source string, pods []*v1.Pod) bool {
+func SendSet(ctx context.Context, updates chan<- merge.PodUpdate, source string, pods []*v1.Pod) bool {
 	select {
 	case updates <- merge.PodUpdate{Op: merge.Set, Source: source, Pods: pods}:
 		return true

@@ -1,8 +1,12 @@
 // Package source implements podsrc's copies of the kubelet's pod sources:
-// the static pod path (file source), the static pod URL (URL source) and the
-// API server (api source). Each sends the full list of its pods as
-// merge.PodUpdate SETs, at the moments and with the content the kubelet's
-// own source would, and keeps a Status for the agent's API.
+// the static pod path (file source) and the static pod URL (URL source)
+// here, the API server in the apisource subpackage. Each sends the full list
+// of its pods as merge.PodUpdate SETs, at the moments and with the content
+// the kubelet's own source would, and keeps a Status for the agent's API.
+//
+// This package needs nothing of client-go that kubelet v1.33's lacks, so
+// that every kubelet minor's decoder module can replay its static pod
+// traces through it; the API source uses newer client-go and lives apart.
 package source
 
 import (
@@ -64,14 +68,14 @@ type Status struct {
 	Shadowed []staticpod.ShadowedFile
 }
 
-// statusBook guards a Status shared by a source's goroutines and readers.
-type statusBook struct {
+// StatusBook guards a Status shared by a source's goroutines and readers.
+type StatusBook struct {
 	mu sync.Mutex
 	st Status
 }
 
-// snapshot returns a deep copy of the status.
-func (b *statusBook) snapshot() Status {
+// Snapshot returns a deep copy of the status.
+func (b *StatusBook) Snapshot() Status {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := b.st
@@ -81,16 +85,16 @@ func (b *statusBook) snapshot() Status {
 	return out
 }
 
-// update runs fn with the lock held.
-func (b *statusBook) update(fn func(st *Status)) {
+// Update runs fn with the lock held.
+func (b *StatusBook) Update(fn func(st *Status)) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	fn(&b.st)
 }
 
-// delivered records a SET that reached the channel.
-func (b *statusBook) delivered(at time.Time, pods []PodRef) {
-	b.update(func(st *Status) {
+// Delivered records a SET that reached the channel.
+func (b *StatusBook) Delivered(at time.Time, pods []PodRef) {
+	b.Update(func(st *Status) {
 		st.Seen = true
 		st.UpdatesSent++
 		st.LastUpdate = at
@@ -98,24 +102,24 @@ func (b *statusBook) delivered(at time.Time, pods []PodRef) {
 	})
 }
 
-// failed records a source-level error.
-func (b *statusBook) failed(at time.Time, err error) {
-	b.update(func(st *Status) {
+// Failed records a source-level error.
+func (b *StatusBook) Failed(at time.Time, err error) {
+	b.Update(func(st *Status) {
 		st.LastError = err.Error()
 		st.LastErrorTime = at
 	})
 }
 
-// checked records a completed relist or poll.
-func (b *statusBook) checked(at time.Time) {
-	b.update(func(st *Status) {
+// Checked records a completed relist or poll.
+func (b *StatusBook) Checked(at time.Time) {
+	b.Update(func(st *Status) {
 		st.Checks++
 		st.LastCheck = at
 	})
 }
 
-// podRefs describes pods, using origin to name where each came from.
-func podRefs(pods []*v1.Pod, origin func(*v1.Pod) string) []PodRef {
+// PodRefs describes pods, using origin to name where each came from.
+func PodRefs(pods []*v1.Pod, origin func(*v1.Pod) string) []PodRef {
 	refs := make([]PodRef, 0, len(pods))
 	for _, p := range pods {
 		refs = append(refs, PodRef{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Origin: origin(p)})

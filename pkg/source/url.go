@@ -62,7 +62,7 @@ type URLSource struct {
 	updates  chan<- merge.PodUpdate
 	client   *http.Client
 	now      func() time.Time
-	status   statusBook
+	status   StatusBook
 
 	// last is the last non-empty 200 body, owned by Run. A body equal to it
 	// is ignored, even when it had been rejected.
@@ -111,7 +111,7 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 }
 
 // Status returns a copy of the source's current status.
-func (s *URLSource) Status() Status { return s.status.snapshot() }
+func (s *URLSource) Status() Status { return s.status.Snapshot() }
 
 // Run fetches the URL at once and then period after the end of each fetch,
 // until ctx ends.
@@ -128,7 +128,7 @@ func (s *URLSource) Run(ctx context.Context) {
 			// Errors of the HTTP client and the decoder quote the URL as
 			// given; the status and the log get it masked.
 			err = errors.New(MaskURLs(strings.ReplaceAll(err.Error(), s.url, s.shown)))
-			s.status.failed(s.now(), err)
+			s.status.Failed(s.now(), err)
 			// Like the kubelet, only the first failures in a row are
 			// logged at the default level, the fourth saying so.
 			switch {
@@ -144,7 +144,7 @@ func (s *URLSource) Run(ctx context.Context) {
 			logger.Info("Successfully read pods from URL")
 			failures = 0
 		}
-		s.status.checked(s.now())
+		s.status.Checked(s.now())
 		timer := time.NewTimer(s.period)
 		select {
 		case <-ctx.Done():
@@ -204,7 +204,7 @@ func (s *URLSource) poll(ctx context.Context) error {
 
 // send delivers pods as a SET and records it.
 func (s *URLSource) send(ctx context.Context, pods []*v1.Pod) {
-	if sendSet(ctx, s.updates, staticpod.KindURL, pods) {
-		s.status.delivered(s.now(), podRefs(pods, func(*v1.Pod) string { return s.shown }))
+	if SendSet(ctx, s.updates, staticpod.KindURL, pods) {
+		s.status.Delivered(s.now(), PodRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}
 }

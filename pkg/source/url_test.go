@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podsrc/podsrc/internal/sourcetest"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -35,13 +36,13 @@ func (b *bodyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(body))
 }
 
-func startURL(t *testing.T, url string, opts URLOptions) (*URLSource, *collector) {
+func startURL(t *testing.T, url string, opts URLOptions) (*URLSource, *sourcetest.Collector) {
 	t.Helper()
-	c := newCollector(t)
+	c := sourcetest.NewCollector(t)
 	opts.URL = url
 	opts.NodeName = testNode
 	opts.Decoder = fakeDecoder{}
-	opts.Updates = c.updates
+	opts.Updates = c.Updates
 	if opts.Period == 0 {
 		opts.Period = time.Hour
 	}
@@ -49,18 +50,8 @@ func startURL(t *testing.T, url string, opts URLOptions) (*URLSource, *collector
 	if err != nil {
 		t.Fatal(err)
 	}
-	runSource(t, src.Run)
+	sourcetest.Run(t, src.Run)
 	return src, c
-}
-
-// noUpdate fails if an update is waiting.
-func noUpdate(t *testing.T, c *collector) {
-	t.Helper()
-	select {
-	case u := <-c.updates:
-		t.Errorf("unexpected update with pods %q", names(u))
-	default:
-	}
 }
 
 func TestURLSourceFirstFetch(t *testing.T) {
@@ -87,10 +78,10 @@ func TestURLSourceFirstFetch(t *testing.T) {
 			defer hs.Close()
 			src, c := startURL(t, hs.URL+"/pods", URLOptions{})
 			if tc.wantSent {
-				c.until(tc.wantPods...)
+				c.Until(tc.wantPods...)
 			}
-			eventually(t, "fetched", func() bool { return src.Status().Checks >= 1 })
-			noUpdate(t, c)
+			sourcetest.Eventually(t, "fetched", func() bool { return src.Status().Checks >= 1 })
+			c.None()
 			st := src.Status()
 			if st.Seen != tc.wantSent {
 				t.Errorf("seen = %v, want %v", st.Seen, tc.wantSent)
@@ -117,7 +108,7 @@ func TestURLSourceHeaders(t *testing.T) {
 	defer hs.Close()
 	header := http.Header{"Authorization": {"Bearer token"}, "X-Node": {"a", "b"}}
 	_, c := startURL(t, hs.URL, URLOptions{Header: header})
-	c.until("web-node-1")
+	c.Until("web-node-1")
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	got := srv.headers[0]
@@ -131,31 +122,31 @@ func TestURLSourceChanges(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	src, c := startURL(t, hs.URL, URLOptions{Period: 10 * time.Millisecond})
-	c.until("web-node-1")
+	c.Until("web-node-1")
 
 	// Identical bytes: nothing is sent, however many fetches.
 	checks := src.Status().Checks
-	eventually(t, "refetched", func() bool { return src.Status().Checks >= checks+3 })
-	noUpdate(t, c)
+	sourcetest.Eventually(t, "refetched", func() bool { return src.Status().Checks >= checks+3 })
+	c.None()
 
 	// A non-200 answer sends nothing; the next good body is sent.
 	srv.set(500, "oops")
 	checks = src.Status().Checks
-	eventually(t, "failed fetch", func() bool { return src.Status().Checks > checks+1 })
-	noUpdate(t, c)
+	sourcetest.Eventually(t, "failed fetch", func() bool { return src.Status().Checks > checks+1 })
+	c.None()
 	srv.set(200, "pod web v2\npod other")
-	c.until("other-node-1", "web-node-1")
+	c.Until("other-node-1", "web-node-1")
 
 	// An empty body empties the source; the kubelet still remembers the
 	// last body, so the same body coming back sends nothing.
 	srv.set(200, "")
-	c.until()
+	c.Until()
 	checks = src.Status().Checks
 	srv.set(200, "pod web v2\npod other")
-	eventually(t, "refetched", func() bool { return src.Status().Checks >= checks+3 })
-	noUpdate(t, c)
+	sourcetest.Eventually(t, "refetched", func() bool { return src.Status().Checks >= checks+3 })
+	c.None()
 	srv.set(200, "pod web v3")
-	c.until("web-node-1")
+	c.Until("web-node-1")
 }
 
 func TestURLSourceTimeout(t *testing.T) {
@@ -169,8 +160,8 @@ func TestURLSourceTimeout(t *testing.T) {
 	defer hs.Close()
 	defer close(release)
 	src, c := startURL(t, hs.URL, URLOptions{Timeout: 50 * time.Millisecond})
-	eventually(t, "fetch timed out", func() bool { return src.Status().Checks >= 1 })
-	noUpdate(t, c)
+	sourcetest.Eventually(t, "fetch timed out", func() bool { return src.Status().Checks >= 1 })
+	c.None()
 	st := src.Status()
 	if st.Seen || !strings.Contains(st.LastError, "Timeout") || !strings.Contains(st.LastError, hs.URL) {
 		t.Errorf("status after timeout: seen %v, error %q", st.Seen, st.LastError)

@@ -1,4 +1,7 @@
-package source
+// Package apisource is podsrc's copy of the kubelet's API server pod
+// source: the pods bound to the node, listed and watched once the node
+// informer has synced, sent as full SETs.
+package apisource
 
 import (
 	"context"
@@ -20,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // KindAPI is the kubelet's name for the API server source.
@@ -81,7 +85,7 @@ type APISource struct {
 	updates  chan<- merge.PodUpdate
 	period   time.Duration
 	now      func() time.Time
-	status   statusBook
+	status   source.StatusBook
 	errs     apiErrorLog
 
 	// nodeSynced is set once the first list of the node object is stored.
@@ -141,12 +145,12 @@ func NewAPI(opts APIOptions) (*APISource, error) {
 		period:   period,
 		now:      now,
 	}
-	s.status.st = Status{Kind: KindAPI, Target: host}
+	s.status.Update(func(st *source.Status) { *st = source.Status{Kind: KindAPI, Target: host} })
 	return s, nil
 }
 
 // Status returns a copy of the source's current status.
-func (s *APISource) Status() Status { return s.status.snapshot() }
+func (s *APISource) Status() source.Status { return s.status.Snapshot() }
 
 // Run waits for the node sync, then watches the node's pods, until ctx
 // ends. It returns once everything it started has stopped.
@@ -174,7 +178,7 @@ func (s *APISource) Run(ctx context.Context) {
 	logger.Info("Watching API server pods")
 	podStore := &apiPodStore{
 		UndeltaStore: cache.NewUndeltaStore(func(objs []interface{}) { s.push(ctx, objs) }, cache.MetaNamespaceKeyFunc),
-		replaced:     func() { s.status.checked(s.now()) },
+		replaced:     func() { s.status.Checked(s.now()) },
 	}
 	newReflector(ctx, s, "pods",
 		fields.OneTermEqualSelector("spec.nodeName", s.nodeName), &v1.Pod{}, podStore).RunWithContext(ctx)
@@ -245,7 +249,7 @@ func (s *APISource) observe(ctx context.Context, resource, verb string, err erro
 		return
 	}
 	err = explainAPIError(err, resource, verb, s.host, s.nodeName)
-	s.status.failed(s.now(), err)
+	s.status.Failed(s.now(), err)
 	if s.errs.failed(resource) <= 3 {
 		logger.Info("API server request failed", "resource", resource, "err", err)
 	} else {
@@ -261,8 +265,8 @@ func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 	first := !s.nodeSynced.Load()
 	switch {
 	case !found && (first || s.nodeSeen):
-		err := fmt.Errorf("node %s not found: is --%s right? (API server %s)", s.nodeName, FlagNodeName, s.host)
-		s.status.failed(s.now(), err)
+		err := fmt.Errorf("node %s not found: is --%s right? (API server %s)", s.nodeName, source.FlagNodeName, s.host)
+		s.status.Failed(s.now(), err)
 		logger.Info("Node not found", "err", err)
 		s.nodeReported = true
 	case found && s.nodeReported && !s.nodeSeen:
@@ -289,7 +293,7 @@ func (s *APISource) push(ctx context.Context, objs []interface{}) {
 		}
 		return pods[i].Name < pods[j].Name
 	})
-	refs := podRefs(pods, func(*v1.Pod) string { return s.host })
+	refs := source.PodRefs(pods, func(*v1.Pod) string { return s.host })
 	update := merge.PodUpdate{
 		Op:           merge.Set,
 		Source:       KindAPI,
@@ -302,7 +306,7 @@ func (s *APISource) push(ctx context.Context, objs []interface{}) {
 	}
 	select {
 	case s.updates <- update:
-		s.status.delivered(s.now(), refs)
+		s.status.Delivered(s.now(), refs)
 	case <-ctx.Done():
 	}
 }
@@ -344,4 +348,17 @@ func (l *apiErrorLog) succeeded(resource string) bool {
 	n := l.failures[resource]
 	delete(l.failures, resource)
 	return n > 0
+}
+
+// FromConfig returns the API server source for a source configuration, with
+// the client configuration of its RESTConfig, or nil when the source is off.
+func FromConfig(c source.Config, updates chan<- merge.PodUpdate) (*APISource, error) {
+	if !c.EnableAPISource {
+		return nil, nil
+	}
+	rc, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return NewAPI(APIOptions{Config: rc, NodeName: c.NodeName, Updates: updates})
 }

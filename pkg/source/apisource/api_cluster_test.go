@@ -1,4 +1,4 @@
-package source
+package apisource
 
 import (
 	"context"
@@ -18,7 +18,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/podsrc/podsrc/internal/sourcetest"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -132,7 +134,7 @@ func (e *apiEnv) start(rc *rest.Config) (*APISource, *apiWatcher) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	runSource(e.t, src.Run)
+	sourcetest.Run(e.t, src.Run)
 	return src, w
 }
 
@@ -212,7 +214,7 @@ func checkSET(t *testing.T, u merge.PodUpdate, node string) {
 }
 
 // eventuallyStatus waits until cond holds for the source's status.
-func eventuallyStatus(t *testing.T, src *APISource, what string, cond func(Status) bool) {
+func eventuallyStatus(t *testing.T, src *APISource, what string, cond func(source.Status) bool) {
 	t.Helper()
 	deadline := time.Now().Add(clusterWait)
 	for {
@@ -237,7 +239,7 @@ func TestAPISourceClusterPods(t *testing.T) {
 
 	u := w.untilPods()
 	checkSET(t, u, e.node)
-	eventuallyStatus(t, src, "seen after the empty SET", func(st Status) bool {
+	eventuallyStatus(t, src, "seen after the empty SET", func(st source.Status) bool {
 		return st.Seen && st.UpdatesSent == 1 && len(st.Pods) == 0 && st.Checks >= 1
 	})
 
@@ -294,7 +296,7 @@ func TestAPISourceClusterPods(t *testing.T) {
 		}
 	}
 	// The status follows each delivery.
-	eventuallyStatus(t, src, fmt.Sprintf("the status after %d updates", len(w.all)), func(st Status) bool {
+	eventuallyStatus(t, src, fmt.Sprintf("the status after %d updates", len(w.all)), func(st source.Status) bool {
 		return st.Seen && st.UpdatesSent == len(w.all) && len(st.Pods) == 0
 	})
 	if st := src.Status(); st.Kind != KindAPI || st.Target != e.c.Config.Host || st.LastUpdate.IsZero() || st.LastError != "" {
@@ -313,7 +315,7 @@ func TestAPISourceClusterNodeCreatedLate(t *testing.T) {
 	// says the node is missing.
 	u := w.untilPods("default/" + early.Name)
 	checkSET(t, u, e.node)
-	eventuallyStatus(t, src, "the missing node in the status", func(st Status) bool {
+	eventuallyStatus(t, src, "the missing node in the status", func(st source.Status) bool {
 		return st.Seen && strings.Contains(st.LastError, "node "+e.node+" not found: is --node-name right?")
 	})
 
@@ -393,7 +395,7 @@ func TestAPISourceClusterCredentials(t *testing.T) {
 			rc.BearerToken = token
 			src, w := e.start(rc)
 
-			eventuallyStatus(t, src, "the error in the status", func(st Status) bool {
+			eventuallyStatus(t, src, "the error in the status", func(st source.Status) bool {
 				return strings.Contains(st.LastError, tc.wantError)
 			})
 			st := src.Status()

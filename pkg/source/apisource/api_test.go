@@ -1,4 +1,4 @@
-package source
+package apisource
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -25,10 +26,16 @@ import (
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/podsrc/podsrc/internal/sourcetest"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
-const fakeHost = "https://api.test:6443"
+// fakeHost and testNode are the API server and the node of the unit tests.
+const (
+	fakeHost = "https://api.test:6443"
+	testNode = "Node-1"
+)
 
 func apiPod(ns, name, node, rv string) *v1.Pod {
 	return &v1.Pod{
@@ -66,17 +73,17 @@ func (f fakeAPI) Watch(ctx context.Context, resource string, opts metav1.ListOpt
 }
 
 // startAPI runs an API source over a fake clientset holding objs.
-func startAPI(t *testing.T, client *fake.Clientset) (*APISource, *collector) {
+func startAPI(t *testing.T, client *fake.Clientset) (*APISource, *sourcetest.Collector) {
 	t.Helper()
-	c := newCollector(t)
+	c := sourcetest.NewCollector(t)
 	src, err := NewAPI(APIOptions{
-		Client: fakeAPI{client}, Host: fakeHost, NodeName: testNode, Updates: c.updates,
+		Client: fakeAPI{client}, Host: fakeHost, NodeName: testNode, Updates: c.Updates,
 		NodeSyncPeriod: 5 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runSource(t, src.Run)
+	sourcetest.Run(t, src.Run)
 	return src, c
 }
 
@@ -125,7 +132,7 @@ func TestAPISourceInitialList(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			src, c := startAPI(t, fake.NewClientset(tc.objs...))
-			u := c.next()
+			u := c.Next()
 			if u.Op != merge.Set || u.Source != KindAPI || u.Pods == nil {
 				t.Fatalf("got op %v source %q pods %v, want a non-nil SET from %q", u.Op, u.Source, u.Pods, KindAPI)
 			}
@@ -139,7 +146,7 @@ func TestAPISourceInitialList(t *testing.T) {
 			if fp := fingerprints(t, u); !reflect.DeepEqual(fp, tc.wantFP) {
 				t.Errorf("fingerprints %v, want %v", fp, tc.wantFP)
 			}
-			eventually(t, "status after the first SET", func() bool {
+			sourcetest.Eventually(t, "status after the first SET", func() bool {
 				st := src.Status()
 				return st.Seen && st.UpdatesSent == 1 && st.Checks == 1 && len(st.Pods) == len(tc.wantPods)
 			})
@@ -170,7 +177,7 @@ func TestAPISourceChanges(t *testing.T) {
 		return false, nil, nil
 	})
 	src, c := startAPI(t, client)
-	first := c.until("a")
+	first := c.Until("a")
 	// The merge annotates what it keeps; nothing of that may reach the
 	// source's store, whose own objects the SET carries.
 	if err := merge.New(merge.Options{}).Merge(ctx, KindAPI, first); err != nil {
@@ -178,7 +185,7 @@ func TestAPISourceChanges(t *testing.T) {
 	}
 	select {
 	case <-watching:
-	case <-time.After(waitLimit):
+	case <-time.After(sourcetest.WaitLimit):
 		t.Fatal("the source did not start watching pods")
 	}
 
@@ -186,7 +193,7 @@ func TestAPISourceChanges(t *testing.T) {
 	if _, err := pods.Create(ctx, apiPod("default", "b", testNode, "2"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	u := c.until("a", "b")
+	u := c.Until("a", "b")
 	for _, p := range u.Pods {
 		if len(p.Annotations) != 0 {
 			t.Errorf("pod %s carries the merge's change %v", p.Name, p.Annotations)
@@ -197,15 +204,15 @@ func TestAPISourceChanges(t *testing.T) {
 	if _, err := pods.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	u = c.next()
+	u = c.Next()
 	if fp := fingerprints(t, u); fp["a"] != "3" || fp["b"] != "2" {
 		t.Errorf("after update: fingerprints %v, want a=3 b=2", fp)
 	}
 	if err := pods.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c.until("b")
-	eventually(t, "status after four SETs", func() bool {
+	c.Until("b")
+	sourcetest.Eventually(t, "status after four SETs", func() bool {
 		st := src.Status()
 		return st.UpdatesSent == 4 && len(st.Pods) == 1 && st.Pods[0].Name == "b" && st.Pods[0].Origin == fakeHost
 	})
@@ -235,13 +242,13 @@ func TestAPISourceForbidden(t *testing.T) {
 				return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: tc.resource}, "", errors.New("RBAC: access denied"))
 			})
 			src, c := startAPI(t, client)
-			eventually(t, "the forbidden error in the status", func() bool {
+			sourcetest.Eventually(t, "the forbidden error in the status", func() bool {
 				return strings.Contains(src.Status().LastError, tc.wantError)
 			})
 			if st := src.Status(); st.Seen || st.UpdatesSent != 0 {
 				t.Errorf("seen %v after %d updates, want unseen", st.Seen, st.UpdatesSent)
 			}
-			noUpdate(t, c)
+			c.None()
 		})
 	}
 }
@@ -256,11 +263,11 @@ func TestAPISourceStopsWhileSending(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { defer close(done); src.Run(ctx) }()
-	eventually(t, "the first list", func() bool { return src.Status().Checks == 1 })
+	sourcetest.Eventually(t, "the first list", func() bool { return src.Status().Checks == 1 })
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(waitLimit):
+	case <-time.After(sourcetest.WaitLimit):
 		t.Fatal("Run blocked on a send after its context ended")
 	}
 	if src.Status().Seen {
@@ -342,28 +349,30 @@ func TestExplainAPIError(t *testing.T) {
 	}
 }
 
-func TestConfigAPISource(t *testing.T) {
+func TestFromConfig(t *testing.T) {
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	write(t, kubeconfig, fmt.Sprintf(`apiVersion: v1
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: %q}}]
 users: [{name: u, user: {token: secret}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
-`, fakeHost))
+`, fakeHost)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name        string
-		cfg         Config
+		cfg         source.Config
 		noInCluster bool
 		wantNil     bool
 		wantErr     string
 	}{
-		{name: "off", cfg: Config{NodeName: "n"}, wantNil: true},
-		{name: "kubeconfig", cfg: Config{NodeName: "n", EnableAPISource: true, Kubeconfig: kubeconfig}},
-		{name: "missing kubeconfig", cfg: Config{NodeName: "n", EnableAPISource: true, Kubeconfig: filepath.Join(dir, "nope")},
+		{name: "off", cfg: source.Config{NodeName: "n"}, wantNil: true},
+		{name: "kubeconfig", cfg: source.Config{NodeName: "n", EnableAPISource: true, Kubeconfig: kubeconfig}},
+		{name: "missing kubeconfig", cfg: source.Config{NodeName: "n", EnableAPISource: true, Kubeconfig: filepath.Join(dir, "nope")},
 			wantErr: "loading --kubeconfig"},
-		{name: "not in a cluster", cfg: Config{NodeName: "n", EnableAPISource: true}, noInCluster: true,
+		{name: "not in a cluster", cfg: source.Config{NodeName: "n", EnableAPISource: true}, noInCluster: true,
 			wantErr: "give --kubeconfig, or --api-source=false"},
 	}
 	for _, tc := range cases {
@@ -372,7 +381,7 @@ current-context: x
 				t.Setenv("KUBERNETES_SERVICE_HOST", "")
 				t.Setenv("KUBERNETES_SERVICE_PORT", "")
 			}
-			src, err := tc.cfg.APISource(make(chan merge.PodUpdate))
+			src, err := FromConfig(tc.cfg, make(chan merge.PodUpdate))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
@@ -402,13 +411,13 @@ func TestAPISourceUnreachable(t *testing.T) {
 	}
 	host := "https://" + l.Addr().String()
 	l.Close() // nothing listens there any more
-	c := newCollector(t)
-	src, err := NewAPI(APIOptions{Config: &rest.Config{Host: host}, NodeName: testNode, Updates: c.updates})
+	c := sourcetest.NewCollector(t)
+	src, err := NewAPI(APIOptions{Config: &rest.Config{Host: host}, NodeName: testNode, Updates: c.Updates})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runSource(t, src.Run)
-	eventually(t, "the unreachable server in the status", func() bool {
+	sourcetest.Run(t, src.Run)
+	sourcetest.Eventually(t, "the unreachable server in the status", func() bool {
 		// With client-go's watch-list the first request is a watch.
 		e := src.Status().LastError
 		return strings.Contains(e, "API server "+host+" unreachable (") && strings.Contains(e, " of nodes for node "+testNode+")")
@@ -416,7 +425,7 @@ func TestAPISourceUnreachable(t *testing.T) {
 	if st := src.Status(); st.Seen || st.Target != host {
 		t.Errorf("seen %v target %q, want unseen with target %q", st.Seen, st.Target, host)
 	}
-	noUpdate(t, c)
+	c.None()
 }
 
 // watchListClient hides the fake clientset's refusal of watch-list, so that
@@ -431,14 +440,14 @@ func TestAPISourceWatchListRefused(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	c := newCollector(t)
-	src, err := NewAPI(APIOptions{Client: watchListClient{fakeAPI{client}}, Host: fakeHost, NodeName: testNode, Updates: c.updates,
+	c := sourcetest.NewCollector(t)
+	src, err := NewAPI(APIOptions{Client: watchListClient{fakeAPI{client}}, Host: fakeHost, NodeName: testNode, Updates: c.Updates,
 		NodeSyncPeriod: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runSource(t, src.Run)
-	c.until("a")
+	sourcetest.Run(t, src.Run)
+	c.Until("a")
 	if st := src.Status(); st.LastError != "" {
 		t.Errorf("the reflector's fallback to a list left the error %q", st.LastError)
 	}

@@ -1,4 +1,4 @@
-package source
+package apisource
 
 import (
 	"crypto/tls"
@@ -9,6 +9,8 @@ import (
 	"net/url"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // agentClusterRole is where podsrc's deployment grants the API source its
@@ -29,10 +31,10 @@ func explainAPIError(err error, resource, verb, host, node string) error {
 			host, verb, resource, node, what, agentClusterRole, err)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("API server %s rejects podsrc's credentials (%s of %s for node %s): check the user in --%s, or the service account token: %w",
-			host, verb, resource, node, FlagKubeconfig, err)
+			host, verb, resource, node, source.FlagKubeconfig, err)
 	case isTLSError(err):
 		return fmt.Errorf("API server %s: TLS verification failed (%s of %s for node %s): check its address and CA in --%s: %w",
-			host, verb, resource, node, FlagKubeconfig, err)
+			host, verb, resource, node, source.FlagKubeconfig, err)
 	case isNetworkError(err):
 		return fmt.Errorf("API server %s unreachable (%s of %s for node %s): is it up, and is its address right?: %w",
 			host, verb, resource, node, err)
