@@ -4,9 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 # Go modules of the project: the root (the plugin and every package), the
-# kubelet-exact static pod decoder and the agent's main, which need
-# k8s.io/kubernetes and its replace directives.
-MODULES := . pkg/staticpod/kubelet136 cmd/podsrc-agent test/bench/merge
+# kubelet-exact static pod decoders, one per kubelet minor, and the agent's
+# main, which need k8s.io/kubernetes and its replace directives.
+DECODER_MODULES := pkg/staticpod/kubelet133 pkg/staticpod/kubelet134 pkg/staticpod/kubelet135 pkg/staticpod/kubelet136
+MODULES := . $(DECODER_MODULES) cmd/podsrc-agent test/bench/merge
 # The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
 # the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
 # (the etcd one has none).

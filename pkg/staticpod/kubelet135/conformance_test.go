@@ -1,0 +1,12 @@
+package kubelet135
+
+import (
+	"testing"
+
+	"github.com/podsrc/podsrc/internal/conformance/staticpodtrace"
+)
+
+// TestStaticPodConformance replays the staticpod traces of kubelet v1.35.
+func TestStaticPodConformance(t *testing.T) {
+	staticpodtrace.Replay(t, New())
+}
