@@ -65,10 +65,14 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	mergeSemantics, plegSemantics, err := semanticsFor(decoder)
+	if err != nil {
+		return nil, err
+	}
 	a := &Agent{
 		cfg:      cfg,
 		decoder:  decoder,
-		config:   merge.New(merge.Options{Mode: cfg.Mode}),
+		config:   merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
 		stopping: make(chan struct{}),
 		view:     newView(),
 		epoch:    strconv.FormatInt(time.Now().UnixNano(), 36),
@@ -85,7 +89,9 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 			return nil, fmt.Errorf("--runtime-endpoint %s: %w", cfg.RuntimeEndpoint, err)
 		}
 		a.runtime = rt
-		a.pleg = pleg.New(rt, cfg.PLEG)
+		opts := cfg.PLEG
+		opts.Semantics = plegSemantics
+		a.pleg = pleg.New(rt, opts)
 	}
 	return a, nil
 }

@@ -128,7 +128,7 @@ func TestEndpoints(t *testing.T) {
 	t.Run("version", func(t *testing.T) {
 		var v api.Version
 		ta.getJSON(t, "/version", &v)
-		if v.NodeName != "node-1" || v.ServedVersion != api.VersionName || v.KubeletSemantics != "v0.0.0-test" || v.AgentVersion == "" {
+		if v.NodeName != "node-1" || v.ServedVersion != api.VersionName || v.KubeletSemantics != "v1.36.3" || v.AgentVersion == "" {
 			t.Fatalf("version: %+v", v)
 		}
 	})

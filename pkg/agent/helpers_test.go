@@ -36,7 +36,7 @@ const waitLimit = 20 * time.Second
 // manifest and its path.
 type yamlDecoder struct{}
 
-func (yamlDecoder) KubeletVersion() string { return "v0.0.0-test" }
+func (yamlDecoder) KubeletVersion() string { return "v1.36.3" }
 
 func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
 	var pod v1.Pod
