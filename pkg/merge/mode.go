@@ -54,8 +54,9 @@ const (
 	// KubeletV136 is the behaviour of kubelets v1.33 to v1.36: an update
 	// also copies metadata.generation into the stored pod. It is the
 	// default. (v1.36 dropped the notification modes and the input
-	// operations other than SET; v1.33 to v1.35 still have them and merge
-	// them as v1.27 does.)
+	// operations other than SET; v1.33 to v1.35 still have them, and the
+	// merge offers them whatever the semantics. No trace of v1.33 to v1.35
+	// exercises them yet.)
 	KubeletV136 Semantics = iota
 	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
 	// generation the pod was first seen with.
