@@ -66,6 +66,8 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 		NewCmdWatch(common),
 		NewCmdPLEG(common),
 		NewCmdVersion(common),
+		NewCmdDeploy(common),
+		NewCmdUndeploy(common),
 	)
 	cmd.AddCommand(NewCmdCompletion(cmd))
 	return cmd

@@ -1,0 +1,260 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/podsrc/podsrc/internal/version"
+	"github.com/podsrc/podsrc/manifests"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/deploy"
+)
+
+// DefaultImageRepository is where release images of the agent are
+// published; deploy runs the one of the plugin's own version.
+const DefaultImageRepository = "ghcr.io/podsrc/podsrc-agent"
+
+// pollInterval is how often deploy and undeploy look at what they wait for.
+const pollInterval = 2 * time.Second
+
+// DeployOptions are the options of kubectl podsrc deploy.
+type DeployOptions struct {
+	*CommonOptions
+	Image           string
+	APIServerURL    string
+	NodeSelector    string
+	StaticPodPath   string
+	RuntimeEndpoint string
+	PrintOnly       bool
+	Wait            bool
+	Timeout         time.Duration
+
+	namespace string
+	overrides deploy.Overrides
+}
+
+// NewCmdDeploy returns the deploy command.
+func NewCmdDeploy(common *CommonOptions) *cobra.Command {
+	o := &DeployOptions{CommonOptions: common, Image: DefaultImageRepository + ":" + version.Version, Wait: true, Timeout: 5 * time.Minute}
+	cmd := &cobra.Command{
+		Use:   "deploy",
+		Short: "Deploy the podsrc agent to the cluster's nodes, fitted to each node's layout",
+		Long: templates.LongDesc(`
+			Deploy podsrc-agent (manifests/daemonset.yaml, built into this plugin)
+			to the cluster's Linux nodes and wait until every agent is ready.
+
+			Each node's layout (static pod path, static pod URL and headers, check
+			frequencies, CRI socket) is read from its kubelet's running configuration,
+			/api/v1/nodes/<node>/proxy/configz, with your credentials (get
+			nodes/proxy); the agents themselves never need that permission. Nodes
+			that share a layout share a DaemonSet. The most common layout's
+			DaemonSet, podsrc-agent, also takes every node that is added later;
+			the others are pinned to their nodes by name. Run deploy again after
+			adding nodes of another layout.
+
+			When a kubelet's /configz cannot be read, the layout of the distribution
+			the node looks like (kubeadm, kind, minikube, k3s, RKE2, CRI-O,
+			cri-dockerd) is assumed and a warning says so; --static-pod-path and
+			--runtime-endpoint override it for every node.
+
+			Objects are applied server-side (field manager ` + deploy.FieldManager + `): a
+			second deploy changes nothing, a new --image rolls out in place. Every
+			write is checked first, so a caller without the rights changes nothing.`),
+		Example: templates.Examples(`
+			# Deploy the agent of this plugin's version to every node
+			kubectl podsrc deploy
+
+			# What would be applied, for GitOps
+			kubectl podsrc deploy --print-only > podsrc.yaml
+
+			# Your own image, on worker nodes only, reaching the API server at its
+			# own address rather than through the kubernetes Service
+			kubectl podsrc deploy --image=registry.example/podsrc-agent:dev \
+			  --node-selector='!node-role.kubernetes.io/control-plane' \
+			  --api-server-url=https://10.0.0.1:6443`),
+		Args: cobra.NoArgs,
+		RunE: runOptions(o),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Image, "image", o.Image, "The agent image.")
+	f.StringVar(&o.APIServerURL, "api-server-url", o.APIServerURL, "The https URL at which the agents reach the API server, instead of the in-cluster kubernetes Service (for nodes without a working service network). Its serving certificate must name the host.")
+	f.StringVar(&o.NodeSelector, "node-selector", o.NodeSelector, "Deploy to the nodes matching this label selector only.")
+	f.StringVar(&o.StaticPodPath, "static-pod-path", o.StaticPodPath, "The kubelet's staticPodPath on every selected node, overriding what /configz says or the assumed layout (\"\" for none).")
+	f.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket (unix:///path) on every selected node, overriding what /configz says or the assumed layout.")
+	f.BoolVar(&o.PrintOnly, "print-only", o.PrintOnly, "Print the objects that would be applied, as YAML, and change nothing.")
+	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until every agent is ready, and say why for those that are not.")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
+		if cmd.Flags().Changed("static-pod-path") {
+			o.overrides.StaticPodPath = &o.StaticPodPath
+		}
+		if cmd.Flags().Changed("runtime-endpoint") {
+			o.overrides.RuntimeEndpoint = &o.RuntimeEndpoint
+		}
+	}
+	return cmd
+}
+
+// deployNamespace is -n/--namespace when given, else the agent's namespace.
+func (o *CommonOptions) deployNamespace() string {
+	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
+		return *o.ConfigFlags.Namespace
+	}
+	return client.AgentNamespace
+}
+
+// Complete fills in the namespace.
+func (o *DeployOptions) Complete([]string) error {
+	o.namespace = o.deployNamespace()
+	return nil
+}
+
+// Validate checks the options.
+func (o *DeployOptions) Validate() error {
+	if o.Direct() {
+		return fmt.Errorf("--agent-url talks to one agent; deploy needs the cluster")
+	}
+	if o.Image == "" {
+		return fmt.Errorf("--image must not be empty")
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %v: want a positive duration", o.Timeout)
+	}
+	if o.overrides.RuntimeEndpoint != nil && *o.overrides.RuntimeEndpoint != "" && !strings.HasPrefix(*o.overrides.RuntimeEndpoint, "unix:///") {
+		return fmt.Errorf("--runtime-endpoint %q: want unix:///path", *o.overrides.RuntimeEndpoint)
+	}
+	return nil
+}
+
+// Run deploys.
+func (o *DeployOptions) Run(ctx context.Context) error {
+	c, err := o.deployCluster()
+	if err != nil {
+		return err
+	}
+	nodes, err := deploy.ListNodes(ctx, c.Client, o.NodeSelector)
+	if err != nil {
+		return client.ClusterError(err, "listing the nodes to deploy to")
+	}
+	if len(nodes) == 0 {
+		fmt.Fprintf(o.ErrOut, "Warning: no Linux node matches --node-selector %q yet; the agent goes to such nodes when they join, with the layout of a kubeadm node\n", o.NodeSelector)
+	}
+	layouts, err := deploy.Discover(ctx, c.Client, nodes, o.overrides)
+	if err != nil {
+		return err
+	}
+	o.warnAssumed(layouts)
+	groups := deploy.GroupByLayout(layouts, o.overrides.Apply(deploy.DefaultLayout()))
+	objs, err := deploy.Render(manifests.DaemonSet, deploy.RenderOptions{
+		Namespace: o.namespace, Image: o.Image, APIServerURL: o.APIServerURL, NodeSelector: o.NodeSelector, Groups: groups,
+	})
+	if err != nil {
+		return err
+	}
+	if o.PrintOnly {
+		return deploy.WriteYAML(o.Out, objs)
+	}
+	for _, g := range groups {
+		nodes := strings.Join(g.Nodes, ", ")
+		if g.Default {
+			nodes += " and nodes added later"
+			if len(g.Nodes) == 0 {
+				nodes = "nodes added later"
+			}
+		}
+		fmt.Fprintf(o.Out, "layout %s (%s): %s\n", deploy.DaemonSetName(g), g.Layout, nodes)
+	}
+	if err := c.Apply(ctx, objs, o.namespace, o.Out, o.ErrOut); err != nil {
+		return err
+	}
+	if !o.Wait {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	r := deploy.Rollout{Namespace: o.namespace, Image: o.Image, AgentSelector: client.AgentSelector, AgentPort: o.AgentPort}
+	for _, g := range groups {
+		r.DaemonSets = append(r.DaemonSets, deploy.DaemonSetName(g))
+		r.Nodes = append(r.Nodes, g.Nodes...)
+	}
+	sort.Strings(r.Nodes)
+	if err := c.Wait(wctx, r, pollInterval, o.Out); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "podsrc is ready; try: kubectl podsrc sources --all-nodes\n")
+	return nil
+}
+
+// warnAssumed says on stderr, once per distribution and reason, for which
+// nodes a layout was assumed and how to override it.
+func (o *DeployOptions) warnAssumed(layouts []deploy.NodeLayout) {
+	type key struct{ assumed, reason string }
+	byKey := map[key][]string{}
+	var keys []key
+	for _, l := range layouts {
+		if l.Assumed == "" {
+			continue
+		}
+		k := key{l.Assumed, reasonKind(l.Reason)}
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], l.Node)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(o.ErrOut, "Warning: could not read the kubelet configuration of %s (%s); assumed the layout of %s. If that is wrong, pass --static-pod-path and --runtime-endpoint.\n", nodeList(byKey[k]), k.reason, k.assumed)
+	}
+	for _, l := range layouts {
+		if len(l.Layout.StaticPodURLHeader) > 0 {
+			fmt.Fprintf(o.ErrOut, "Warning: node %s's kubelet sends headers to its static pod URL; the agent gets them as flags, readable by whoever may read DaemonSets in namespace %s\n", l.Node, o.namespace)
+		}
+	}
+}
+
+// reasonKind shortens a /configz error to what it says, without the
+// node's name, so that nodes with the same trouble share a warning.
+func reasonKind(reason string) string {
+	if _, after, ok := strings.Cut(reason, "configz: "); ok {
+		return after
+	}
+	return reason
+}
+
+// nodeList names nodes, at most five.
+func nodeList(nodes []string) string {
+	if len(nodes) == 1 {
+		return "node " + nodes[0]
+	}
+	if len(nodes) > 5 {
+		return fmt.Sprintf("nodes %s and %d more", strings.Join(nodes[:5], ", "), len(nodes)-5)
+	}
+	return "nodes " + strings.Join(nodes, ", ")
+}
+
+// deployCluster returns the clients deploy and undeploy write through.
+func (o *CommonOptions) deployCluster() (*deploy.Cluster, error) {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the cluster's configuration: %w", err)
+	}
+	cs, err := o.Clientset()
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("making a client of the cluster: %w", err)
+	}
+	mapper, err := o.ConfigFlags.ToRESTMapper()
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster's API resources: %w", err)
+	}
+	return &deploy.Cluster{Client: cs, Dynamic: dyn, Mapper: mapper}, nil
+}

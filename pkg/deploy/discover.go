@@ -1,0 +1,103 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+)
+
+// NodeLayout is one node's layout and where it came from.
+type NodeLayout struct {
+	Node   string
+	Layout Layout
+	// Assumed names the distribution whose layout was assumed, and
+	// Reason why /configz was not used; both empty when it was.
+	Assumed string
+	Reason  string
+}
+
+// configz is the body of the kubelet's /configz.
+type configz struct {
+	KubeletConfig *kubeletconfig.KubeletConfiguration `json:"kubeletconfig"`
+}
+
+// ReadConfigz reads a kubelet's running configuration through the API
+// server's node proxy (/api/v1/nodes/<node>/proxy/configz), which needs get
+// nodes/proxy.
+func ReadConfigz(ctx context.Context, cs kubernetes.Interface, node string) (*kubeletconfig.KubeletConfiguration, error) {
+	body, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", node, "proxy", "configz").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading /api/v1/nodes/%s/proxy/configz: %w", node, err)
+	}
+	var cz configz
+	if err := json.Unmarshal(body, &cz); err != nil {
+		return nil, fmt.Errorf("decoding the kubelet configuration of node %s from /configz: %w", node, err)
+	}
+	if cz.KubeletConfig == nil {
+		return nil, fmt.Errorf("node %s: /configz has no kubeletconfig", node)
+	}
+	return cz.KubeletConfig, nil
+}
+
+// configzConcurrency bounds how many kubelets are asked at once.
+const configzConcurrency = 16
+
+// Discover finds the layout of every node: from its kubelet's /configz, or
+// assumed from what the node says of itself when that cannot be read. The
+// overrides apply to both. The result is sorted by node name.
+func Discover(ctx context.Context, cs kubernetes.Interface, nodes []corev1.Node, over Overrides) ([]NodeLayout, error) {
+	out := make([]NodeLayout, len(nodes))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(configzConcurrency)
+	for i := range nodes {
+		n := &nodes[i]
+		g.Go(func() error {
+			nl := NodeLayout{Node: n.Name}
+			kc, err := ReadConfigz(gctx, cs, n.Name)
+			if err != nil {
+				if gctx.Err() != nil {
+					return gctx.Err()
+				}
+				k := AssumeLayout(n)
+				nl.Layout, nl.Assumed, nl.Reason = k.Layout, k.Name, err.Error()
+			} else {
+				nl.Layout = LayoutFromKubelet(kc)
+			}
+			nl.Layout = over.Apply(nl.Layout)
+			if err := nl.Layout.validate(); err != nil {
+				return fmt.Errorf("node %s: %w; override it with --static-pod-path or --runtime-endpoint, or leave the node out with --node-selector", n.Name, err)
+			}
+			out[i] = nl
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out, nil
+}
+
+// ListNodes lists the nodes matching the label selector (all for ""), the
+// Linux ones only: the agent is a Linux program.
+func ListNodes(ctx context.Context, cs kubernetes.Interface, selector string) ([]corev1.Node, error) {
+	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes (selector %q): %w", selector, err)
+	}
+	var out []corev1.Node
+	for _, n := range list.Items {
+		if os, ok := n.Labels[corev1.LabelOSStable]; ok && os != "linux" {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,170 @@
+package deploy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+)
+
+// Layout is what the agent must know of a node to see what its kubelet sees:
+// the kubelet settings that name host paths or URLs, and their periods.
+type Layout struct {
+	StaticPodPath      string
+	FileCheckFrequency time.Duration
+	StaticPodURL       string
+	StaticPodURLHeader map[string][]string
+	HTTPCheckFrequency time.Duration
+	// RuntimeEndpoint is the CRI endpoint, unix:///path.
+	RuntimeEndpoint string
+}
+
+// The kubelet's defaults, for settings a configuration leaves out.
+const (
+	defaultCheckFrequency  = 20 * time.Second
+	defaultRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
+)
+
+// LayoutFromKubelet takes a node's layout from its kubelet's configuration,
+// with the kubelet's defaults for what it leaves out.
+func LayoutFromKubelet(kc *kubeletconfig.KubeletConfiguration) Layout {
+	l := Layout{
+		StaticPodPath:      kc.StaticPodPath,
+		FileCheckFrequency: kc.FileCheckFrequency.Duration,
+		StaticPodURL:       kc.StaticPodURL,
+		StaticPodURLHeader: kc.StaticPodURLHeader,
+		HTTPCheckFrequency: kc.HTTPCheckFrequency.Duration,
+		RuntimeEndpoint:    kc.ContainerRuntimeEndpoint,
+	}
+	if l.FileCheckFrequency == 0 {
+		l.FileCheckFrequency = defaultCheckFrequency
+	}
+	if l.HTTPCheckFrequency == 0 {
+		l.HTTPCheckFrequency = defaultCheckFrequency
+	}
+	switch {
+	case l.RuntimeEndpoint == "":
+		l.RuntimeEndpoint = defaultRuntimeEndpoint
+	case strings.HasPrefix(l.RuntimeEndpoint, "/"):
+		// The kubelet takes a bare path as a unix socket too.
+		l.RuntimeEndpoint = "unix://" + l.RuntimeEndpoint
+	}
+	return l
+}
+
+// Overrides are settings the caller gives for every node, found or assumed.
+type Overrides struct {
+	StaticPodPath   *string
+	RuntimeEndpoint *string
+}
+
+// Apply returns l with the overrides set.
+func (o Overrides) Apply(l Layout) Layout {
+	if o.StaticPodPath != nil {
+		l.StaticPodPath = *o.StaticPodPath
+	}
+	if o.RuntimeEndpoint != nil {
+		l.RuntimeEndpoint = *o.RuntimeEndpoint
+	}
+	return l
+}
+
+// Args are the agent's flags for the layout, in a fixed order. Sources the
+// node does not have get no flags (the agent's defaults leave them off).
+func (l Layout) Args() []string {
+	var args []string
+	if l.StaticPodPath != "" {
+		args = append(args, "--static-pod-path="+l.StaticPodPath, "--file-check-frequency="+l.FileCheckFrequency.String())
+	}
+	if l.StaticPodURL != "" {
+		args = append(args, "--static-pod-url="+l.StaticPodURL)
+		names := make([]string, 0, len(l.StaticPodURLHeader))
+		for name := range l.StaticPodURLHeader {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			for _, v := range l.StaticPodURLHeader[name] {
+				args = append(args, "--static-pod-url-header="+name+": "+v)
+			}
+		}
+		args = append(args, "--http-check-frequency="+l.HTTPCheckFrequency.String())
+	}
+	// Always named: without it and without a kubelet configuration the
+	// agent's PLEG is off, which must be what the node says, not an accident.
+	args = append(args, "--runtime-endpoint="+l.RuntimeEndpoint)
+	return args
+}
+
+// layoutFlags are the agent's flags a Layout sets; the template's own
+// values of them are replaced. --kubelet-config is among them: with every
+// setting given as a flag, the agent need not read the kubelet's file.
+var layoutFlags = []string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--http-check-frequency", "--runtime-endpoint", "--kubelet-config"}
+
+// isLayoutFlag reports whether arg sets one of layoutFlags.
+func isLayoutFlag(arg string) bool {
+	name, _, _ := strings.Cut(arg, "=")
+	for _, f := range layoutFlags {
+		if name == f {
+			return true
+		}
+	}
+	return false
+}
+
+// SocketPath is the CRI socket's host path, or "" without a runtime.
+func (l Layout) SocketPath() string {
+	return strings.TrimPrefix(l.RuntimeEndpoint, "unix://")
+}
+
+// staticPodPathIsFile reports whether the static pod path names one file
+// rather than a directory (the kubelet takes both); configz does not say,
+// so a manifest's extension decides.
+func (l Layout) staticPodPathIsFile() bool {
+	for _, ext := range []string{".yaml", ".yml", ".json"} {
+		if strings.HasSuffix(l.StaticPodPath, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// Hash is a short, stable name for the layout: the first 8 hex digits of
+// the SHA-256 of its agent flags.
+func (l Layout) Hash() string {
+	sum := sha256.Sum256([]byte(strings.Join(l.Args(), "\n")))
+	return hex.EncodeToString(sum[:])[:8]
+}
+
+// String describes the layout in one line, for messages.
+func (l Layout) String() string {
+	var parts []string
+	if l.StaticPodPath != "" {
+		parts = append(parts, "static pods "+l.StaticPodPath)
+	}
+	if l.StaticPodURL != "" {
+		parts = append(parts, "static pod URL "+l.StaticPodURL)
+	}
+	if l.RuntimeEndpoint != "" {
+		parts = append(parts, "CRI "+l.RuntimeEndpoint)
+	}
+	if len(parts) == 0 {
+		return "no static pods, no runtime"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// validate refuses layouts the agent could not run with.
+func (l Layout) validate() error {
+	if l.RuntimeEndpoint != "" && !strings.HasPrefix(l.RuntimeEndpoint, "unix:///") {
+		return fmt.Errorf("runtime endpoint %q: the agent reaches the runtime through a unix socket only (unix:///path)", l.RuntimeEndpoint)
+	}
+	if l.StaticPodPath != "" && !strings.HasPrefix(l.StaticPodPath, "/") {
+		return fmt.Errorf("static pod path %q is not an absolute path", l.StaticPodPath)
+	}
+	return nil
+}

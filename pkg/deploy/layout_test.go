@@ -1,0 +1,151 @@
+package deploy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+)
+
+func TestLayoutFromKubelet(t *testing.T) {
+	tests := []struct {
+		name string
+		kc   kubeletconfig.KubeletConfiguration
+		want Layout
+	}{{
+		name: "defaults for what the configuration leaves out",
+		kc:   kubeletconfig.KubeletConfiguration{StaticPodPath: "/etc/kubernetes/manifests"},
+		want: Layout{StaticPodPath: "/etc/kubernetes/manifests", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second, RuntimeEndpoint: "unix:///run/containerd/containerd.sock"},
+	}, {
+		name: "everything set; a bare socket path is a unix socket",
+		kc: kubeletconfig.KubeletConfiguration{
+			StaticPodPath: "/srv/pods", FileCheckFrequency: metav1.Duration{Duration: 5 * time.Second},
+			StaticPodURL: "http://10.0.0.1/pods", StaticPodURLHeader: map[string][]string{"X-Token": {"a"}},
+			HTTPCheckFrequency:       metav1.Duration{Duration: time.Minute},
+			ContainerRuntimeEndpoint: "/var/run/crio/crio.sock",
+		},
+		want: Layout{StaticPodPath: "/srv/pods", FileCheckFrequency: 5 * time.Second, StaticPodURL: "http://10.0.0.1/pods", StaticPodURLHeader: map[string][]string{"X-Token": {"a"}}, HTTPCheckFrequency: time.Minute, RuntimeEndpoint: "unix:///var/run/crio/crio.sock"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, LayoutFromKubelet(&tc.kc)); diff != "" {
+				t.Errorf("layout (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAssumeLayout(t *testing.T) {
+	node := func(kubelet, runtime string, labels map[string]string) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: labels},
+			Status:     corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: kubelet, ContainerRuntimeVersion: runtime}},
+		}
+	}
+	tests := []struct {
+		name               string
+		node               *corev1.Node
+		wantName, wantPath string
+		wantEndpoint       string
+	}{
+		{"kubeadm", node("v1.36.3", "containerd://2.1.0", nil), "kubeadm or kind with containerd", "/etc/kubernetes/manifests", "unix:///run/containerd/containerd.sock"},
+		{"kind", node("v1.36.3", "containerd://2.1.0", map[string]string{"kubernetes.io/hostname": "kind-control-plane"}), "kubeadm or kind with containerd", "/etc/kubernetes/manifests", "unix:///run/containerd/containerd.sock"},
+		{"minikube", node("v1.36.3", "containerd://1.7.0", map[string]string{"minikube.k8s.io/name": "minikube"}), "minikube with containerd", "/etc/kubernetes/manifests", "unix:///run/containerd/containerd.sock"},
+		{"minikube with docker", node("v1.36.3", "docker://27.0.0", map[string]string{"minikube.k8s.io/name": "minikube"}), "a cri-dockerd node (kubeadm paths)", "/etc/kubernetes/manifests", "unix:///var/run/cri-dockerd.sock"},
+		{"k3s", node("v1.36.3+k3s1", "containerd://2.0.5-k3s1", nil), "k3s", "/var/lib/rancher/k3s/agent/pod-manifests", "unix:///run/k3s/containerd/containerd.sock"},
+		{"rke2", node("v1.36.3+rke2r1", "containerd://2.0.5-k3s1", nil), "RKE2", "/var/lib/rancher/rke2/agent/pod-manifests", "unix:///run/k3s/containerd/containerd.sock"},
+		{"cri-o", node("v1.36.3", "cri-o://1.36.0", nil), "a CRI-O node (kubeadm paths)", "/etc/kubernetes/manifests", "unix:///var/run/crio/crio.sock"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := AssumeLayout(tc.node)
+			if k.Name != tc.wantName || k.Layout.StaticPodPath != tc.wantPath || k.Layout.RuntimeEndpoint != tc.wantEndpoint {
+				t.Errorf("assumed %q: %s; want %q: static pods %s, CRI %s", k.Name, k.Layout, tc.wantName, tc.wantPath, tc.wantEndpoint)
+			}
+			if err := k.Layout.validate(); err != nil {
+				t.Errorf("the assumed layout is invalid: %v", err)
+			}
+		})
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	none, sock := "", "unix:///x.sock"
+	got := Overrides{StaticPodPath: &none, RuntimeEndpoint: &sock}.Apply(DefaultLayout())
+	if got.StaticPodPath != "" || got.RuntimeEndpoint != sock {
+		t.Errorf("overridden layout: %s", got)
+	}
+	if got := (Overrides{}).Apply(DefaultLayout()); !cmp.Equal(got, DefaultLayout()) {
+		t.Errorf("no overrides changed the layout: %s", got)
+	}
+}
+
+func TestGroupByLayout(t *testing.T) {
+	kubeadm := DefaultLayout()
+	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
+	crio := kubeadm
+	crio.RuntimeEndpoint = crioSocket
+	tests := []struct {
+		name  string
+		nodes []NodeLayout
+		want  []Group
+	}{{
+		name: "no nodes: one default group of the fallback, for nodes that join later",
+		want: []Group{{Layout: kubeadm, Default: true}},
+	}, {
+		name:  "one layout",
+		nodes: []NodeLayout{{Node: "b", Layout: kubeadm}, {Node: "a", Layout: kubeadm}},
+		want:  []Group{{Layout: kubeadm, Nodes: []string{"a", "b"}, Default: true}},
+	}, {
+		name: "the most common layout is the default, the others follow by hash",
+		nodes: []NodeLayout{
+			{Node: "w1", Layout: k3s}, {Node: "cp", Layout: kubeadm}, {Node: "w2", Layout: k3s},
+			{Node: "w3", Layout: k3s}, {Node: "c1", Layout: crio},
+		},
+		want: sortedByHash(Group{Layout: k3s, Nodes: []string{"w1", "w2", "w3"}, Default: true},
+			Group{Layout: kubeadm, Nodes: []string{"cp"}}, Group{Layout: crio, Nodes: []string{"c1"}}),
+	}, {
+		name:  "a tie is broken by hash, the same on every run",
+		nodes: []NodeLayout{{Node: "a", Layout: kubeadm}, {Node: "b", Layout: crio}},
+		want:  tie(Group{Layout: kubeadm, Nodes: []string{"a"}}, Group{Layout: crio, Nodes: []string{"b"}}),
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, GroupByLayout(tc.nodes, kubeadm)); diff != "" {
+				t.Errorf("groups (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// sortedByHash returns def first, then the others by layout hash.
+func sortedByHash(def Group, others ...Group) []Group {
+	if len(others) == 2 && others[0].Layout.Hash() > others[1].Layout.Hash() {
+		others[0], others[1] = others[1], others[0]
+	}
+	return append([]Group{def}, others...)
+}
+
+// tie returns two one-node groups with the lower hash as the default.
+func tie(a, b Group) []Group {
+	if a.Layout.Hash() > b.Layout.Hash() {
+		a, b = b, a
+	}
+	a.Default = true
+	return []Group{a, b}
+}
+
+func TestLayoutValidate(t *testing.T) {
+	for _, l := range []Layout{
+		{RuntimeEndpoint: "npipe:////./pipe/containerd-containerd"},
+		{RuntimeEndpoint: "tcp://10.0.0.1:1234"},
+		{StaticPodPath: "manifests", RuntimeEndpoint: containerdSocket},
+	} {
+		if err := l.validate(); err == nil {
+			t.Errorf("layout %s: no error", l)
+		}
+	}
+}

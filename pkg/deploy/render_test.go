@@ -1,0 +1,196 @@
+package deploy
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/podsrc/podsrc/manifests"
+	"github.com/podsrc/podsrc/pkg/agent"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// goldenOptions are two layouts: kubeadm nodes, and one k3s node whose
+// kubelet also polls a static pod URL.
+func goldenOptions() RenderOptions {
+	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
+	k3s.StaticPodURL = "http://10.0.0.9/pods"
+	k3s.StaticPodURLHeader = map[string][]string{"X-B": {"2"}, "X-A": {"1", "0"}}
+	k3s.HTTPCheckFrequency = 30 * time.Second
+	groups := GroupByLayout([]NodeLayout{
+		{Node: "cp-1", Layout: DefaultLayout()}, {Node: "cp-2", Layout: DefaultLayout()}, {Node: "edge-1", Layout: k3s},
+	}, DefaultLayout())
+	return RenderOptions{
+		Namespace:    "podsrc-test",
+		Image:        "registry.example/podsrc-agent:v1.2.3",
+		APIServerURL: "https://10.0.0.1:6443",
+		NodeSelector: "pool in (a,b),!spot",
+		Groups:       groups,
+	}
+}
+
+// TestRenderGolden is the output of deploy --print-only for goldenOptions.
+// Run with -update to accept a changed manifest.
+func TestRenderGolden(t *testing.T) {
+	objs, err := Render(manifests.DaemonSet, goldenOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, objs); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "print-only.golden.yaml")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pkg/deploy -run TestRenderGolden -update)", err)
+	}
+	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+		t.Errorf("rendered manifest differs from %s (-want +got); if intended, rerun with -update:\n%s", golden, diff)
+	}
+}
+
+// TestRenderDaemonSets checks what each layout's DaemonSet gets, and that
+// the agent accepts its arguments.
+func TestRenderDaemonSets(t *testing.T) {
+	o := goldenOptions()
+	objs, err := Render(manifests.DaemonSet, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dss []appsv1.DaemonSet
+	for _, obj := range objs {
+		if obj.GetNamespace() != "" && obj.GetNamespace() != o.Namespace {
+			t.Errorf("%s %s is in namespace %s, want %s", obj.GetKind(), obj.GetName(), obj.GetNamespace(), o.Namespace)
+		}
+		if obj.GetKind() == "Namespace" && obj.GetName() != o.Namespace {
+			t.Errorf("Namespace %s, want %s", obj.GetName(), o.Namespace)
+		}
+		if obj.GetKind() != "DaemonSet" {
+			continue
+		}
+		var ds appsv1.DaemonSet
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &ds); err != nil {
+			t.Fatal(err)
+		}
+		dss = append(dss, ds)
+	}
+	if len(dss) != len(o.Groups) {
+		t.Fatalf("%d DaemonSets for %d layouts", len(dss), len(o.Groups))
+	}
+	for i, g := range o.Groups {
+		ds := dss[i]
+		if ds.Name != DaemonSetName(g) || ds.Spec.Selector.MatchLabels[instanceLabel] != ds.Name || ds.Spec.Template.Labels[instanceLabel] != ds.Name {
+			t.Errorf("DaemonSet %s: selector %v, template labels %v", ds.Name, ds.Spec.Selector.MatchLabels, ds.Spec.Template.Labels)
+		}
+		c := ds.Spec.Template.Spec.Containers[0]
+		if c.Image != o.Image {
+			t.Errorf("%s: image %s, want %s", ds.Name, c.Image, o.Image)
+		}
+		// The agent parses the arguments as the DaemonSet gives them.
+		fs := pflag.NewFlagSet("podsrc-agent", pflag.ContinueOnError)
+		agent.NewOptions().AddFlags(fs)
+		if err := fs.Parse(c.Args); err != nil {
+			t.Errorf("%s: the agent rejects its arguments %q: %v", ds.Name, c.Args, err)
+		}
+		for _, a := range c.Args {
+			if strings.HasPrefix(a, "--kubelet-config") {
+				t.Errorf("%s: the agent is told to read the kubelet's file (%s); its settings should be flags", ds.Name, a)
+			}
+		}
+		// Every host path is mounted at /host + the path, read-only; the
+		// CRI socket's directory with HostToContainer propagation.
+		mounts := map[string]corev1.VolumeMount{}
+		for _, m := range c.VolumeMounts {
+			mounts[m.Name] = m
+		}
+		want := map[string]string{staticPodsVol: g.Layout.StaticPodPath, criRuntimeVol: filepath.Dir(g.Layout.SocketPath())}
+		for _, v := range ds.Spec.Template.Spec.Volumes {
+			m := mounts[v.Name]
+			if v.HostPath == nil || v.HostPath.Path != want[v.Name] || m.MountPath != "/host"+want[v.Name] || !m.ReadOnly {
+				t.Errorf("%s: volume %s = %+v mounted %+v, want host path %s read-only at /host%s", ds.Name, v.Name, v.VolumeSource, m, want[v.Name], want[v.Name])
+			}
+			if v.Name == criRuntimeVol && (m.MountPropagation == nil || *m.MountPropagation != corev1.MountPropagationHostToContainer) {
+				t.Errorf("%s: the CRI socket's directory is mounted without HostToContainer propagation", ds.Name)
+			}
+		}
+		env := map[string]string{}
+		for _, e := range c.Env {
+			env[e.Name] = e.Value
+		}
+		if env["KUBERNETES_SERVICE_HOST"] != "10.0.0.1" || env["KUBERNETES_SERVICE_PORT"] != "6443" {
+			t.Errorf("%s: the API server's address is not set from --api-server-url: %v", ds.Name, env)
+		}
+		aff := ds.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		if len(aff) != 1 || len(aff[0].MatchExpressions) != 2 || len(aff[0].MatchFields) != 1 {
+			t.Fatalf("%s: node affinity %+v, want one term with the selector's two requirements and the node names", ds.Name, aff)
+		}
+		f := aff[0].MatchFields[0]
+		switch {
+		case g.Default && (f.Operator != corev1.NodeSelectorOpNotIn || !cmp.Equal(f.Values, []string{"edge-1"})):
+			t.Errorf("%s: the default layout's DaemonSet should run on every node but edge-1: %+v", ds.Name, f)
+		case !g.Default && (f.Operator != corev1.NodeSelectorOpIn || !cmp.Equal(f.Values, g.Nodes)):
+			t.Errorf("%s: should run on %v only: %+v", ds.Name, g.Nodes, f)
+		}
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	base := RenderOptions{Namespace: "ns", Groups: []Group{{Layout: DefaultLayout(), Default: true}}}
+	tests := []struct {
+		name    string
+		change  func(*RenderOptions)
+		wantErr string
+	}{
+		{"http API server", func(o *RenderOptions) { o.APIServerURL = "http://10.0.0.1:8080" }, "--api-server-url"},
+		{"API server with a path", func(o *RenderOptions) { o.APIServerURL = "https://10.0.0.1/k8s" }, "--api-server-url"},
+		{"bad selector", func(o *RenderOptions) { o.NodeSelector = "a in (" }, "--node-selector"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := base
+			tc.change(&o)
+			if _, err := Render(manifests.DaemonSet, o); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want one naming %s", err, tc.wantErr)
+			}
+		})
+	}
+	if _, err := Render([]byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"), base); err == nil {
+		t.Error("a manifest without a DaemonSet rendered")
+	}
+}
+
+// TestRenderWithoutRuntime drops the volumes of what the node lacks.
+func TestRenderWithoutRuntime(t *testing.T) {
+	objs, err := Render(manifests.DaemonSet, RenderOptions{Namespace: "ns", Groups: []Group{{Layout: Layout{StaticPodPath: "/etc/k.yaml", FileCheckFrequency: time.Second}, Default: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds appsv1.DaemonSet
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[len(objs)-1].Object, &ds); err != nil {
+		t.Fatal(err)
+	}
+	vols := ds.Spec.Template.Spec.Volumes
+	if len(vols) != 1 || vols[0].Name != staticPodsVol || *vols[0].HostPath.Type != corev1.HostPathFile {
+		t.Errorf("volumes %+v, want only the static pod file", vols)
+	}
+	if !cmp.Equal(ds.Spec.Template.Spec.Containers[0].Args[1:4], []string{"--static-pod-path=/etc/k.yaml", "--file-check-frequency=1s", "--runtime-endpoint="}) {
+		t.Errorf("args %q", ds.Spec.Template.Spec.Containers[0].Args)
+	}
+}
