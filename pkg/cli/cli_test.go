@@ -300,7 +300,7 @@ func TestThroughProxies(t *testing.T) {
 			if !strings.Contains(out, "node-1") || !strings.Contains(out, "node-2") {
 				t.Fatalf("partial output lacks the good nodes: %q", out)
 			}
-			if !strings.Contains(errOut, `error: node "node-3": `) || !strings.Contains(errOut, "kubectl apply -f manifests/daemonset.yaml") {
+			if !strings.Contains(errOut, `error: node "node-3": `) || !strings.Contains(errOut, "kubectl podsrc deploy") {
 				t.Fatalf("stderr %q, want node-3's error saying how to deploy the agent", errOut)
 			}
 		})

@@ -32,7 +32,7 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 			(static pod files, the static pod URL, the API server), the
 			notifications their merge makes (ADD, UPDATE, DELETE, REMOVE, RECONCILE)
 			and what its PLEG reports. It asks the podsrc agent that runs on every
-			node (kubectl apply -f ` + client.Manifest + `).
+			node (` + client.DeployCommand + `).
 
 			Agents are reached through the API server's node proxy by default, which
 			needs get nodes/proxy (ClusterRole ` + client.NodeProxyRole + `). That

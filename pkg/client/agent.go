@@ -168,13 +168,13 @@ func (a *Agent) skewError(served, agentVersion string) error {
 		rel = " " + agentVersion
 	}
 	if served == "" {
-		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (kubectl apply -f %s)", a, rel, APIPrefix, Manifest)
+		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (%s)", a, rel, APIPrefix, DeployCommand)
 	}
 	servedVersion := strings.TrimPrefix(served, v1alpha1.GroupName+"/")
 	if apiversion.CompareKubeAwareVersionStrings(servedVersion, v1alpha1.VersionName) > 0 {
 		return newError(KindSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
 	}
-	return newError(KindSkew, nil, "%s%s is too old: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade the agent (kubectl apply -f %s)", a, rel, servedVersion, v1alpha1.GroupVersion, Manifest)
+	return newError(KindSkew, nil, "%s%s is too old: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade the agent (%s)", a, rel, servedVersion, v1alpha1.GroupVersion, DeployCommand)
 }
 
 // checkSkew is called when the agent does not know a path: it asks the

@@ -172,7 +172,7 @@ func (c *Connector) findAgentPod(ctx context.Context, a *Agent) (string, error) 
 	if _, err := c.Clientset.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		return "", newError(KindNodeNotFound, nil, "node %q not found: `kubectl get nodes` lists the nodes", a.Node)
 	}
-	return "", newError(KindNoAgent, nil, "no podsrc agent pod on node %q (namespace %s, label %s): deploy it with `kubectl apply -f %s`", a.Node, c.Namespace, c.Selector, Manifest)
+	return "", newError(KindNoAgent, nil, "no podsrc agent pod on node %q (namespace %s, label %s): deploy it with `%s`", a.Node, c.Namespace, c.Selector, DeployCommand)
 }
 
 // apiError classifies an error of a client-go call made for a.

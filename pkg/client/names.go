@@ -18,8 +18,9 @@ const (
 	PodProxyRole = "podsrc-viewer-pod-proxy"
 	// NodeProxyRole is the ClusterRole granting get nodes/proxy.
 	NodeProxyRole = "podsrc-viewer-node-proxy"
-	// Manifest is the file that deploys the agent and defines the roles.
-	Manifest = "manifests/daemonset.yaml"
+	// DeployCommand deploys and upgrades the agent and defines the roles
+	// (from manifests/daemonset.yaml, built into the plugin).
+	DeployCommand = "kubectl podsrc deploy"
 )
 
 // APIPrefix is the path prefix of the agent's versioned API.

@@ -78,7 +78,7 @@ func (a *Agent) apiServerError(code int, st statusBody) error {
 		// The agent's pod went away since it was looked up.
 		return newError(KindUnavailable, nil, "the agent pod on node %q is gone (%s); it is probably being replaced", a.Node, msg)
 	case strings.Contains(msg, "connection refused"):
-		return newError(KindNoAgent, nil, "no podsrc agent answers on node %q port %d (%s): deploy it with `kubectl apply -f %s`, or pass the port it listens on with --agent-port", a.Node, a.Port, msg, Manifest)
+		return newError(KindNoAgent, nil, "no podsrc agent answers on node %q port %d (%s): deploy it with `%s`, or pass the port it listens on with --agent-port", a.Node, a.Port, msg, DeployCommand)
 	case strings.Contains(msg, "timeout") || strings.Contains(msg, "deadline exceeded"):
 		return newError(KindTimeout, nil, "the API server timed out reaching %s on port %d (%s): is the node up, and may the API server reach that port?", a, a.Port, msg)
 	case strings.Contains(msg, "no route to host"):
@@ -93,9 +93,9 @@ func (a *Agent) apiServerError(code int, st statusBody) error {
 // grants it.
 func (a *Agent) forbiddenError(msg string) error {
 	if a.Via == ViaPodProxy {
-		return newError(KindForbidden, nil, "forbidden (%s): --via=pod-proxy needs get pods/proxy and list pods in namespace %s; ClusterRole %s in %s grants them when bound there with a RoleBinding", msg, AgentNamespace, PodProxyRole, Manifest)
+		return newError(KindForbidden, nil, "forbidden (%s): --via=pod-proxy needs get pods/proxy and list pods in namespace %s; ClusterRole %s (made by %s) grants them when bound there with a RoleBinding", msg, AgentNamespace, PodProxyRole, DeployCommand)
 	}
-	return newError(KindForbidden, nil, "forbidden (%s): reaching agents through the node proxy needs get nodes/proxy (ClusterRole %s in %s); or use --via=pod-proxy, which needs only get pods/proxy in namespace %s (ClusterRole %s)", msg, NodeProxyRole, Manifest, AgentNamespace, PodProxyRole)
+	return newError(KindForbidden, nil, "forbidden (%s): reaching agents through the node proxy needs get nodes/proxy (ClusterRole %s, made by %s); or use --via=pod-proxy, which needs only get pods/proxy in namespace %s (ClusterRole %s)", msg, NodeProxyRole, DeployCommand, AgentNamespace, PodProxyRole)
 }
 
 // transportError classifies a failed round trip.

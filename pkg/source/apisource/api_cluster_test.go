@@ -373,7 +373,7 @@ func TestAPISourceClusterCredentials(t *testing.T) {
 		{
 			name:      "service account that may watch nodes but not pods",
 			nodeRBAC:  true,
-			wantError: "podsrc needs list/watch pods at cluster scope; the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it",
+			wantError: "podsrc needs list/watch pods at cluster scope; the ClusterRole podsrc-agent that kubectl podsrc deploy creates grants it",
 		},
 		{
 			name:      "invalid token",

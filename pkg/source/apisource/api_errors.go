@@ -15,7 +15,7 @@ import (
 
 // agentClusterRole is where podsrc's deployment grants the API source its
 // permissions.
-const agentClusterRole = "the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it"
+const agentClusterRole = "the ClusterRole podsrc-agent that kubectl podsrc deploy creates grants it"
 
 // explainAPIError wraps err, the failure of a list or watch (verb) of
 // resource ("pods" or "nodes") for node at the API server host, with what

@@ -227,12 +227,12 @@ func TestAPISourceForbidden(t *testing.T) {
 		{
 			name:      "nodes: never starts watching pods",
 			resource:  "nodes",
-			wantError: "podsrc needs list/watch nodes at cluster scope (to wait for node " + testNode + " as the kubelet does); the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it",
+			wantError: "podsrc needs list/watch nodes at cluster scope (to wait for node " + testNode + " as the kubelet does); the ClusterRole podsrc-agent that kubectl podsrc deploy creates grants it",
 		},
 		{
 			name:      "pods",
 			resource:  "pods",
-			wantError: "podsrc needs list/watch pods at cluster scope; the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it",
+			wantError: "podsrc needs list/watch pods at cluster scope; the ClusterRole podsrc-agent that kubectl podsrc deploy creates grants it",
 		},
 	}
 	for _, tc := range cases {
@@ -307,7 +307,7 @@ func TestExplainAPIError(t *testing.T) {
 		{
 			name: "forbidden pods", resource: "pods",
 			err:  apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("denied")),
-			want: []string{"API server " + fakeHost, "list of pods for node " + testNode, "list/watch pods at cluster scope; the ClusterRole podsrc-agent in manifests/daemonset.yaml grants it", "denied"},
+			want: []string{"API server " + fakeHost, "list of pods for node " + testNode, "list/watch pods at cluster scope; the ClusterRole podsrc-agent that kubectl podsrc deploy creates grants it", "denied"},
 		},
 		{
 			name: "forbidden nodes", resource: "nodes",
