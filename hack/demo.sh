@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh is `make demo`: podsrc on a real single-node cluster, in one command.
 # It brings the test cluster up (hack/cluster.sh, reusing what is built or
-# running), builds and imports the agent image, deploys
-# manifests/daemonset.yaml, makes some pods worth looking at and shows them
+# running), builds and imports the agent image, deploys it with kubectl
+# podsrc deploy, makes some pods worth looking at and shows them
 # with kubectl podsrc through the API server. The cluster and the demo's pods
 # are left running; the end of the output says how to use and remove them.
 # Run as root, after `make build` (for bin/kubectl-podsrc).
@@ -74,8 +74,9 @@ export PATH=$tools:$ROOT/bin:$PATH
 section "2/8 The agent image, built from this tree without a registry (hack/image.sh)"
 image=$("$ROOT/hack/image.sh" | tail -n1)
 
-section "3/8 Deploying manifests/daemonset.yaml (with the test cluster's paths: test/e2e/overlay)"
-"$ROOT/hack/deploy.sh" "$image" 2>&1 | grep -v '^Waiting for daemon set' || die "deploying the agent failed"
+section "3/8 Deploying the agent: kubectl podsrc deploy (the node's paths come from its kubelet's /configz)"
+note "--api-server-url: this cluster has no kube-proxy, so the agent reaches the API server at its own address"
+show kubectl podsrc deploy --image="$image" --api-server-url="$API_SERVER" --timeout="${WAIT}s" || die "deploying the agent failed"
 show kubectl -n podsrc-system get daemonset,pods -o wide
 
 section "4/8 Pods from the API server"
@@ -213,7 +214,7 @@ Keep using it:
 Remove the demo's pods, then the agent:
   rm -f $STATIC_POD_DIR/$PREFIX*
   kubectl delete namespace $NS
-  kubectl delete -f $ROOT/manifests/daemonset.yaml
+  kubectl podsrc undeploy
 
 Tear the whole cluster down:
   sudo $ROOT/hack/cluster.sh down

@@ -36,10 +36,11 @@ type resource struct {
 	namespaced bool
 }
 
-// describe names the object as kubectl does: kind.group/name.
+// describe names the object as kubectl apply does: kind.group/name.
 func (r resource) describe() string {
-	gr := r.mapping.Resource.GroupResource()
-	return fmt.Sprintf("%s/%s", gr.String(), r.obj.GetName())
+	gk := r.mapping.GroupVersionKind.GroupKind()
+	gk.Kind = strings.ToLower(gk.Kind)
+	return fmt.Sprintf("%s/%s", gk.String(), r.obj.GetName())
 }
 
 func (r resource) client(c *Cluster) dynamic.ResourceInterface {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 
 	authnv1 "k8s.io/api/authentication/v1"
 
@@ -47,7 +49,7 @@ func TestAgentOnNode(t *testing.T) {
 	e := &env{c: c, root: root}
 	e.plugin = buildPlugin(t, root)
 	urls := startURLServer(t, c)
-	deploy(t, c, root)
+	deploy(t, c, root, e.plugin)
 	waitAgentReady(t, c)
 	e.conn = &client.Connector{
 		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: c.Config, Clientset: c.Client,
@@ -923,67 +925,116 @@ func testRestarts(t *testing.T, e *env) {
 	}
 }
 
-// testContainerdRestart restarts the kubelet's containerd under the agent.
-// The manifest mounts the CRI socket alone, as a file: containerd's restart
-// makes a new socket, the mount keeps the old one, relists fail, and the
-// liveness probe (/livez, the kubelet's PLEG health rule) restarts the
-// agent's container onto the new socket. With the kubelet's threshold of 3
-// minutes that takes about 4; the test lowers the agent's threshold so the
-// same path runs in about one and a half.
+// testContainerdRestart restarts the kubelet's containerd while kubectl
+// podsrc watch runs. containerd's restart makes a new socket (a new inode);
+// the DaemonSet mounts the socket's directory, not the socket, so the agent
+// dials the new one at once: its PLEG is healthy again and a container
+// started after the restart shows as ContainerStarted on the stream within
+// restartDeadline of containerd being back, without the agent's container
+// being restarted.
 func testContainerdRestart(t *testing.T, e *env) {
 	c := e.c
 	a := e.agent(t)
-	patchAgentArgs(t, e, "--relist-threshold=20s")
-	var restarts int32
-	var oldUID types.UID
-	e.pollFor(t, "the agent with --relist-threshold=20s to be Ready", restartTimeout, func(ctx context.Context) (bool, string, error) {
-		pods, err := c.Client.CoreV1().Pods(client.AgentNamespace).List(ctx, metav1.ListOptions{LabelSelector: client.AgentSelector})
-		if err != nil {
-			return false, "", err
-		}
-		var seen []string
-		for _, p := range pods.Items {
-			ready := false
-			for _, cond := range p.Status.Conditions {
-				ready = ready || (cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue)
+	const name = "e2e-after-containerd"
+	pod0 := agentPodStatus(t, e)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch := exec.CommandContext(ctx, e.plugin, "watch", c.NodeName, "--kubeconfig", c.Kubeconfig, "--kind=pleg", "-n", agentTestNS, "-o", "json")
+	watch.WaitDelay = 5 * time.Second
+	stdout, err := watch.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	watch.Stderr = &stderr
+	if err := watch.Start(); err != nil {
+		t.Fatalf("starting kubectl podsrc watch: %v", err)
+	}
+	started := make(chan time.Time, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m api.StreamMessage
+			if json.Unmarshal(sc.Bytes(), &m) != nil || m.Event == nil {
+				continue
 			}
-			seen = append(seen, fmt.Sprintf("%s ready=%v deleting=%v args=%v", p.Name, ready, p.DeletionTimestamp != nil, p.Spec.Containers[0].Args))
-			if ready && p.DeletionTimestamp == nil && len(pods.Items) == 1 && slices.Contains(p.Spec.Containers[0].Args, "--relist-threshold=20s") {
-				restarts, oldUID = p.Status.ContainerStatuses[0].RestartCount, p.UID
-				return true, "", nil
+			if ev := m.Event; ev.Kind == api.EventKindPLEG && ev.PodName == name && ev.Type == "ContainerStarted" && !ev.Sandbox {
+				select {
+				case started <- time.Now():
+				default:
+				}
 			}
 		}
-		return false, strings.Join(seen, "; "), nil
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = watch.Wait()
+		if t.Failed() {
+			t.Logf("kubectl podsrc watch's stderr:\n%s", stderr.String())
+		}
 	})
 
-	before := time.Now()
 	c.RestartContainerd(t)
-	// First the failure shows: the PLEG names the socket it cannot reach.
-	e.pollFor(t, "the PLEG to report failed relists after containerd's restart", pollTimeout, func(ctx context.Context) (bool, string, error) {
+	back := time.Now()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: agentTestNS},
+		Spec: corev1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](1),
+			Containers:                    []corev1.Container{{Name: "main", Image: c.TestImage, ImagePullPolicy: corev1.PullNever, Args: []string{"-sleep", "0"}}},
+		},
+	}
+	if _, err := c.Client.CoreV1().Pods(agentTestNS).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating pod %s/%s: %v", agentTestNS, name, err)
+	}
+	t.Cleanup(func() {
+		_ = c.Client.CoreV1().Pods(agentTestNS).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	})
+	select {
+	case at := <-started:
+		took := at.Sub(back)
+		t.Logf("containerd restart: ContainerStarted of a new pod's container on kubectl podsrc watch %v after containerd was back", took.Round(10*time.Millisecond))
+		if took > restartDeadline {
+			t.Errorf("ContainerStarted came %v after containerd was back, want within %v", took, restartDeadline)
+		}
+	case <-time.After(pollTimeout):
+		e.agentLogs(t)
+		t.Fatalf("no ContainerStarted of %s on kubectl podsrc watch within %v of containerd's restart", name, pollTimeout)
+	}
+	e.pollFor(t, "the PLEG to be healthy, relisting after containerd's restart", restartDeadline, func(ctx context.Context) (bool, string, error) {
 		st, err := a.PLEG(ctx)
 		if err != nil {
 			return false, "", err
 		}
-		return st.ConsecutiveFailures > 0 && strings.Contains(st.LastError, "containerd.sock"), fmt.Sprintf("failures=%d lastError=%q", st.ConsecutiveFailures, st.LastError), nil
+		ok := st.Healthy && st.LastRelist != nil && st.LastRelist.After(back) && st.ConsecutiveFailures == 0
+		return ok, fmt.Sprintf("healthy=%v lastRelist=%v failures=%d lastError=%q", st.Healthy, st.LastRelist, st.ConsecutiveFailures, st.LastError), nil
 	})
-	// Then the liveness probe restarts the container (same pod) and the
-	// PLEG relists again.
-	e.pollFor(t, "the PLEG to relist successfully after containerd's restart", restartTimeout, func(ctx context.Context) (bool, string, error) {
-		p, err := c.Client.CoreV1().Pods(client.AgentNamespace).List(ctx, metav1.ListOptions{LabelSelector: client.AgentSelector})
-		if err != nil {
-			return false, "", err
-		}
-		var now int32 = -1
-		for _, pod := range p.Items {
-			if pod.UID == oldUID && len(pod.Status.ContainerStatuses) > 0 {
-				now = pod.Status.ContainerStatuses[0].RestartCount
-			}
-		}
-		st, err := a.PLEG(ctx)
-		if err != nil {
-			return false, fmt.Sprintf("restarts %d -> %d", restarts, now), err
-		}
-		ok := now > restarts && st.Healthy && st.LastRelist != nil && st.LastRelist.After(before) && st.ConsecutiveFailures == 0
-		return ok, fmt.Sprintf("container restarts %d -> %d healthy=%v lastRelist=%v failures=%d lastError=%q", restarts, now, st.Healthy, st.LastRelist, st.ConsecutiveFailures, st.LastError), nil
-	})
+	if pod1 := agentPodStatus(t, e); pod1.uid != pod0.uid || pod1.restarts != pod0.restarts {
+		t.Errorf("the agent was restarted to recover (pod %s restarts %d -> pod %s restarts %d); it should follow the socket", pod0.uid, pod0.restarts, pod1.uid, pod1.restarts)
+	}
+}
+
+// restartDeadline is how soon after the runtime is back the agent must
+// report a new container again.
+const restartDeadline = 15 * time.Second
+
+// agentPodState is the agent pod of the node and its container's restarts.
+type agentPodState struct {
+	uid      types.UID
+	restarts int32
+}
+
+func agentPodStatus(t *testing.T, e *env) agentPodState {
+	t.Helper()
+	name := waitAgentReady(t, e.c)
+	p, err := e.c.Client.CoreV1().Pods(client.AgentNamespace).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var restarts int32
+	for _, cs := range p.Status.ContainerStatuses {
+		restarts += cs.RestartCount
+	}
+	return agentPodState{uid: p.UID, restarts: restarts}
 }

@@ -1,6 +1,7 @@
-// Package e2e tests podsrc as users deploy it: manifests/daemonset.yaml,
-// applied to the real test cluster through test/e2e/overlay (hack/deploy.sh),
-// read through the API server's node proxy and with kubectl podsrc.
+// Package e2e tests podsrc as users deploy it: kubectl podsrc deploy on the
+// real test cluster, whose non-standard layout it finds through the
+// kubelet's /configz, read through the API server's node proxy and with
+// kubectl podsrc.
 package e2e
 
 import (
@@ -15,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -37,12 +40,59 @@ const (
 	staticPodName = "e2e-static"
 )
 
-// TestDeploy deploys the agent from manifests/daemonset.yaml and checks,
-// through the real API server, that it sees what the kubelet sees.
+// TestDeploy runs kubectl podsrc deploy from nothing and checks, through
+// the real API server, that the agent finds the test cluster's layout
+// through /configz and sees what the kubelet sees; that a second deploy
+// changes nothing, a new image rolls out, undeploy leaves nothing, and that
+// a caller with fewer rights gets the fallback layout and a clear error
+// with nothing half-applied.
 func TestDeploy(t *testing.T) {
 	c := cluster.Get(t)
 	root := repoRoot(t)
-	deploy(t, c, root)
+	plugin := buildPlugin(t, root)
+	image := buildImage(t, root)
+	undeploy(t, c, plugin)
+	assertNothingLeft(t, c)
+
+	t.Run("a caller without nodes/proxy and without rights to create", func(t *testing.T) {
+		user := limitedUser(t, c)
+		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image, "--as="+user, "--print-only")
+		if err != nil {
+			t.Fatalf("deploy --print-only as %s: %v\n%s", user, err, errOut)
+		}
+		wantWarning := "Warning: could not read the kubelet configuration of node " + c.NodeName
+		if !strings.Contains(errOut, wantWarning) || !strings.Contains(errOut, "assumed the layout of kubeadm or kind with containerd") || !strings.Contains(errOut, "--static-pod-path and --runtime-endpoint") {
+			t.Errorf("stderr %q: want %q, the layout assumed and how to override it", errOut, wantWarning)
+		}
+		if !strings.Contains(out, "--static-pod-path=/etc/kubernetes/manifests") {
+			t.Errorf("--print-only does not show the assumed kubeadm layout:\n%s", out)
+		}
+		out, errOut, err = runDeploy(t, c, plugin, "deploy", "--image="+image, "--as="+user)
+		t.Logf("deploy as %s: %v\n%s%s", user, err, out, errOut)
+		if err == nil {
+			t.Fatalf("deploy as %s, who may not create anything, succeeded", user)
+		}
+		for _, want := range []string{`create namespaces "podsrc-system"`, `create clusterroles.rbac.authorization.k8s.io "podsrc-agent"`, `patch daemonsets.apps "podsrc-agent" in namespace podsrc-system`, "nothing was changed"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("the error does not name %q:\n%s", want, errOut)
+			}
+		}
+		assertNothingLeft(t, c)
+	})
+
+	out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image)
+	if err != nil {
+		t.Fatalf("kubectl podsrc deploy: %v\n%s%s", err, out, errOut)
+	}
+	t.Logf("kubectl podsrc deploy:\n%s%s", out, errOut)
+	if os.Getenv("PODSRC_E2E_KEEP") == "" {
+		t.Cleanup(func() { undeploy(t, c, plugin) })
+	}
+	// The layout comes from the kubelet's /configz: nothing assumed.
+	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s): %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, c.NodeName)
+	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
+		t.Errorf("deploy's output: want %q, 1/1 agents ready and no warning", wantLayout)
+	}
 	agentPod := waitAgentReady(t, c)
 	t.Logf("agent pod %s is Ready", agentPod)
 
@@ -129,7 +179,6 @@ spec:
 	})
 
 	t.Run("kubectl podsrc sources", func(t *testing.T) {
-		plugin := buildPlugin(t, root)
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, plugin, "sources", c.NodeName, "--kubeconfig", c.Kubeconfig)
@@ -166,45 +215,132 @@ spec:
 			}
 		}
 	})
+
+	t.Run("a second deploy changes nothing", func(t *testing.T) {
+		before := objectVersions(t, c)
+		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image)
+		if err != nil {
+			t.Fatalf("second deploy: %v\n%s%s", err, out, errOut)
+		}
+		if strings.Contains(out, " configured") || strings.Contains(out, " created") {
+			t.Errorf("the second deploy says it changed something:\n%s", out)
+		}
+		if diff := cmp.Diff(before, objectVersions(t, c)); diff != "" {
+			t.Errorf("resource versions changed (-before +after):\n%s", diff)
+		}
+	})
+
+	t.Run("a new image rolls out in place", func(t *testing.T) {
+		ds0, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Get(context.Background(), "podsrc-agent", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := tagImage(t, c, image, "podsrc.local/podsrc-agent:e2e-next")
+		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+next)
+		if err != nil {
+			t.Fatalf("deploy --image=%s: %v\n%s%s", next, err, out, errOut)
+		}
+		if !strings.Contains(out, "daemonset.apps/podsrc-agent configured") || !strings.Contains(out, "1/1 agents ready") {
+			t.Errorf("deploy of a new image:\n%s", out)
+		}
+		pods, err := c.Client.CoreV1().Pods(client.AgentNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: client.AgentSelector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != next {
+				t.Errorf("agent pod %s runs %s after the rollout of %s", p.Name, p.Spec.Containers[0].Image, next)
+			}
+		}
+		ds1, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Get(context.Background(), "podsrc-agent", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds1.UID != ds0.UID {
+			t.Errorf("the DaemonSet was replaced (UID %s -> %s), not updated in place", ds0.UID, ds1.UID)
+		}
+	})
+
+	t.Run("undeploy leaves nothing", func(t *testing.T) {
+		out, errOut, err := runDeploy(t, c, plugin, "undeploy")
+		if err != nil {
+			t.Fatalf("undeploy: %v\n%s%s", err, out, errOut)
+		}
+		for _, want := range deployedObjects {
+			if !strings.Contains(out, want.describe+" deleted") {
+				t.Errorf("undeploy does not say it removed %s:\n%s", want.describe, out)
+			}
+		}
+		assertNothingLeft(t, c)
+		out, _, err = runDeploy(t, c, plugin, "undeploy")
+		if err != nil || !strings.Contains(out, "nothing to remove") {
+			t.Errorf("a second undeploy: %v\n%s", err, out)
+		}
+	})
 }
 
-// deploy runs hack/deploy.sh (which builds and imports the image), and
-// removes what it made when the test ends unless PODSRC_E2E_KEEP is set.
-func deploy(t *testing.T, c *cluster.Cluster, root string) {
+// deploy builds the agent image (hack/image.sh imports it into the node's
+// containerd) and runs kubectl podsrc deploy with it, and undeploys when the
+// test ends unless PODSRC_E2E_KEEP is set. It returns the image.
+func deploy(t *testing.T, c *cluster.Cluster, root, plugin string) string {
+	t.Helper()
+	image := buildImage(t, root)
+	out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image)
+	if err != nil {
+		t.Fatalf("kubectl podsrc deploy: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	t.Logf("kubectl podsrc deploy:\n%s%s", out, errOut)
+	if os.Getenv("PODSRC_E2E_KEEP") == "" {
+		t.Cleanup(func() { undeploy(t, c, plugin) })
+	}
+	return image
+}
+
+// buildImage builds the agent's image and imports it into the node's
+// containerd, and returns its reference.
+func buildImage(t *testing.T, root string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deployTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "deploy.sh"))
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "image.sh"))
 	cmd.Dir = root
 	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("hack/deploy.sh: %v\n%s", err, out)
+		t.Fatalf("hack/image.sh: %v\n%s", err, stderr.String())
 	}
-	t.Logf("hack/deploy.sh:\n%s", out)
-	if os.Getenv("PODSRC_E2E_KEEP") != "" {
-		return
-	}
-	t.Cleanup(func() { undeploy(t, c) })
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }
 
-// undeploy removes the objects of manifests/daemonset.yaml and waits for the
-// namespace to go, so that the next deploy does not meet it terminating.
-func undeploy(t *testing.T, c *cluster.Cluster) {
-	ctx, cancel := context.WithTimeout(context.Background(), pollTimeout)
+// runDeploy runs the plugin's deploy or undeploy (args[0]) against the
+// cluster; deploy gets the API server's address, since the node has no
+// kube-proxy to route the kubernetes Service's.
+func runDeploy(t *testing.T, c *cluster.Cluster, plugin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rbac := c.Client.RbacV1()
-	for _, name := range []string{"podsrc-agent"} {
-		if err := rbac.ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ClusterRoleBinding %s: %v", name, err)
-		}
+	args = append(args, "--kubeconfig="+c.Kubeconfig, "--timeout=3m")
+	if args[0] == "deploy" {
+		args = append(args, "--api-server-url="+c.Env["API_SERVER"])
 	}
-	for _, name := range []string{"podsrc-agent", client.PodProxyRole, client.NodeProxyRole} {
-		if err := rbac.ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ClusterRole %s: %v", name, err)
-		}
+	cmd := exec.CommandContext(ctx, plugin, args...)
+	cmd.WaitDelay = 10 * time.Second
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+// undeploy runs kubectl podsrc undeploy, which waits for the namespace to
+// go, so that the next deploy does not meet it terminating.
+func undeploy(t *testing.T, c *cluster.Cluster, plugin string) {
+	out, errOut, err := runDeploy(t, c, plugin, "undeploy")
+	if err != nil {
+		t.Errorf("kubectl podsrc undeploy: %v\n%s%s", err, out, errOut)
 	}
-	deleteNamespace(ctx, t, c, client.AgentNamespace)
 }
 
 // waitAgentReady waits for the agent's pod on the node to be Ready and
@@ -326,6 +462,118 @@ func deleteNamespace(ctx context.Context, t *testing.T, c *cluster.Cluster, name
 	}
 }
 
+// deployedObjects are the objects deploy makes on the single-node test
+// cluster, as undeploy names them.
+var deployedObjects = []struct {
+	describe string
+	get      func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error)
+}{
+	{"daemonset.apps/podsrc-agent", func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.AppsV1().DaemonSets(client.AgentNamespace).Get(ctx, "podsrc-agent", metav1.GetOptions{})
+	}},
+	{"clusterrolebinding.rbac.authorization.k8s.io/podsrc-agent", func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.RbacV1().ClusterRoleBindings().Get(ctx, "podsrc-agent", metav1.GetOptions{})
+	}},
+	{"clusterrole.rbac.authorization.k8s.io/podsrc-agent", func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.RbacV1().ClusterRoles().Get(ctx, "podsrc-agent", metav1.GetOptions{})
+	}},
+	{"clusterrole.rbac.authorization.k8s.io/" + client.PodProxyRole, func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.RbacV1().ClusterRoles().Get(ctx, client.PodProxyRole, metav1.GetOptions{})
+	}},
+	{"clusterrole.rbac.authorization.k8s.io/" + client.NodeProxyRole, func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.RbacV1().ClusterRoles().Get(ctx, client.NodeProxyRole, metav1.GetOptions{})
+	}},
+	{"serviceaccount/podsrc-agent", func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.CoreV1().ServiceAccounts(client.AgentNamespace).Get(ctx, "podsrc-agent", metav1.GetOptions{})
+	}},
+	{"namespace/" + client.AgentNamespace, func(ctx context.Context, c *cluster.Cluster) (metav1.Object, error) {
+		return c.Client.CoreV1().Namespaces().Get(ctx, client.AgentNamespace, metav1.GetOptions{})
+	}},
+}
+
+// objectVersions maps each deployed object to its resourceVersion ("" when
+// it does not exist).
+func objectVersions(t *testing.T, c *cluster.Cluster) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	out := map[string]string{}
+	for _, o := range deployedObjects {
+		obj, err := o.get(ctx, c)
+		switch {
+		case apierrors.IsNotFound(err):
+			out[o.describe] = ""
+		case err != nil:
+			t.Fatalf("reading %s: %v", o.describe, err)
+		default:
+			out[o.describe] = obj.GetResourceVersion()
+		}
+	}
+	return out
+}
+
+// assertNothingLeft checks, object by object, that nothing of deploy's is
+// in the cluster, and no agent pod either.
+func assertNothingLeft(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	for name, rv := range objectVersions(t, c) {
+		if rv != "" {
+			t.Errorf("%s exists (resourceVersion %s)", name, rv)
+		}
+	}
+	pods, err := c.Client.CoreV1().Pods(client.AgentNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: client.AgentSelector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) > 0 {
+		t.Errorf("%d agent pods are left", len(pods.Items))
+	}
+}
+
+// limitedUser makes a user who may get and list nodes and nothing else of
+// podsrc's (not nodes/proxy, not create), for kubectl --as.
+func limitedUser(t *testing.T, c *cluster.Cluster) string {
+	t.Helper()
+	const name = "podsrc-e2e-limited"
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	rbac := c.Client.RbacV1()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list"}}}}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: name}},
+	}
+	_ = rbac.ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+	_ = rbac.ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating ClusterRole %s: %v", name, err)
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating ClusterRoleBinding %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		_ = rbac.ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// tagImage gives image another name in the node's containerd, a new image
+// to the DaemonSet.
+func tagImage(t *testing.T, c *cluster.Cluster, image, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.Env["CTR"], "--address", c.Env["CONTAINERD_SOCKET"], "-n", "k8s.io", "images", "tag", "--force", image, name)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ctr images tag %s %s: %v\n%s", image, name, err, out)
+	}
+	return name
+}
+
 // repoRoot is the root module's directory, above this package's.
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -333,8 +581,8 @@ func repoRoot(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "hack", "deploy.sh")); err != nil {
-		t.Fatalf("the repository root above %s has no hack/deploy.sh: %v", dir, err)
+	if _, err := os.Stat(filepath.Join(dir, "hack", "image.sh")); err != nil {
+		t.Fatalf("the repository root above %s has no hack/image.sh: %v", dir, err)
 	}
 	return dir
 }
