@@ -491,6 +491,18 @@ state = "$3"
 EOF
 }
 
+# shared_mount DIR makes DIR a shared mount point (a bind mount of itself),
+# unless it is a mount point already. This host's / is private; on a systemd
+# host it is shared, and mounts with HostToContainer propagation of a path
+# need it shared (or slave).
+shared_mount() {
+	local dir=$1
+	if ! mountpoint -q "$dir"; then
+		mount --bind "$dir" "$dir"
+		mount --make-rshared "$dir"
+	fi
+}
+
 # start_containerd NAME DIR STATE SOCKET
 start_containerd() {
 	local name=$1 dir=$2 state=$3 sock=$4
@@ -564,10 +576,7 @@ start_kubelet() {
 	mkdir -p "$KUBELET_DIR" "$STATIC_POD_DIR" "$POD_LOG_DIR" "$BASE_DIR/sysctl"
 	# Mounts the kubelet makes for pod volumes under its root dir must be
 	# seen by containerd in the root mount namespace.
-	if ! mountpoint -q "$KUBELET_DIR"; then
-		mount --bind "$KUBELET_DIR" "$KUBELET_DIR"
-		mount --make-rshared "$KUBELET_DIR"
-	fi
+	shared_mount "$KUBELET_DIR"
 	local binds="" k f
 	for k in "${KUBELET_SYSCTLS[@]}"; do
 		[[ -e "/proc/sys/$k" ]] || continue
@@ -690,6 +699,12 @@ cmd_up() {
 	write_kubelet_config
 	create_cgroup "$CGROUP_ROOT"
 
+	# The agent's DaemonSet mounts the CRI socket's directory, the state
+	# directory, with HostToContainer propagation. Made shared only here,
+	# before containerd runs: a bind mount over a running containerd's state
+	# would hide its mounts.
+	mkdir -p "$RUN_DIR/containerd"
+	shared_mount "$RUN_DIR/containerd"
 	start_containerd containerd "$BASE_DIR/containerd" "$RUN_DIR/containerd" "$RUN_DIR/containerd/containerd.sock"
 	start_etcd
 	wait_until "etcd" etcd "$LOG_DIR/etcd.log" in_netns curl -sf --max-time 2 http://127.0.0.1:2379/health

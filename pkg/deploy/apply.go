@@ -68,6 +68,15 @@ func (c *Cluster) resources(objs []*unstructured.Unstructured) ([]resource, erro
 // each object, and names every refusal: nothing is written before it
 // passes.
 func (c *Cluster) checkAccess(ctx context.Context, rs []resource, verbs ...string) error {
+	denied, err := c.denials(ctx, rs, verbs...)
+	if err != nil {
+		return err
+	}
+	return deniedError(denied)
+}
+
+// denials lists what the caller may not do of verbs to rs.
+func (c *Cluster) denials(ctx context.Context, rs []resource, verbs ...string) ([]string, error) {
 	var denied []string
 	for _, r := range rs {
 		gr := r.mapping.Resource
@@ -78,17 +87,22 @@ func (c *Cluster) checkAccess(ctx context.Context, rs []resource, verbs ...strin
 			}
 			ok, reason, err := c.allowed(ctx, ra)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if !ok {
 				denied = append(denied, describeAttributes(ra, reason))
 			}
 		}
 	}
-	if len(denied) > 0 {
-		return fmt.Errorf("you may not:\n  %s\nnothing was changed; ask a cluster administrator to run this, or to grant these", strings.Join(denied, "\n  "))
+	return denied, nil
+}
+
+// deniedError says what the caller may not do, or is nil.
+func deniedError(denied []string) error {
+	if len(denied) == 0 {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("you may not:\n  %s\nnothing was changed; ask a cluster administrator to run this, or to grant these", strings.Join(denied, "\n  "))
 }
 
 // allowed asks one SelfSubjectAccessReview.
@@ -125,9 +139,17 @@ func describeAttributes(ra *authorizationv1.ResourceAttributes, reason string) s
 // A namespace that exists but was not made by deploy is used, not changed.
 // Running it again changes nothing.
 func (c *Cluster) Apply(ctx context.Context, objs []*unstructured.Unstructured, namespace string, out, errOut io.Writer) error {
-	nsExists, err := c.ownNamespace(ctx, namespace)
+	// Whether the namespace is deploy's decides what is written, so it is
+	// read first, if the caller may; if not, that is one more refusal below.
+	nsExists := namespaceAbsent
+	canGet, _, err := c.allowed(ctx, &authorizationv1.ResourceAttributes{Verb: "get", Resource: "namespaces", Name: namespace})
 	if err != nil {
 		return err
+	}
+	if canGet {
+		if nsExists, err = c.ownNamespace(ctx, namespace); err != nil {
+			return err
+		}
 	}
 	if nsExists == namespaceForeign {
 		fmt.Fprintf(errOut, "Warning: namespace %s exists and was not made by kubectl podsrc deploy: it is used as it is (it must admit privileged pods) and undeploy will leave it\n", namespace)
@@ -137,14 +159,18 @@ func (c *Cluster) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 	if err != nil {
 		return err
 	}
+	denied, err := c.denials(ctx, rs, "get", "create", "patch")
+	if err != nil {
+		return err
+	}
+	if err := deniedError(denied); err != nil {
+		return err
+	}
 	var stale []resource
 	if nsExists != namespaceAbsent {
 		if stale, err = c.staleDaemonSets(ctx, namespace, objs); err != nil {
 			return err
 		}
-	}
-	if err := c.checkAccess(ctx, rs, "create", "patch"); err != nil {
-		return err
 	}
 	if err := c.checkAccess(ctx, stale, "delete"); err != nil {
 		return err

@@ -3,11 +3,13 @@ package deploy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
@@ -33,7 +35,10 @@ type configz struct {
 // nodes/proxy.
 func ReadConfigz(ctx context.Context, cs kubernetes.Interface, node string) (*kubeletconfig.KubeletConfiguration, error) {
 	body, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", node, "proxy", "configz").DoRaw(ctx)
-	if err != nil {
+	switch {
+	case apierrors.IsForbidden(err):
+		return nil, fmt.Errorf("reading /api/v1/nodes/%s/proxy/configz: %w", node, errConfigzForbidden)
+	case err != nil:
 		return nil, fmt.Errorf("reading /api/v1/nodes/%s/proxy/configz: %w", node, err)
 	}
 	var cz configz
@@ -45,6 +50,10 @@ func ReadConfigz(ctx context.Context, cs kubernetes.Interface, node string) (*ku
 	}
 	return cz.KubeletConfig, nil
 }
+
+// errConfigzForbidden is the reason given when the caller may not read a
+// kubelet's /configz.
+var errConfigzForbidden = errors.New("forbidden: you may not get nodes/proxy")
 
 // configzConcurrency bounds how many kubelets are asked at once.
 const configzConcurrency = 16

@@ -61,7 +61,7 @@ func TestDeploy(t *testing.T) {
 			t.Fatalf("deploy --print-only as %s: %v\n%s", user, err, errOut)
 		}
 		wantWarning := "Warning: could not read the kubelet configuration of node " + c.NodeName
-		if !strings.Contains(errOut, wantWarning) || !strings.Contains(errOut, "assumed the layout of kubeadm or kind with containerd") || !strings.Contains(errOut, "--static-pod-path and --runtime-endpoint") {
+		if !strings.Contains(errOut, wantWarning) || !strings.Contains(errOut, "(forbidden: you may not get nodes/proxy); assumed the layout of kubeadm or kind with containerd") || !strings.Contains(errOut, "--static-pod-path and --runtime-endpoint") {
 			t.Errorf("stderr %q: want %q, the layout assumed and how to override it", errOut, wantWarning)
 		}
 		if !strings.Contains(out, "--static-pod-path=/etc/kubernetes/manifests") {
