@@ -131,12 +131,17 @@ spawn() {
 	shift 2
 	mkdir -p "$PID_DIR" "$(dirname "$logfile")"
 	echo "=== $(date -Is) starting: $*" >>"$logfile"
-	# The daemon must not inherit the lock, or it would hold it forever.
-	if [[ -n "${lock_fd:-}" ]]; then
-		setsid "$@" >>"$logfile" 2>&1 </dev/null {lock_fd}>&- &
-	else
-		setsid "$@" >>"$logfile" 2>&1 </dev/null &
-	fi
+	# The daemon must inherit no descriptor but its standard ones: neither
+	# this script's lock nor a caller's (flock LOCKFILE hack/cluster.sh up
+	# passes its lock on), or it would hold that lock for as long as it
+	# runs.
+	(
+		for fd in /proc/"$BASHPID"/fd/*; do
+			fd=${fd##*/}
+			((fd > 2)) && eval "exec $fd>&-"
+		done
+		exec setsid "$@" >>"$logfile" 2>&1 </dev/null
+	) &
 	local pid=$!
 	echo "$pid $(proc_start_time "$pid")" >"$PID_DIR/$name.pid"
 }
