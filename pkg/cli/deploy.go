@@ -51,9 +51,9 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 			to the cluster's Linux nodes and wait until every agent is ready.
 
 			Each node's layout (static pod path, static pod URL and headers, check
-			frequencies, CRI socket) is read from its kubelet's running configuration,
-			/api/v1/nodes/<node>/proxy/configz, with your credentials (get
-			nodes/proxy); the agents themselves never need that permission. Nodes
+			frequencies, CRI socket) is read from its kubelet's running configuration
+			(/configz through the API server's node proxy) with your credentials
+			(get nodes/proxy); the agents themselves never need that permission. Nodes
 			that share a layout share a DaemonSet. The most common layout's
 			DaemonSet, podsrc-agent, also takes every node that is added later;
 			the others are pinned to their nodes by name. Run deploy again after

@@ -75,23 +75,30 @@ func (c *Cluster) checkAccess(ctx context.Context, rs []resource, verbs ...strin
 	return deniedError(denied)
 }
 
-// denials lists what the caller may not do of verbs to rs.
+// denials lists what the caller may not do of verbs to rs, one line per
+// object: "get, create namespaces "podsrc-system"".
 func (c *Cluster) denials(ctx context.Context, rs []resource, verbs ...string) ([]string, error) {
 	var denied []string
 	for _, r := range rs {
 		gr := r.mapping.Resource
+		var no []string
+		var ra *authorizationv1.ResourceAttributes
 		for _, verb := range verbs {
-			ra := &authorizationv1.ResourceAttributes{Verb: verb, Group: gr.Group, Resource: gr.Resource, Name: r.obj.GetName()}
+			ra = &authorizationv1.ResourceAttributes{Verb: verb, Group: gr.Group, Resource: gr.Resource, Name: r.obj.GetName()}
 			if r.namespaced {
 				ra.Namespace = r.obj.GetNamespace()
 			}
-			ok, reason, err := c.allowed(ctx, ra)
+			ok, _, err := c.allowed(ctx, ra)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				denied = append(denied, describeAttributes(ra, reason))
+				no = append(no, verb)
 			}
+		}
+		if len(no) > 0 {
+			ra.Verb = strings.Join(no, ", ")
+			denied = append(denied, describeAttributes(ra, ""))
 		}
 	}
 	return denied, nil

@@ -72,7 +72,7 @@ func TestDeploy(t *testing.T) {
 		if err == nil {
 			t.Fatalf("deploy as %s, who may not create anything, succeeded", user)
 		}
-		for _, want := range []string{`create namespaces "podsrc-system"`, `create clusterroles.rbac.authorization.k8s.io "podsrc-agent"`, `patch daemonsets.apps "podsrc-agent" in namespace podsrc-system`, "nothing was changed"} {
+		for _, want := range []string{`get, create, patch namespaces "podsrc-system"`, `get, create, patch clusterroles.rbac.authorization.k8s.io "podsrc-agent"`, `get, create, patch daemonsets.apps "podsrc-agent" in namespace podsrc-system`, "nothing was changed"} {
 			if !strings.Contains(errOut, want) {
 				t.Errorf("the error does not name %q:\n%s", want, errOut)
 			}
