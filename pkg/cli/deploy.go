@@ -87,7 +87,7 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 	f.StringVar(&o.APIServerURL, "api-server-url", o.APIServerURL, "The https URL at which the agents reach the API server, instead of the in-cluster kubernetes Service (for nodes without a working service network). Its serving certificate must name the host.")
 	f.StringVar(&o.NodeSelector, "node-selector", o.NodeSelector, "Deploy to the nodes matching this label selector only.")
 	f.StringVar(&o.StaticPodPath, "static-pod-path", o.StaticPodPath, "The kubelet's staticPodPath on every selected node, overriding what /configz says or the assumed layout (\"\" for none).")
-	f.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket (unix:///path) on every selected node, overriding what /configz says or the assumed layout.")
+	f.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket (unix:///path) on every selected node, overriding what /configz says or the assumed layout (\"\" turns the agent's PLEG off).")
 	f.BoolVar(&o.PrintOnly, "print-only", o.PrintOnly, "Print the objects that would be applied, as YAML, and change nothing.")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until every agent is ready, and say why for those that are not.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
