@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/podsrc/podsrc/pkg/client"
 )
 
 // The agent's image: where the agent sits in it, the repository the
@@ -24,7 +26,7 @@ import (
 // kubectl podsrc deploy name it) and the architectures it is built for.
 const (
 	agentPath       = "/usr/local/bin/podsrc-agent"
-	agentRepository = "ghcr.io/podsrc/podsrc-agent"
+	agentRepository = client.AgentImageRepository
 )
 
 var imageArchs = []string{"amd64", "arm64"}

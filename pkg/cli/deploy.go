@@ -17,10 +17,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/deploy"
 )
 
-// DefaultImageRepository is where release images of the agent are
-// published; deploy runs the one of the plugin's own version.
-const DefaultImageRepository = "ghcr.io/podsrc/podsrc-agent"
-
 // pollInterval is how often deploy and undeploy look at what they wait for.
 const pollInterval = 2 * time.Second
 
@@ -42,7 +38,7 @@ type DeployOptions struct {
 
 // NewCmdDeploy returns the deploy command.
 func NewCmdDeploy(common *CommonOptions) *cobra.Command {
-	o := &DeployOptions{CommonOptions: common, Image: DefaultImageRepository + ":" + version.Version, Wait: true, Timeout: 5 * time.Minute}
+	o := &DeployOptions{CommonOptions: common, Image: client.AgentImageRepository + ":" + version.Version, Wait: true, Timeout: 5 * time.Minute}
 	cmd := &cobra.Command{
 		Use:   "deploy",
 		Short: "Deploy the podsrc agent to the cluster's nodes, fitted to each node's layout",
@@ -225,17 +221,6 @@ func reasonKind(reason string) string {
 		return after
 	}
 	return reason
-}
-
-// nodeList names nodes, at most five.
-func nodeList(nodes []string) string {
-	if len(nodes) == 1 {
-		return "node " + nodes[0]
-	}
-	if len(nodes) > 5 {
-		return fmt.Sprintf("nodes %s and %d more", strings.Join(nodes[:5], ", "), len(nodes)-5)
-	}
-	return "nodes " + strings.Join(nodes, ", ")
 }
 
 // deployCluster returns the clients deploy and undeploy write through.

@@ -25,7 +25,7 @@ func TestWarnAssumed(t *testing.T) {
 	})
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	want := []string{
-		"Warning: could not read the kubelet configuration of nodes a, c (forbidden: you may not get nodes/proxy); assumed the layout of k3s. If that is wrong, pass --static-pod-path and --runtime-endpoint.",
+		"Warning: could not read the kubelet configuration of nodes a and c (forbidden: you may not get nodes/proxy); assumed the layout of k3s. If that is wrong, pass --static-pod-path and --runtime-endpoint.",
 		"Warning: could not read the kubelet configuration of node d (the server is currently unable to handle the request); assumed the layout of a CRI-O node (kubeadm paths). If that is wrong, pass --static-pod-path and --runtime-endpoint.",
 	}
 	if len(lines) != len(want) {

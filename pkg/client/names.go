@@ -18,6 +18,9 @@ const (
 	PodProxyRole = "podsrc-viewer-pod-proxy"
 	// NodeProxyRole is the ClusterRole granting get nodes/proxy.
 	NodeProxyRole = "podsrc-viewer-node-proxy"
+	// AgentImageRepository is where release images of the agent are
+	// published; kubectl podsrc deploy runs the plugin's own version.
+	AgentImageRepository = "ghcr.io/podsrc/podsrc-agent"
 	// DeployCommand deploys and upgrades the agent and defines the roles
 	// (from manifests/daemonset.yaml, built into the plugin).
 	DeployCommand = "kubectl podsrc deploy"
