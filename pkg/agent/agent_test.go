@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -59,71 +60,77 @@ func TestEndpoints(t *testing.T) {
 	ta.runtime.StartContainer(c)
 	orphan := ta.runtime.RunSandbox("orphan-uid", "ghost", "kube-system", "")
 
-	ta.waitFor(t, "the runtime view of the pods", func() bool {
-		var list api.PodList
-		ta.getJSON(t, "/api/v1alpha1/pods", &list)
-		return len(list.Items) == 2 && list.Items[0].Runtime != nil && len(list.Items[0].Runtime.Containers) == 1 &&
-			list.Items[0].Runtime.Containers[0].State == "running"
-	})
-
+	// The runtime's state reaches the agent over several relists (list,
+	// then sandbox and container status), and the file source reports the
+	// broken file after the good one: each part below awaits what it checks.
 	t.Run("sources", func(t *testing.T) {
-		var sl api.SourceList
-		ta.getJSON(t, "/api/v1alpha1/sources", &sl)
-		if sl.Kind != api.KindSourceList || sl.APIVersion != api.GroupVersion || sl.NodeName != "node-1" || !sl.AllSourcesSeen || sl.Mode != "incremental" {
-			t.Fatalf("source list header: %+v", sl)
-		}
-		if len(sl.Items) != 1 || sl.Items[0].Name != "file" || sl.Items[0].Pods != 1 || !sl.Items[0].Seen || sl.Items[0].Target != ta.manifests {
-			t.Fatalf("sources: %+v", sl.Items)
-		}
-		if r := sl.Items[0].RejectedFiles; len(r) != 1 || !strings.HasSuffix(r[0].Path, "broken.yaml") || r[0].Error == "" {
-			t.Fatalf("rejected files: %+v", r)
-		}
+		awaitJSON(t, ta, "/api/v1alpha1/sources", func(sl api.SourceList) error {
+			if sl.Kind != api.KindSourceList || sl.APIVersion != api.GroupVersion || sl.NodeName != "node-1" || !sl.AllSourcesSeen || sl.Mode != "incremental" {
+				return fmt.Errorf("source list header: %+v", sl)
+			}
+			if len(sl.Items) != 1 || sl.Items[0].Name != "file" || sl.Items[0].Pods != 1 || !sl.Items[0].Seen || sl.Items[0].Target != ta.manifests {
+				return fmt.Errorf("sources: %+v", sl.Items)
+			}
+			if r := sl.Items[0].RejectedFiles; len(r) != 1 || !strings.HasSuffix(r[0].Path, "broken.yaml") || r[0].Error == "" {
+				return fmt.Errorf("rejected files: %+v", r)
+			}
+			return nil
+		})
 	})
 	t.Run("pods", func(t *testing.T) {
+		awaitJSON(t, ta, "/api/v1alpha1/pods", func(list api.PodList) error {
+			if len(list.Items) != 2 {
+				return fmt.Errorf("%d pods, want the static one and the runtime's: %+v", len(list.Items), list.Items)
+			}
+			web, ghost := list.Items[0], list.Items[1]
+			if web.Source != "file" || !web.Static || web.ConfigHash != string(web.UID) || web.FirstSeen == "" {
+				return fmt.Errorf("static pod: %+v", web)
+			}
+			if web.Runtime == nil || web.Runtime.SandboxID != sb || web.Runtime.SandboxState != "ready" || len(web.Runtime.Containers) != 1 ||
+				web.Runtime.Containers[0].ID != c || web.Runtime.Containers[0].State != "running" {
+				return fmt.Errorf("runtime of the static pod: %+v", web.Runtime)
+			}
+			if ghost.Source != "" || string(ghost.UID) != "orphan-uid" || ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
+				return fmt.Errorf("runtime-only pod: %+v", ghost)
+			}
+			return nil
+		})
 		var list api.PodList
-		ta.getJSON(t, "/api/v1alpha1/pods", &list)
-		web, ghost := list.Items[0], list.Items[1]
-		if web.Source != "file" || !web.Static || web.ConfigHash != string(web.UID) || web.FirstSeen == "" {
-			t.Fatalf("static pod: %+v", web)
-		}
-		if web.Runtime.SandboxID != sb || web.Runtime.SandboxState != "ready" || web.Runtime.Containers[0].ID != c {
-			t.Fatalf("runtime of the static pod: %+v", web.Runtime)
-		}
-		if ghost.Source != "" || string(ghost.UID) != "orphan-uid" || ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
-			t.Fatalf("runtime-only pod: %+v", ghost)
-		}
 		ta.getJSON(t, "/api/v1alpha1/pods?source=api", &list)
 		if len(list.Items) != 0 {
 			t.Fatalf("?source=api listed %+v", list.Items)
 		}
 	})
 	t.Run("one pod", func(t *testing.T) {
-		var info api.PodInfo
-		ta.getJSON(t, "/api/v1alpha1/pods/"+string(pod.UID), &info)
-		if info.Kind != api.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
-			t.Fatalf("pod: %+v", info)
-		}
-		if info.Source != "file" || !info.Static || info.Runtime == nil || info.Runtime.SandboxID != sb ||
-			len(info.Runtime.IPs) != 1 || info.Runtime.IPs[0] != "10.1.0.5" {
-			t.Fatalf("pod joined with the runtime: %+v %+v", info, info.Runtime)
-		}
+		awaitJSON(t, ta, "/api/v1alpha1/pods/"+string(pod.UID), func(info api.PodInfo) error {
+			if info.Kind != api.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
+				return fmt.Errorf("pod: %+v", info)
+			}
+			if info.Source != "file" || !info.Static || info.Runtime == nil || info.Runtime.SandboxID != sb ||
+				len(info.Runtime.IPs) != 1 || info.Runtime.IPs[0] != "10.1.0.5" {
+				return fmt.Errorf("pod joined with the runtime: %+v %+v", info, info.Runtime)
+			}
+			return nil
+		})
 		// A pod only the runtime has is served from the runtime alone.
-		var ghost api.PodInfo
-		ta.getJSON(t, "/api/v1alpha1/pods/orphan-uid", &ghost)
-		if ghost.Kind != api.KindPod || ghost.Name != "ghost" || ghost.Namespace != "kube-system" || ghost.Source != "" || ghost.Pod != nil ||
-			ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
-			t.Fatalf("runtime-only pod: %+v", ghost)
-		}
+		awaitJSON(t, ta, "/api/v1alpha1/pods/orphan-uid", func(ghost api.PodInfo) error {
+			if ghost.Kind != api.KindPod || ghost.Name != "ghost" || ghost.Namespace != "kube-system" || ghost.Source != "" || ghost.Pod != nil ||
+				ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
+				return fmt.Errorf("runtime-only pod: %+v", ghost)
+			}
+			return nil
+		})
 		if code, _ := ta.get(t, "/api/v1alpha1/pods/no-such-uid"); code != http.StatusNotFound {
 			t.Fatalf("unknown UID answered %d", code)
 		}
 	})
 	t.Run("pleg", func(t *testing.T) {
-		var st api.PLEGStatus
-		ta.getJSON(t, "/api/v1alpha1/pleg", &st)
-		if !st.Enabled || !st.Healthy || st.Relists == 0 || st.LastRelist == nil || st.RunningPods != 2 || st.EventsSent["ContainerStarted"] == 0 {
-			t.Fatalf("pleg: %+v", st)
-		}
+		awaitJSON(t, ta, "/api/v1alpha1/pleg", func(st api.PLEGStatus) error {
+			if !st.Enabled || !st.Healthy || st.Relists == 0 || st.LastRelist == nil || st.RunningPods != 2 || st.EventsSent["ContainerStarted"] == 0 {
+				return fmt.Errorf("pleg: %+v", st)
+			}
+			return nil
+		})
 	})
 	t.Run("version", func(t *testing.T) {
 		var v api.Version

@@ -180,6 +180,27 @@ func (ta *testAgent) waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// awaitJSON GETs path until check accepts the decoded answer and returns
+// it, or fails the test with check's last complaint. Each assertion on a
+// moving state (the PLEG's next relist, a file's rejection) awaits its own
+// condition this way rather than trusting an earlier wait.
+func awaitJSON[T any](t *testing.T, ta *testAgent, path string, check func(T) error) T {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		var v T
+		ta.getJSON(t, path, &v)
+		err := check(v)
+		if err == nil {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: not within %v: %v", path, waitLimit, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // streamClient reads an event stream line by line.
 type streamClient struct {
 	resp *http.Response
