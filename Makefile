@@ -33,28 +33,32 @@ build: ## Build kubectl-podsrc and podsrc-agent into bin/.
 deps: ## The Debian packages the tests need (hack/install-deps.sh; root).
 	./hack/install-deps.sh
 
-# Test binaries run one at a time (-p 1): several of them share the one test
-# cluster, and some restart its API server or containerd. Compiling them
-# first keeps the builds parallel. A shell loop, not a sub-make, so that
-# `make -n test` runs nothing (make runs a recipe line naming $(MAKE) even
-# under -n, and this one brings the cluster down).
-GO_TEST = for m in $(MODULES); do \
-	  echo "== go test $$m"; \
-	  (cd $$m && go test -race -count=1 -run '^$$' ./... >/dev/null && \
-	   go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...) || exit 1; \
-	done
+# make test's stages are run by hack/suite: the cluster's build, lint, each
+# module's tests (compiled in parallel, then run one binary at a time: several
+# share the one test cluster and some restart parts of it), the cluster torn
+# down and checked. Every stage runs whatever became of the ones before; each
+# has a time budget (README.md, Development) and fails, named, past it. One
+# recipe line and no $(MAKE), so that `make -n test` runs nothing (make runs
+# a line naming $(MAKE) even under -n, and this one brings the cluster down).
+SUITE := go run ./hack/suite
 
 .PHONY: test
-test: deps lint ## Every test: unit, conformance, integration and end to end, on a real cluster.
-	./hack/cluster.sh build
-	status=0; ($(GO_TEST)) || status=$$?; \
-	  ./hack/cluster.sh down || status=1; \
-	  ./hack/cluster.sh check-clean || status=1; \
-	  exit $$status
+test: deps ## Every test: unit, conformance, integration and end to end, on a real cluster.
+	$(SUITE) test -modules "$(MODULES)" -timeout $(TEST_TIMEOUT)
 
 .PHONY: go-test
-go-test: ## go test -race in every module (brings the test cluster up on demand).
-	@$(GO_TEST)
+go-test: ## make test's stages without the cluster's down and check-clean (the cluster stays up).
+	$(SUITE) test -modules "$(MODULES)" -timeout $(TEST_TIMEOUT) -keep-cluster
+
+# FLAKE_RUNS runs of the unit packages of every module (cluster tests
+# skipped, PODSRC_TEST_CLUSTER=off) with -race, -p above the core count and
+# a CPU burner per core; then as many of the integration packages (those
+# whose tests use the test cluster, test/e2e aside), one binary at a time.
+FLAKE_RUNS ?= 20
+.PHONY: flake
+flake: ## The suite's stability: unit and integration packages FLAKE_RUNS times under load.
+	$(SUITE) flake -modules "$(MODULES)" -runs $(FLAKE_RUNS)
+	$(SUITE) flake -integration -runs $(FLAKE_RUNS)
 
 .PHONY: unit
 unit: ## The tests that need no cluster (the cluster tests skip only when not root).

@@ -50,7 +50,7 @@ func main() {
 	baseURL := flag.String("base-url", "https://github.com/podsrc/podsrc/releases/download", "Where the release archives are published; the version is appended.")
 	image := flag.Bool("agent-image", true, "Also build the agent's image for linux/"+strings.Join(imageArchs, " and linux/")+" as an OCI image layout archive, with its digest.")
 	flag.Parse()
-	err := run(*version, *out, *manifest, *baseURL)
+	err := run(*version, *out, *manifest, *baseURL, platforms)
 	if err == nil && *image {
 		var name string
 		var digest v1.Hash
@@ -65,7 +65,8 @@ func main() {
 	}
 }
 
-func run(version, out, manifestPath, baseURL string) error {
+// run builds the archives of the given platforms and writes their manifest.
+func run(version, out, manifestPath, baseURL string, platforms [][2]string) error {
 	license, err := os.ReadFile("LICENSE")
 	if err != nil {
 		return fmt.Errorf("reading LICENSE (run from the repository root): %w", err)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// budget is a stage's share of the suite's time: on a machine whose caches
+// are warm, and on one that builds everything from nothing.
+type budget struct{ warm, cold time.Duration }
+
+func (b budget) of(cold bool) time.Duration {
+	if cold {
+		return b.cold
+	}
+	return b.warm
+}
+
+// stage is one step of the suite: a command run in a directory.
+type stage struct {
+	name   string
+	dir    string
+	args   []string
+	env    []string
+	budget budget
+	// goTest marks a `go test -json` command, whose output is read for
+	// the tests that failed.
+	goTest bool
+}
+
+// result is how a stage went.
+type result struct {
+	stage   stage
+	took    time.Duration
+	allowed time.Duration
+	err     error
+	// overBudget is set when the stage ran past its budget.
+	overBudget bool
+	failed     failures
+}
+
+// killAfter is how many budgets a stage may run before it is stopped: past
+// one it fails, past this it is a hang, and the rest of the suite still
+// deserves to run.
+const killAfter = 2
+
+// run runs the stage, printing its output to out, and reports how it went.
+// A stage past its budget is announced while it runs, fails when it ends,
+// and is stopped (its whole process group) at killAfter budgets.
+func (s stage) run(ctx context.Context, out io.Writer, cold bool) result {
+	allowed := s.budget.of(cold)
+	res := result{stage: s, allowed: allowed, failed: failures{}}
+	fmt.Fprintf(out, "\n== %s (budget %v)\n", s.name, allowed)
+	cmd := exec.CommandContext(ctx, s.args[0], s.args[1:]...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Stdin = nil
+	cmd.Stderr = out
+	// Its own process group, so that a stop reaches the test binaries and
+	// servers it started, and only those.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+
+	var readDone chan struct{}
+	if s.goTest {
+		pr, err := cmd.StdoutPipe()
+		if err != nil {
+			res.err = err
+			return res
+		}
+		readDone = make(chan struct{})
+		go func() {
+			defer close(readDone)
+			f, err := readTestJSON(pr, out)
+			if err != nil {
+				fmt.Fprintf(out, "reading the output of %s: %v\n", s.name, err)
+			}
+			res.failed = f
+		}()
+	} else {
+		cmd.Stdout = out
+	}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		res.err = fmt.Errorf("starting %s: %w", s.name, err)
+		return res
+	}
+	warn := time.AfterFunc(allowed, func() {
+		fmt.Fprintf(out, "\n!! stage %q is past its budget of %v and still running; it is stopped at %v\n", s.name, allowed, killAfter*allowed)
+	})
+	kill := time.AfterFunc(killAfter*allowed, func() {
+		fmt.Fprintf(out, "\n!! stopping stage %q after %v\n", s.name, killAfter*allowed)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+	if readDone != nil {
+		<-readDone
+	}
+	res.err = cmd.Wait()
+	warn.Stop()
+	kill.Stop()
+	res.took = time.Since(start)
+	if res.took > allowed {
+		res.overBudget = true
+	}
+	var exit *exec.ExitError
+	if res.err != nil && !errors.As(res.err, &exit) {
+		res.err = fmt.Errorf("running %s: %w", s.name, res.err)
+	}
+	return res
+}
+
+// ok reports whether the stage passed, in time.
+func (r result) ok() bool { return r.err == nil && !r.overBudget && len(r.failed) == 0 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Budgets of `make test`'s stages on a 2-core machine; README.md's
+// development section has the measured figures they are drawn from. The
+// warm ones add up to 36 minutes (the goal: under 40), the cold ones to 72
+// (under 75).
+var (
+	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 22 * time.Minute}
+	budgetLint         = budget{warm: 3 * time.Minute, cold: 6 * time.Minute}
+	budgetDown         = budget{warm: 1 * time.Minute, cold: 1 * time.Minute}
+	budgetCheckClean   = budget{warm: 1 * time.Minute, cold: 1 * time.Minute}
+)
+
+// moduleBudget is the share of one module: compiling its tests, and running
+// them (the root module's hold the cluster and end-to-end tests).
+type moduleBudget struct{ compile, test budget }
+
+var moduleBudgets = map[string]moduleBudget{
+	".":                     {compile: budget{2 * time.Minute, 8 * time.Minute}, test: budget{18 * time.Minute, 20 * time.Minute}},
+	"pkg/staticpod/kubelet": {compile: budget{1 * time.Minute, 4 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
+	"cmd/podsrc-agent":      {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
+	"test/bench/merge":      {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
+}
+
+// budgetNewModule is the share of a module the table does not know yet;
+// give it a line of its own once its time is measured.
+var budgetNewModule = moduleBudget{compile: budget{2 * time.Minute, 4 * time.Minute}, test: budget{3 * time.Minute, 3 * time.Minute}}
+
+// testPlan is `make test` after its Debian packages: the cluster's build,
+// lint, every module's tests compiled (in parallel) and then run one binary
+// at a time (they share the cluster), and the cluster torn down and checked.
+func testPlan(o *testOptions) []stage {
+	stages := []stage{
+		{name: "cluster build", args: []string{"./hack/cluster.sh", "build"}, budget: budgetClusterBuild},
+		{name: "lint", args: []string{"make", "--no-print-directory", "lint"}, budget: budgetLint},
+	}
+	for _, m := range o.modules {
+		b, ok := moduleBudgets[m]
+		if !ok {
+			b = budgetNewModule
+		}
+		stages = append(stages,
+			stage{
+				name: "compile " + m, dir: m, budget: b.compile, goTest: true,
+				args: []string{"go", "test", "-json", "-race", "-count=1", "-run", "^$", "./..."},
+			},
+			stage{
+				name: "go test " + m, dir: m, budget: b.test, goTest: true,
+				args: []string{"go", "test", "-json", "-race", "-count=1", "-p", "1", "-timeout", o.timeout.String(), "./..."},
+			})
+	}
+	if !o.keepCluster {
+		stages = append(stages,
+			stage{name: "cluster down", args: []string{"./hack/cluster.sh", "down"}, budget: budgetDown},
+			stage{name: "cluster check-clean", args: []string{"./hack/cluster.sh", "check-clean"}, budget: budgetCheckClean},
+		)
+	}
+	return stages
+}
+
+// runStages runs every stage, whatever became of the ones before, and
+// prints a summary: each stage's time against its budget, and every test
+// that failed. A run whose first stage ran past its warm budget is a cold
+// one (the cluster's binaries were built from nothing), and the later
+// stages get their cold budgets. It reports whether everything passed.
+func runStages(ctx context.Context, out io.Writer, stages []stage, cold bool) bool {
+	var results []result
+	for i, s := range stages {
+		r := s.run(ctx, out, cold)
+		results = append(results, r)
+		if i == 0 && !cold && r.took > s.budget.warm {
+			cold = true
+			fmt.Fprintf(out, "\n== %s took %v, past its warm budget: a cold run; cold budgets apply from here\n", s.name, r.took.Round(time.Second))
+			r.allowed, r.overBudget = s.budget.cold, r.took > s.budget.cold
+			results[i] = r
+		}
+	}
+	return summarize(out, results)
+}
+
+// summarize prints the results and reports whether all passed.
+func summarize(out io.Writer, results []result) bool {
+	fmt.Fprintf(out, "\n== summary\n%-34s %10s %10s  %s\n", "STAGE", "TOOK", "BUDGET", "RESULT")
+	allOK := true
+	var total time.Duration
+	var failed []string
+	for _, r := range results {
+		total += r.took
+		verdict := "ok"
+		switch {
+		case r.err != nil && len(r.failed) == 0:
+			verdict = "FAIL: " + r.err.Error()
+		case len(r.failed) > 0:
+			verdict = fmt.Sprintf("FAIL: %d failed", len(r.failed))
+		}
+		if r.overBudget {
+			verdict += fmt.Sprintf("; OVER BUDGET by %v", (r.took - r.allowed).Round(time.Second))
+		}
+		if !r.ok() {
+			allOK = false
+		}
+		for _, f := range r.failed.sorted() {
+			failed = append(failed, r.stage.name+": "+f)
+		}
+		fmt.Fprintf(out, "%-34s %10v %10v  %s\n", r.stage.name, r.took.Round(time.Second), r.allowed, verdict)
+	}
+	fmt.Fprintf(out, "%-34s %10v\n", "total", total.Round(time.Second))
+	if len(failed) > 0 {
+		fmt.Fprintln(out, "\nfailed:")
+		for _, f := range failed {
+			fmt.Fprintln(out, "  "+f)
+		}
+	}
+	if allOK {
+		fmt.Fprintln(out, "\nPASS")
+	} else {
+		fmt.Fprintln(out, "\nFAIL")
+	}
+	return allOK
+}
