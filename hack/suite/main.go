@@ -77,6 +77,7 @@ type testOptions struct {
 	timeout     time.Duration
 	cold        bool
 	keepCluster bool
+	budgetScale float64
 }
 
 func (o *testOptions) addFlags(fs *flag.FlagSet) {
@@ -87,9 +88,13 @@ func (o *testOptions) addFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Minute, "go test -timeout for each module.")
 	fs.BoolVar(&o.cold, "cold", false, "Judge every stage by its cold budget (a fresh clone; otherwise a slow cluster build says so).")
 	fs.BoolVar(&o.keepCluster, "keep-cluster", false, "Leave the test cluster up: no down and check-clean stages.")
+	fs.Float64Var(&o.budgetScale, "budget-scale", 1, "Multiply every budget: they are for a 2-core machine doing nothing else; give a shared or slower one more.")
 }
 
 func (o *testOptions) validate() error {
+	if o.budgetScale <= 0 {
+		return fmt.Errorf("-budget-scale %v: want a positive factor", o.budgetScale)
+	}
 	if len(o.modules) == 0 {
 		return fmt.Errorf("-modules names no module: pass the Makefile's MODULES, as `make test` does")
 	}

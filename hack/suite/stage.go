@@ -22,6 +22,11 @@ func (b budget) of(cold bool) time.Duration {
 	return b.warm
 }
 
+// scaled returns the budget times f.
+func (b budget) scaled(f float64) budget {
+	return budget{warm: time.Duration(float64(b.warm) * f), cold: time.Duration(float64(b.cold) * f)}
+}
+
 // stage is one step of the suite: a command run in a directory.
 type stage struct {
 	name   string

@@ -62,6 +62,9 @@ func testPlan(o *testOptions) []stage {
 			stage{name: "cluster check-clean", args: []string{"./hack/cluster.sh", "check-clean"}, budget: budgetCheckClean},
 		)
 	}
+	for i := range stages {
+		stages[i].budget = stages[i].budget.scaled(o.budgetScale)
+	}
 	return stages
 }
 
