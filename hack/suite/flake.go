@@ -191,9 +191,7 @@ func (o *flakeOptions) run(ctx context.Context, out io.Writer) error {
 // goTestJSON runs one go test command of a run, writes its output to out
 // and returns what failed.
 func goTestJSON(ctx context.Context, r flakeRun, out io.Writer) (failures, error) {
-	cmd := exec.CommandContext(ctx, "go", r.args...)
-	cmd.Dir = r.dir
-	cmd.Env = append(cmd.Environ(), r.env...)
+	cmd := groupCommand(ctx, r.dir, append([]string{"go"}, r.args...), r.env)
 	pr, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -62,16 +62,8 @@ func (s stage) run(ctx context.Context, out io.Writer, cold bool) result {
 	allowed := s.budget.of(cold)
 	res := result{stage: s, allowed: allowed, failed: failures{}}
 	fmt.Fprintf(out, "\n== %s (budget %v)\n", s.name, allowed)
-	cmd := exec.CommandContext(ctx, s.args[0], s.args[1:]...)
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), s.env...)
-	cmd.Stdin = nil
+	cmd := groupCommand(ctx, s.dir, s.args, s.env)
 	cmd.Stderr = out
-	// Its own process group, so that a stop reaches the test binaries and
-	// servers it started, and only those.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
 
 	var readDone chan struct{}
 	if s.goTest {
@@ -120,6 +112,19 @@ func (s stage) run(ctx context.Context, out io.Writer, cold bool) result {
 		res.err = fmt.Errorf("running %s: %w", s.name, res.err)
 	}
 	return res
+}
+
+// groupCommand returns a command in a process group of its own, so that
+// stopping it (ctx ending, or a budget run out) reaches the test binaries
+// and servers it started, and only those.
+func groupCommand(ctx context.Context, dir string, args, env []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
 }
 
 // ok reports whether the stage passed, in time.
