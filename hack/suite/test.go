@@ -9,7 +9,7 @@ import (
 
 // Budgets of `make test`'s stages on a 2-core machine; README.md's
 // development section has the measured figures they are drawn from. The
-// warm ones add up to 36 minutes (the goal: under 40), the cold ones to 72
+// warm ones add up to 35 minutes (the goal: under 40), the cold ones to 72
 // (under 75).
 var (
 	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 22 * time.Minute}
@@ -23,7 +23,7 @@ var (
 type moduleBudget struct{ compile, test budget }
 
 var moduleBudgets = map[string]moduleBudget{
-	".":                     {compile: budget{2 * time.Minute, 8 * time.Minute}, test: budget{18 * time.Minute, 20 * time.Minute}},
+	".":                     {compile: budget{3 * time.Minute, 8 * time.Minute}, test: budget{16 * time.Minute, 20 * time.Minute}},
 	"pkg/staticpod/kubelet": {compile: budget{1 * time.Minute, 4 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
 	"cmd/podsrc-agent":      {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
 	"test/bench/merge":      {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
