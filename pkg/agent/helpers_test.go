@@ -126,6 +126,11 @@ func startAgent(t *testing.T, adjust func(*Config)) *testAgent {
 	ta := &testAgent{Agent: a, url: "http://" + lis.Addr().String(), manifests: manifests, runtime: rt}
 	// Ready, and the file source's first notification is in the sequence.
 	ta.waitFor(t, "the agent to be ready", func() bool { return a.config.Ready() && a.hub.LastSeq() > 0 })
+	// Live: until the PLEG's first relist, /livez answers "pleg has yet to
+	// be successful", and on a loaded machine that is a while.
+	if a.pleg != nil {
+		ta.waitFor(t, "the PLEG's first relist", func() bool { ok, _ := a.pleg.Healthy(); return ok })
+	}
 	return ta
 }
 
