@@ -11,7 +11,11 @@ import (
 )
 
 // GenericPrinter prints the Object of a Printable with a cli-runtime
-// printer (json, yaml, jsonpath, go-template).
+// printer (json, yaml, jsonpath, go-template), through NewEscapingWriter:
+// JSON and YAML keep their values (what they do not escape themselves is
+// written as JSON's \uXXXX), a template's output has the control characters
+// of its values escaped, as its literal text too, tabs and line feeds
+// aside.
 type GenericPrinter struct {
 	Delegate printers.ResourcePrinter
 }
@@ -22,7 +26,7 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return g.Delegate.PrintObj(obj, w)
+	return g.Delegate.PrintObj(obj, NewEscapingWriter(w))
 }
 
 // ToRuntimeObject turns a JSON-serializable value into an unstructured

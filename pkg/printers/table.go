@@ -1,6 +1,8 @@
 package printers
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -13,6 +15,8 @@ type Table struct {
 
 // Row is one line of a Table.
 type Row struct {
+	// Cells hold what the agent sent as it is; they are escaped when
+	// printed (cellText).
 	Cells []any
 	// Color, when set and color is on, colors the whole line.
 	Color Color
@@ -32,7 +36,18 @@ func (t *Table) metaTable() *metav1.Table {
 	mt := &metav1.Table{ColumnDefinitions: t.Columns}
 	for _, r := range t.Rows {
 		// Copied: with --show-kind the table printer rewrites the name cell.
-		mt.Rows = append(mt.Rows, metav1.TableRow{Cells: append([]any(nil), r.Cells...)})
+		cells := make([]any, len(r.Cells))
+		for i, c := range r.Cells {
+			cells[i] = cellText(c)
+		}
+		mt.Rows = append(mt.Rows, metav1.TableRow{Cells: cells})
 	}
 	return mt
+}
+
+// cellText is how every cell of a table or a watch line is printed: one
+// line with its control characters escaped (EscapeControls), so that
+// neither a line break nor a terminal sequence an agent sent takes effect.
+func cellText(c any) string {
+	return EscapeControls(fmt.Sprint(c))
 }

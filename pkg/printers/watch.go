@@ -35,15 +35,18 @@ func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPri
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case f.IsHuman():
+	if f.IsHuman() {
 		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: f.NoHeaders, Color: color, Location: loc}, nil
-	case o == "json":
+	}
+	// As GenericPrinter does.
+	out = NewEscapingWriter(out)
+	switch o {
+	case "json":
 		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
 			b, err := json.Marshal(v)
 			return append(b, '\n'), err
 		}}, nil
-	case o == "yaml":
+	case "yaml":
 		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
 			b, err := yaml.Marshal(v)
 			return append([]byte("---\n"), b...), err
@@ -156,7 +159,7 @@ func (t *WatchTable) line(r Row) error {
 		if c.wide && !t.Wide {
 			continue
 		}
-		v := printers.EscapeTerminal(firstLine(fmt.Sprint(r.Cells[i])))
+		v := cellText(r.Cells[i])
 		if i == last {
 			b.WriteString(v)
 			break
@@ -173,14 +176,6 @@ func (t *WatchTable) line(r Row) error {
 	}
 	_, err := fmt.Fprintln(t.Out, line)
 	return err
-}
-
-// firstLine cuts s at its first line break.
-func firstLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n\f"); i >= 0 {
-		return s[:i] + "..."
-	}
-	return s
 }
 
 // WatchRows returns the live table's rows for one message: a row per pod
