@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -294,7 +295,7 @@ func TestThroughProxies(t *testing.T) {
 		})
 		t.Run(via+"/partial results", func(t *testing.T) {
 			out, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kc, "--via", via, "--max-concurrency", "1")
-			if !ErrSilent(err) {
+			if !errors.Is(err, errFailed) {
 				t.Fatalf("err %v, want the silent non-zero exit", err)
 			}
 			if !strings.Contains(out, "node-1") || !strings.Contains(out, "node-2") {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
 )
 
 // CommonOptions are the flags every command shares: the cluster's
@@ -33,10 +34,21 @@ type CommonOptions struct {
 	Now func() time.Time
 }
 
-// NewCommonOptions returns the defaults.
+// DefaultRequestTimeout bounds every request but watch's stream when
+// --request-timeout is not given, so that a stalled agent or proxy fails
+// its node instead of hanging the command.
+const DefaultRequestTimeout = 30 * time.Second
+
+// NewCommonOptions returns the defaults. Whatever is written to ErrOut
+// passes through printers.NewEscapingWriter: errors and warnings quote what
+// agents and the API server said.
 func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
+	streams.ErrOut = printers.NewEscapingWriter(streams.ErrOut)
+	configFlags := genericclioptions.NewConfigFlags(true)
+	timeout := DefaultRequestTimeout.String()
+	configFlags.Timeout = &timeout
 	return &CommonOptions{
-		ConfigFlags:    genericclioptions.NewConfigFlags(true),
+		ConfigFlags:    configFlags,
 		IOStreams:      streams,
 		Via:            string(client.ViaNodeProxy),
 		AgentPort:      client.DefaultAgentPort,
@@ -76,7 +88,8 @@ func (o *CommonOptions) Validate() error {
 }
 
 // requestTimeout parses --request-timeout as kubectl does: a bare number
-// is seconds. With --agent-url no cluster configuration parses it for us.
+// is seconds, 0 means no limit. With --agent-url no cluster configuration
+// parses it for us.
 func (o *CommonOptions) requestTimeout() (time.Duration, error) {
 	if o.ConfigFlags.Timeout == nil || *o.ConfigFlags.Timeout == "" {
 		return 0, nil
@@ -118,10 +131,6 @@ func (o *CommonOptions) Clientset() (kubernetes.Interface, error) {
 
 // errFailed says some nodes failed; their errors are printed already.
 var errFailed = errors.New("some nodes failed")
-
-// ErrSilent reports whether err was printed already and only the exit code
-// is left to set.
-func ErrSilent(err error) bool { return errors.Is(err, errFailed) }
 
 // options is a command's Options, in kubectl's Complete, Validate, Run pattern.
 type options interface {

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"flag"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -16,10 +19,23 @@ import (
 	"github.com/podsrc/podsrc/pkg/client"
 )
 
-// NewRootCommand returns kubectl podsrc with every subcommand.
-func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	common := NewCommonOptions(streams)
-	return newRootCommand(common)
+// Execute runs kubectl podsrc with args and returns its exit code; an
+// error not printed yet goes to streams.ErrOut, escaped like every error.
+func Execute(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+	return execute(ctx, NewCommonOptions(streams), args)
+}
+
+// execute runs the command tree built on common.
+func execute(ctx context.Context, common *CommonOptions, args []string) int {
+	root := newRootCommand(common)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if !errors.Is(err, errFailed) {
+			fmt.Fprintf(common.ErrOut, "error: %v\n", err)
+		}
+		return 1
+	}
+	return 0
 }
 
 // newRootCommand builds the command tree on common, which tests may adjust.
@@ -40,7 +56,14 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 			WebSocket is a GET). --via=pod-proxy goes to the agent's pod instead and
 			needs only get pods/proxy and list pods in namespace ` + client.AgentNamespace + `
 			(ClusterRole ` + client.PodProxyRole + `, bound there by a RoleBinding).
-			--agent-url talks to one agent directly, without a cluster.`),
+			--agent-url talks to one agent directly, without a cluster.
+
+			Every request but watch's stream gives up after --request-timeout
+			(default ` + DefaultRequestTimeout.String() + `; 0: no limit): a node whose agent or proxy
+			does not answer in time is reported with its error, the other nodes
+			still print. What agents send is printed with its control characters
+			escaped (ESC as \x1b, CSI as \u009b, a line feed in a table cell as
+			\n), so that no agent can steer the terminal; -o json keeps the values.`),
 		Example: templates.Examples(`
 			kubectl podsrc sources node-1
 			kubectl podsrc pods --all-nodes --source=file

@@ -13,6 +13,7 @@ import (
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
 )
 
 // VersionOptions are the options of kubectl podsrc version.
@@ -112,27 +113,29 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		info.Nodes, failed = splitResults(results)
 		info.Warnings = skewWarnings(info.Nodes)
 	}
+	// What agents send goes to the terminal escaped, as every output does.
+	out := printers.NewEscapingWriter(o.Out)
 	switch o.Output {
 	case "json":
 		b, err := json.MarshalIndent(info, "", "  ")
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(o.Out, string(b))
+		fmt.Fprintln(out, string(b))
 	case "yaml":
 		b, err := yaml.Marshal(info)
 		if err != nil {
 			return err
 		}
-		o.Out.Write(b)
+		out.Write(b)
 	default:
-		fmt.Fprintf(o.Out, "Client Version: %s\n", info.ClientVersion.Version)
+		fmt.Fprintf(out, "Client Version: %s\n", info.ClientVersion.Version)
 		for _, n := range info.Nodes {
-			fmt.Fprintf(o.Out, "Node %s:\n", n.Node)
-			fmt.Fprintf(o.Out, "  Agent Version: %s (serves %s/%s, %s)\n", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
-			fmt.Fprintf(o.Out, "  Kubelet Semantics: %s\n", n.Agent.KubeletSemantics)
+			fmt.Fprintf(out, "Node %s:\n", n.Node)
+			fmt.Fprintf(out, "  Agent Version: %s (serves %s/%s, %s)\n", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
+			fmt.Fprintf(out, "  Kubelet Semantics: %s\n", n.Agent.KubeletSemantics)
 			if n.KubeletVersion != "" {
-				fmt.Fprintf(o.Out, "  Kubelet Version: %s\n", n.KubeletVersion)
+				fmt.Fprintf(out, "  Kubelet Version: %s\n", n.KubeletVersion)
 			}
 		}
 	}

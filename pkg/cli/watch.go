@@ -76,6 +76,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.Kind, "kind", o.Kind, "Only events of this kind: config or pleg.")
 	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only config events of this source: file, http or api.")
 	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
+	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long.")
 	_ = cmd.RegisterFlagCompletionFunc("source", completeSources)
 	_ = cmd.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{v1alpha1.EventKindConfig, v1alpha1.EventKindPLEG}, cobra.ShellCompDirectiveNoFileComp
@@ -119,6 +120,9 @@ func (o *WatchOptions) Validate() error {
 	}
 	if err := validateSource(o.Source); err != nil {
 		return err
+	}
+	if o.IdleTimeout <= 0 {
+		return fmt.Errorf("--idle-timeout %s: want a positive duration", o.IdleTimeout)
 	}
 	if o.Snapshot && o.Since != "" {
 		return fmt.Errorf("--snapshot and --since exclude each other")

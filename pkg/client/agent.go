@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,9 +27,6 @@ const (
 	// ViaDirect talks to one agent URL.
 	ViaDirect Via = "direct"
 )
-
-// maxBody bounds the size of an answer the client reads.
-const maxBody = 64 << 20
 
 // Agent is a client of one podsrc agent.
 type Agent struct {
@@ -121,9 +117,9 @@ func (a *Agent) get(ctx context.Context, path string, q url.Values, out any) err
 	if resp.StatusCode != http.StatusOK {
 		return a.statusError(ctx, path, resp)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := a.readBody(ctx, path, resp)
 	if err != nil {
-		return a.transportError(ctx, fmt.Errorf("reading the answer of %s: %w", path, err))
+		return err
 	}
 	var tm metav1.TypeMeta
 	if err := json.Unmarshal(body, &tm); err != nil {
@@ -185,7 +181,10 @@ func (a *Agent) checkSkew(ctx context.Context) error {
 	if err == nil {
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
-			err = json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(v)
+			var body []byte
+			if body, err = a.readBody(ctx, "/version", resp); err == nil {
+				err = json.Unmarshal(body, v)
+			}
 		} else {
 			err = fmt.Errorf("HTTP %d", resp.StatusCode)
 		}

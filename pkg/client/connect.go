@@ -188,6 +188,10 @@ func (c *Connector) apiError(ctx context.Context, a *Agent, err error, doing str
 	if _, ok := err.(apierrors.APIStatus); ok {
 		return newError(KindUnavailable, err, "%s: %v", doing, oneLine(err.Error()))
 	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return newError(KindTimeout, err, "%s: the API server at %s did not answer in time (--request-timeout sets the limit)", doing, c.apiServer)
+	}
 	return a.transportError(ctx, err)
 }
 

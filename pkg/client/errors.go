@@ -32,6 +32,9 @@ const (
 	// KindBadRequest: the agent refused the request as it was asked (400),
 	// for example a stream resuming after an event it never had.
 	KindBadRequest ErrorKind = "BadRequest"
+	// KindTooLarge: the agent's answer, or a message of its stream, is
+	// larger than the client reads.
+	KindTooLarge ErrorKind = "TooLarge"
 	// KindOther is anything else.
 	KindOther ErrorKind = "Other"
 )
@@ -70,7 +73,7 @@ func KindOf(err error) ErrorKind {
 // user changing something (permissions, node names, versions).
 func IsPermanent(err error) bool {
 	switch KindOf(err) {
-	case KindNodeNotFound, KindForbidden, KindSkew, KindNotFound, KindUnauthorized, KindBadRequest:
+	case KindNodeNotFound, KindForbidden, KindSkew, KindNotFound, KindUnauthorized, KindBadRequest, KindTooLarge:
 		return true
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -115,17 +116,27 @@ func (a *Agent) transportError(ctx context.Context, err error) error {
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		after := ""
-		if t := a.http.Timeout; t > 0 {
-			after = " after " + t.String()
-		}
-		return newError(KindTimeout, err, "timed out%s talking to %s: is the address reachable from here? (--request-timeout sets the limit)", after, where)
+		return a.timeoutError(err, where)
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		return newError(KindOther, err, "cannot resolve %s: %v", where, dnsErr)
 	}
 	return newError(KindUnavailable, err, "talking to %s: %v", where, err)
+}
+
+// timeoutError says that the agent, reached through where, did not answer
+// in time, and what to check.
+func (a *Agent) timeoutError(err error, where string) error {
+	within := ""
+	if t := a.http.Timeout; t > 0 {
+		within = " within " + t.String()
+	}
+	check := "is the agent running there, and the address reachable from here?"
+	if a.Via != ViaDirect {
+		check = fmt.Sprintf("is the agent on the node running and ready (kubectl -n %s get pods -o wide --field-selector spec.nodeName=%s)?", AgentNamespace, a.Node)
+	}
+	return newError(KindTimeout, err, "%s did not answer%s (through %s): %s --request-timeout sets the limit (0: none)", a, within, where, check)
 }
 
 // oneLine returns the first line of s, trimmed and bounded.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -66,6 +67,7 @@ func (o EventsOptions) query() url.Values {
 
 // Stream reads the messages of /api/v1alpha1/events as they arrive.
 type Stream struct {
+	agent   *Agent
 	body    io.ReadCloser
 	scanner *bufio.Scanner
 }
@@ -81,11 +83,12 @@ func (a *Agent) Events(ctx context.Context, opts EventsOptions) (*Stream, error)
 		return nil, a.statusError(ctx, APIPrefix+"/events", resp)
 	}
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), maxBody)
-	return &Stream{body: resp.Body, scanner: sc}, nil
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return &Stream{agent: a, body: resp.Body, scanner: sc}, nil
 }
 
-// Next returns the next message; io.EOF when the agent ended the stream.
+// Next returns the next message; io.EOF when the agent ended the stream, an
+// error of KindTooLarge for a message longer than maxLine.
 func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 	for s.scanner.Scan() {
 		line := s.scanner.Bytes()
@@ -99,6 +102,9 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 		return m, nil
 	}
 	if err := s.scanner.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, s.agent.lineTooLongError()
+		}
 		return nil, err
 	}
 	return nil, io.EOF

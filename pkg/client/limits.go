@@ -1,0 +1,56 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Bounds on what the client reads from an agent, so that a bad agent or
+// proxy cannot make it buffer without end.
+const (
+	// maxBody bounds the answer of a request other than the event stream:
+	// twice the list of 5,000 pods, and more than a static pod file may
+	// hold (the kubelet reads at most 10 MiB).
+	maxBody = 16 << 20
+	// maxLine bounds one message of the event stream: a snapshot of
+	// 5,000 pods takes about half of it.
+	maxLine = 8 << 20
+)
+
+// readBody reads the answer of path, failing with KindTooLarge rather than
+// reading more than maxBody.
+func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) ([]byte, error) {
+	if resp.ContentLength > maxBody {
+		return nil, a.tooLargeError(path)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, a.transportError(ctx, fmt.Errorf("reading the answer of %s: %w", path, err))
+	}
+	if len(body) > maxBody {
+		return nil, a.tooLargeError(path)
+	}
+	return body, nil
+}
+
+// tooLargeError says that the answer of path exceeds maxBody.
+func (a *Agent) tooLargeError(path string) error {
+	return newError(KindTooLarge, nil, "%s answered %s with more than %d MiB, the most kubectl-podsrc reads: check that a podsrc agent answers there (kubectl podsrc version %s), and narrow the request where it can be (pods --source)", a, path, maxBody>>20, a.nodeArg())
+}
+
+// lineTooLongError says that a message of the event stream exceeds
+// maxLine.
+func (a *Agent) lineTooLongError() error {
+	return newError(KindTooLarge, nil, "%s sent a stream message longer than %d MiB, the most kubectl-podsrc reads: a --snapshot of very many pods? Watch without --snapshot and list the pods with kubectl podsrc pods %s", a, maxLine>>20, a.nodeArg())
+}
+
+// nodeArg is how commands name this agent's node: the node, or
+// --agent-url.
+func (a *Agent) nodeArg() string {
+	if a.Node != "" {
+		return a.Node
+	}
+	return "--agent-url=" + a.target
+}
