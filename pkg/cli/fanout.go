@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
 )
 
 // result is the outcome of one node's request.
@@ -106,9 +106,9 @@ func printErrors[T any](results []result[T], errOut io.Writer) {
 			continue
 		}
 		if r.Node == "" {
-			fmt.Fprintf(errOut, "error: %v\n", r.Err)
+			printers.PrintLine(errOut, "error: %v", r.Err)
 		} else {
-			fmt.Fprintf(errOut, "error: node %q: %v\n", r.Node, r.Err)
+			printers.PrintLine(errOut, "error: node %q: %v", r.Node, r.Err)
 		}
 	}
 }

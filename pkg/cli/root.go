@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
 )
 
 // Execute runs kubectl podsrc with args and returns its exit code; an
@@ -31,7 +31,7 @@ func execute(ctx context.Context, common *CommonOptions, args []string) int {
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if !errors.Is(err, errFailed) {
-			fmt.Fprintf(common.ErrOut, "error: %v\n", err)
+			printers.PrintLine(common.ErrOut, "error: %v", err)
 		}
 		return 1
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
 )
 
 // skewCheck learns, as the fan-out reaches each node, the version of its
@@ -109,7 +110,7 @@ func (s *skewCheck) warn() {
 	}
 	s.printed = true
 	for _, w := range skewWarnings(s.found) {
-		fmt.Fprintf(s.out, "WARNING: %s\n", w)
+		printers.PrintLine(s.out, "WARNING: %s", w)
 	}
 }
 

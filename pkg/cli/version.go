@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
-	"sigs.k8s.io/yaml"
 
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -113,29 +112,28 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		info.Nodes, failed = splitResults(results)
 		info.Warnings = skewWarnings(info.Nodes)
 	}
-	// What agents send goes to the terminal escaped, as every output does.
-	out := printers.NewEscapingWriter(o.Out)
 	switch o.Output {
 	case "json":
 		b, err := json.MarshalIndent(info, "", "  ")
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, string(b))
+		// Escaped as the other commands' machine output is.
+		fmt.Fprintln(printers.NewEscapingWriter(o.Out), string(b))
 	case "yaml":
-		b, err := yaml.Marshal(info)
+		b, err := printers.MarshalYAML(info)
 		if err != nil {
 			return err
 		}
-		out.Write(b)
+		printers.NewEscapingWriter(o.Out).Write(b)
 	default:
-		fmt.Fprintf(out, "Client Version: %s\n", info.ClientVersion.Version)
+		printers.PrintLine(o.Out, "Client Version: %s", info.ClientVersion.Version)
 		for _, n := range info.Nodes {
-			fmt.Fprintf(out, "Node %s:\n", n.Node)
-			fmt.Fprintf(out, "  Agent Version: %s (serves %s/%s, %s)\n", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
-			fmt.Fprintf(out, "  Kubelet Semantics: %s\n", n.Agent.KubeletSemantics)
+			printers.PrintLine(o.Out, "Node %s:", n.Node)
+			printers.PrintLine(o.Out, "  Agent Version: %s (serves %s/%s, %s)", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
+			printers.PrintLine(o.Out, "  Kubelet Semantics: %s", n.Agent.KubeletSemantics)
 			if n.KubeletVersion != "" {
-				fmt.Fprintf(out, "  Kubelet Version: %s\n", n.KubeletVersion)
+				printers.PrintLine(o.Out, "  Kubelet Version: %s", n.KubeletVersion)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -132,13 +133,34 @@ func (o *WatchOptions) Validate() error {
 
 // Run follows the streams until the context ends or every node failed.
 func (o *WatchOptions) Run(ctx context.Context) error {
+	// A node's error is printed when it gives up, while the others go on;
+	// the errors of nodes that failed before their stream at the end.
+	var mu sync.Mutex
+	printed := map[string]bool{}
 	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, v NodeVersion) (struct{}, error) {
-		return struct{}{}, o.follow(ctx, a, v)
+		err := o.follow(ctx, a, v)
+		if err != nil {
+			printErrors([]result[struct{}]{{Node: a.Node, Err: err}}, o.ErrOut)
+			mu.Lock()
+			printed[a.Node] = true
+			mu.Unlock()
+		}
+		return struct{}{}, err
 	})
 	if err != nil {
 		return err
 	}
-	return finish(results, o.ErrOut, func([]struct{}) error { return nil })
+	failed := false
+	for _, r := range results {
+		if r.Err != nil && !printed[r.Node] {
+			printErrors([]result[struct{}]{r}, o.ErrOut)
+		}
+		failed = failed || r.Err != nil
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
 }
 
 // follow follows the stream of one node's agent; v is what its /version
@@ -168,7 +190,7 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 			if r.MaxAttempts >= 0 {
 				bound = fmt.Sprintf("/%d", r.MaxAttempts)
 			}
-			fmt.Fprintf(o.ErrOut, "node %q: %v; reconnecting in %s (attempt %d%s), %s\n", label, r.Err, r.Delay.Round(time.Millisecond), r.Attempt, bound, resume)
+			printers.PrintLine(o.ErrOut, "node %q: %v; reconnecting in %s (attempt %d%s), %s", label, r.Err, r.Delay.Round(time.Millisecond), r.Attempt, bound, resume)
 		},
 	}
 	return w.Run(ctx, func(m *v1alpha1.StreamMessage) error {

@@ -50,7 +50,7 @@ type Reconnect struct {
 }
 
 // errIdle ends a stream that went silent.
-var errIdle = errors.New("no message, not even a heartbeat, arrived in time")
+var errIdle = errors.New("no message, not even a heartbeat, arrived")
 
 // Run follows the stream until ctx is done (then it returns nil), a
 // permanent error occurs, the attempts run out, or handle fails. handle sees
@@ -118,7 +118,9 @@ func (w *Watcher) once(ctx context.Context, opts EventsOptions, t *tracker, hand
 	defer cancel(nil)
 	var idle *time.Timer
 	if w.IdleTimeout > 0 {
-		idle = time.AfterFunc(w.IdleTimeout, func() { cancel(errIdle) })
+		idle = time.AfterFunc(w.IdleTimeout, func() {
+			cancel(fmt.Errorf("%w within %s: is the agent overloaded, or the path to it stalled?", errIdle, w.IdleTimeout))
+		})
 		defer idle.Stop()
 	}
 	s, err := w.Open(sctx, opts)

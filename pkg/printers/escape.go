@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -118,4 +119,13 @@ func (e *escapingWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// PrintLine writes one line of human text, such as an error or a warning:
+// the formatted text with EscapeControls applied (so that what an agent
+// said can neither steer the terminal nor start a line of its own), then a
+// line feed.
+func PrintLine(w io.Writer, format string, args ...any) error {
+	_, err := io.WriteString(w, EscapeControls(fmt.Sprintf(format, args...))+"\n")
+	return err
 }

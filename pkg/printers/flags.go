@@ -104,15 +104,21 @@ func (f *PrintFlags) ToPrinter(out, errOut io.Writer, now func() time.Time) (Pri
 	return &GenericPrinter{Delegate: p}, nil
 }
 
-// ToGenericPrinter returns the cli-runtime printer of a machine-readable
-// format.
+// ToGenericPrinter returns the printer of a machine-readable format: the
+// cli-runtime printers, made safe for a terminal (machine.go).
 func (f *PrintFlags) ToGenericPrinter() (printers.ResourcePrinter, error) {
 	o := f.format()
 	if p, err := f.JSONYamlPrintFlags.ToPrinter(o); !genericclioptions.IsNoCompatiblePrinterError(err) {
-		return p, err
+		if err != nil {
+			return nil, err
+		}
+		return encodedPrinter{delegate: p}, nil
 	}
 	if p, err := f.TemplateFlags.ToPrinter(o); !genericclioptions.IsNoCompatiblePrinterError(err) {
-		return p, err
+		if err != nil {
+			return nil, err
+		}
+		return templatePrinter{delegate: p}, nil
 	}
 	name := o
 	if i := strings.Index(name, "="); i >= 0 {

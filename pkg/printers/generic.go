@@ -10,12 +10,8 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
-// GenericPrinter prints the Object of a Printable with a cli-runtime
-// printer (json, yaml, jsonpath, go-template), through NewEscapingWriter:
-// JSON and YAML keep their values (what they do not escape themselves is
-// written as JSON's \uXXXX), a template's output has the control characters
-// of its values escaped, as its literal text too, tabs and line feeds
-// aside.
+// GenericPrinter prints the Object of a Printable with the printer of a
+// machine-readable format (ToGenericPrinter).
 type GenericPrinter struct {
 	Delegate printers.ResourcePrinter
 }
@@ -26,7 +22,7 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return g.Delegate.PrintObj(obj, NewEscapingWriter(w))
+	return g.Delegate.PrintObj(obj, w)
 }
 
 // ToRuntimeObject turns a JSON-serializable value into an unstructured

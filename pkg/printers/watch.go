@@ -10,7 +10,6 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"k8s.io/cli-runtime/pkg/printers"
-	"sigs.k8s.io/yaml"
 )
 
 // WatchMessage is one message of a node's event stream as kubectl podsrc
@@ -38,17 +37,16 @@ func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPri
 	if f.IsHuman() {
 		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: f.NoHeaders, Color: color, Location: loc}, nil
 	}
-	// As GenericPrinter does.
-	out = NewEscapingWriter(out)
+	// Made safe for a terminal as ToGenericPrinter's printers are.
 	switch o {
 	case "json":
-		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
+		return &encodedWatch{out: NewEscapingWriter(out), encode: func(v any) ([]byte, error) {
 			b, err := json.Marshal(v)
 			return append(b, '\n'), err
 		}}, nil
 	case "yaml":
-		return &encodedWatch{out: out, encode: func(v any) ([]byte, error) {
-			b, err := yaml.Marshal(v)
+		return &encodedWatch{out: NewEscapingWriter(out), encode: func(v any) ([]byte, error) {
+			b, err := MarshalYAML(v)
 			return append([]byte("---\n"), b...), err
 		}}, nil
 	}

@@ -35,6 +35,9 @@ type Agent struct {
 	Capacity int
 	// Heartbeat is the interval of heartbeats.
 	Heartbeat time.Duration
+	// Fault, when set, makes every answer but /healthz, /livez and
+	// /readyz misbehave.
+	Fault Fault
 
 	events  []v1alpha1.Event
 	lastSeq uint64
@@ -128,9 +131,13 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.mu.Lock()
-	served := a.Served
+	served, fault := a.Served, a.Fault
 	a.mu.Unlock()
 	p := r.URL.Path
+	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" {
+		serveFault(fault, w, r)
+		return
+	}
 	if strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/"+served+"/") {
 		writeStatus(w, http.StatusNotFound, "no such path "+p)
 		return

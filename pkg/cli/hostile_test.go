@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/podsrc/podsrc/pkg/client/fakeagent"
+)
+
+// startExit starts kubectl podsrc as main runs it (errors not printed yet
+// are printed by execute); done receives the exit code.
+func startExit(ctx context.Context, args ...string) (stdout, stderr *lockedBuffer, done <-chan int) {
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	common.Now = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
+	code := make(chan int, 1)
+	go func() { code <- execute(ctx, common, args) }()
+	return out, errOut, code
+}
+
+// rawControls returns the characters of s that could steer a terminal:
+// controls but the line feed (and the tab when tabs is set), DEL, C1
+// controls, bidi controls, and bytes that are not UTF-8.
+func rawControls(s string, tabs bool) []string {
+	var bad []string
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			bad = append(bad, fmt.Sprintf("byte %#x at %d", s[i], i))
+		case r != '\n' && !(tabs && r == '\t') && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)):
+			bad = append(bad, fmt.Sprintf("%U at %d", r, i))
+		}
+		i += size
+	}
+	return bad
+}
+
+// hostileCluster serves, through a fake API server's node proxy, one
+// hostile agent per way of misbehaving, and returns its kubeconfig.
+func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
+	t.Helper()
+	agents := map[string]string{}
+	serve := func(node string, change func(*fakeagent.Agent)) {
+		fa := fakeagent.NewHostile(node)
+		fa.Heartbeat = 100 * time.Millisecond
+		change(fa)
+		srv := httptest.NewServer(fa)
+		t.Cleanup(srv.Close)
+		agents[node] = srv.URL
+		nodes = append(nodes, node)
+	}
+	serve("answers", func(*fakeagent.Agent) {})
+	serve("status", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStatus })
+	serve("text", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultText })
+	serve("skew", func(fa *fakeagent.Agent) { fa.Served = "v9" })
+	serve("stall", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStall })
+	serve("endless", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndless })
+	api := httptest.NewServer(&fakeAPIServer{agents: agents, nodes: nodes})
+	t.Cleanup(api.Close)
+	return kubeconfig(t, api.URL), nodes
+}
+
+// hostileCommands are the extra arguments of every command of kubectl
+// podsrc when run against hostile agents; a command missing here fails
+// TestHostileAgents, so that a new command is covered.
+var hostileCommands = map[string][][]string{
+	"sources": {nil, {"-o", "wide"}, {"-o", "json"}, {"-o", "yaml"}, {"-o", "kyaml"}, {"-o", "jsonpath={..lastError}"}, {"-o", "go-template={{range .items}}{{.nodeName}} {{range .items}}{{.target}}{{end}}{{end}}"}},
+	"pods":    {nil, {"-o", "wide"}, {"-o", "json"}, {"-o", "jsonpath={..name}"}},
+	"pleg":    {nil, {"-o", "wide"}, {"-o", "json"}, {"-o", "go-template={{range .items}}{{.message}}{{end}}"}},
+	"version": {nil, {"-o", "json"}, {"-o", "yaml"}},
+	"watch":   {{"--since=0"}, {"--snapshot", "-o", "wide"}, {"--since=0", "-o", "json"}, {"--since=0", "-o", "yaml"}, {"--since=0", "-o", "jsonpath={.event.podName}"}},
+}
+
+// escapedPayload returns how Payload's window-title sequence shows in the
+// output format of args.
+func escapedPayload(args []string) string {
+	format := ""
+	for i, a := range args {
+		if a == "-o" && i+1 < len(args) {
+			format = args[i+1]
+		}
+	}
+	switch format {
+	case "json":
+		return `\u001b]0;pwned\u0007`
+	case "yaml", "kyaml":
+		return `\e]0;pwned\a`
+	}
+	return `\x1b]0;pwned\a`
+}
+
+// TestHostileAgents runs every command against agents that put terminal
+// sequences in every string, answer errors quoting them, stall, or send
+// answers without end: the output must hold no raw control character,
+// every failing node must get its own error, the answering node's rows
+// must print, and every command must return within its bound.
+func TestHostileAgents(t *testing.T) {
+	t.Parallel()
+	kc, nodes := hostileCluster(t)
+	for _, c := range newRootCommand(NewCommonOptions(genericiooptions.NewTestIOStreamsDiscard())).Commands() {
+		if name := c.Name(); name != "completion" && name != "help" && hostileCommands[name] == nil {
+			t.Errorf("command %q is not run against hostile agents: add it to hostileCommands", name)
+		}
+	}
+	// Long enough for 16 MiB through the fake API server's proxy under
+	// the race detector on a busy machine.
+	const timeout = 5 * time.Second
+	// Each failing node's error as the user sees it.
+	wantErrors := map[string]string{
+		"status":  `answered 500: \x1b]0;pwned\a`,
+		"text":    `answered 502: \x1b]0;pwned\a`,
+		"skew":    `serves podsrc.io/\x1b]0;pwned\a`,
+		"stall":   "did not answer within " + timeout.String(),
+		"endless": "more than 16 MiB",
+	}
+	// Watch reads a stream: no request timeout, but an idle timeout and a
+	// cap on a line.
+	wantWatchErrors := map[string]string{
+		"status":  wantErrors["status"],
+		"text":    wantErrors["text"],
+		"skew":    wantErrors["skew"],
+		"stall":   "not even a heartbeat, arrived within 1s",
+		"endless": "a stream message longer than 8 MiB",
+	}
+	// Version asks /version, which the skewed agent serves.
+	wantVersionErrors := map[string]string{"status": wantErrors["status"], "text": wantErrors["text"], "stall": wantErrors["stall"], "endless": wantErrors["endless"]}
+	for cmd, variants := range hostileCommands {
+		for i, extra := range variants {
+			want := wantErrors
+			switch cmd {
+			case "watch":
+				want = wantWatchErrors
+			case "version":
+				want = wantVersionErrors
+			}
+			// The bounds are a matter of the command, not of the output
+			// format: only the first variant waits for the stalled and the
+			// endless agents.
+			if i > 0 {
+				want = maps.Clone(want)
+				delete(want, "stall")
+				delete(want, "endless")
+			}
+			args := []string{cmd}
+			for _, n := range nodes {
+				if _, fails := want[n]; fails || n == "answers" {
+					args = append(args, n)
+				}
+			}
+			args = append(args, extra...)
+			args = append(args, "--kubeconfig", kc, "--request-timeout", timeout.String())
+			watch := cmd == "watch"
+			if watch {
+				args = append(args, "--idle-timeout=1s", "--max-reconnects=0")
+			}
+			t.Run(strings.Join(append([]string{cmd}, extra...), " "), func(t *testing.T) {
+				t.Parallel()
+				// Against the answering node watch runs until stopped: it
+				// is stopped once every failing node has failed.
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				start := time.Now()
+				stdout, stderr, done := startExit(ctx, args...)
+				bound := time.After(timeout + 20*time.Second)
+				if watch {
+					for !strings.Contains(stdout.String(), escapedPayload(extra)) || strings.Count(stderr.String(), "error: node ") < len(want) {
+						select {
+						case <-bound:
+							t.Fatalf("not every failing node failed in time; stdout:\n%s\nstderr:\n%s", stdout, stderr)
+						case <-time.After(10 * time.Millisecond):
+						}
+					}
+					cancel()
+				}
+				var code int
+				select {
+				case code = <-done:
+				case <-bound:
+					t.Fatalf("no end within %s; stdout:\n%s\nstderr:\n%s", timeout+20*time.Second, stdout, stderr)
+				}
+				r := struct {
+					out, errOut string
+					code        int
+				}{stdout.String(), stderr.String(), code}
+				t.Logf("%s in %s", args[0], time.Since(start).Round(time.Millisecond))
+				// A tab is layout in YAML, never in a table's cell.
+				if bad := rawControls(r.out, strings.Contains(escapedPayload(extra), `\e`)); len(bad) > 0 {
+					t.Errorf("stdout has raw control characters %v:\n%s", bad, r.out)
+				}
+				if bad := rawControls(r.errOut, false); len(bad) > 0 {
+					t.Errorf("stderr has raw control characters %v:\n%s", bad, r.errOut)
+				}
+				if r.code != 1 {
+					t.Errorf("exit code %d, want 1 for the failing nodes", r.code)
+				}
+				if want := escapedPayload(extra); !strings.Contains(r.out, want) {
+					t.Errorf("stdout lacks the agent's strings escaped as %q:\n%s", want, r.out)
+				}
+				for node, w := range want {
+					line := errorLine(r.errOut, node)
+					if line == "" || !strings.Contains(line, w) {
+						t.Errorf("node %s: error line %q, want one with %q; stderr:\n%s", node, line, w, r.errOut)
+					}
+				}
+				if n := strings.Count(r.errOut, "error: "); n != len(want) {
+					t.Errorf("%d errors, want one for each of the %d failing nodes; stderr:\n%s", n, len(want), r.errOut)
+				}
+			})
+		}
+	}
+}
+
+// errorLine returns the line of stderr that reports node's error.
+func errorLine(stderr, node string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, fmt.Sprintf("error: node %q: ", node)) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestDefaultRequestTimeout: without --request-timeout a stalled agent
+// fails its node after DefaultRequestTimeout, and help says so.
+func TestDefaultRequestTimeout(t *testing.T) {
+	t.Parallel()
+	help, _, code := func() (string, string, int) {
+		out, errOut, done := startExit(context.Background(), "pods", "--help")
+		c := <-done
+		return out.String(), errOut.String(), c
+	}()
+	if code != 0 || !regexp.MustCompile(`--request-timeout string +.*\(default "30s"\)`).MatchString(help) {
+		t.Errorf("pods --help (exit %d) does not give the default request timeout:\n%s", code, help)
+	}
+	fa := fakeagent.New("node-1")
+	fa.Fault = fakeagent.FaultStall
+	srv := httptest.NewServer(fa)
+	defer srv.Close()
+	start := time.Now()
+	_, stderr, done := startExit(context.Background(), "pods", "--agent-url", srv.URL)
+	select {
+	case code = <-done:
+	case <-time.After(DefaultRequestTimeout + 20*time.Second):
+		t.Fatalf("pods against a stalled agent did not end within %s", DefaultRequestTimeout+20*time.Second)
+	}
+	took := time.Since(start)
+	t.Logf("pods against a stalled agent ended after %s", took.Round(time.Millisecond))
+	if code != 1 || took < DefaultRequestTimeout || !strings.Contains(stderr.String(), "did not answer within 30s") || !strings.Contains(stderr.String(), "--request-timeout") {
+		t.Fatalf("exit %d after %s, stderr %q; want 1 after %s with the timeout and what to try", code, took, stderr, DefaultRequestTimeout)
+	}
+}
