@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -46,6 +47,18 @@ func rawControls(s string, tabs bool) []string {
 	return bad
 }
 
+// serveUntilCleanup serves h on loopback and returns its URL; the cleanup
+// closes the connections first, so that a stalled answer cannot keep the
+// server from closing.
+func serveUntilCleanup(t *testing.T, h http.Handler) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv.URL
+}
+
 // hostileCluster serves, through a fake API server's node proxy, one
 // hostile agent per way of misbehaving, and returns its kubeconfig.
 func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
@@ -55,9 +68,7 @@ func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
 		fa := fakeagent.NewHostile(node)
 		fa.Heartbeat = 100 * time.Millisecond
 		change(fa)
-		srv := httptest.NewServer(fa)
-		t.Cleanup(srv.Close)
-		agents[node] = srv.URL
+		agents[node] = serveUntilCleanup(t, fa)
 		nodes = append(nodes, node)
 	}
 	serve("answers", func(*fakeagent.Agent) {})
@@ -66,9 +77,7 @@ func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
 	serve("skew", func(fa *fakeagent.Agent) { fa.Served = "v9" })
 	serve("stall", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStall })
 	serve("endless", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndless })
-	api := httptest.NewServer(&fakeAPIServer{agents: agents, nodes: nodes})
-	t.Cleanup(api.Close)
-	return kubeconfig(t, api.URL), nodes
+	return kubeconfig(t, serveUntilCleanup(t, &fakeAPIServer{agents: agents, nodes: nodes})), nodes
 }
 
 // hostileCommands are the extra arguments of every command of kubectl
@@ -245,10 +254,9 @@ func TestDefaultRequestTimeout(t *testing.T) {
 	}
 	fa := fakeagent.New("node-1")
 	fa.Fault = fakeagent.FaultStall
-	srv := httptest.NewServer(fa)
-	defer srv.Close()
+	u := serveUntilCleanup(t, fa)
 	start := time.Now()
-	_, stderr, done := startExit(context.Background(), "pods", "--agent-url", srv.URL)
+	_, stderr, done := startExit(context.Background(), "pods", "--agent-url", u)
 	select {
 	case code = <-done:
 	case <-time.After(DefaultRequestTimeout + 20*time.Second):
