@@ -11,8 +11,9 @@ import (
 // proxy cannot make it buffer without end.
 const (
 	// maxBody bounds the answer of a request other than the event stream:
-	// twice the list of 5,000 pods, and more than a static pod file may
-	// hold (the kubelet reads at most 10 MiB).
+	// four times the list of 5,000 pods with two containers each (3.8 MiB
+	// as measured), and more than a static pod file may hold (the kubelet
+	// reads at most 10 MiB).
 	maxBody = 16 << 20
 	// maxLine bounds one message of the event stream: a snapshot of
 	// 5,000 pods takes about half of it.
