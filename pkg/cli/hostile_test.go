@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -27,24 +25,6 @@ func startExit(ctx context.Context, args ...string) (stdout, stderr *lockedBuffe
 	code := make(chan int, 1)
 	go func() { code <- execute(ctx, common, args) }()
 	return out, errOut, code
-}
-
-// rawControls returns the characters of s that could steer a terminal:
-// controls but the line feed (and the tab when tabs is set), DEL, C1
-// controls, bidi controls, and bytes that are not UTF-8.
-func rawControls(s string, tabs bool) []string {
-	var bad []string
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			bad = append(bad, fmt.Sprintf("byte %#x at %d", s[i], i))
-		case r != '\n' && !(tabs && r == '\t') && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)):
-			bad = append(bad, fmt.Sprintf("%U at %d", r, i))
-		}
-		i += size
-	}
-	return bad
 }
 
 // serveUntilCleanup serves h on loopback and returns its URL; the cleanup
@@ -204,10 +184,10 @@ func TestHostileAgents(t *testing.T) {
 				}{stdout.String(), stderr.String(), code}
 				t.Logf("%s in %s", args[0], time.Since(start).Round(time.Millisecond))
 				// A tab is layout in YAML, never in a table's cell.
-				if bad := rawControls(r.out, strings.Contains(escapedPayload(extra), `\e`)); len(bad) > 0 {
+				if bad := fakeagent.RawControls(r.out, strings.Contains(escapedPayload(extra), `\e`)); len(bad) > 0 {
 					t.Errorf("stdout has raw control characters %v:\n%s", bad, r.out)
 				}
-				if bad := rawControls(r.errOut, false); len(bad) > 0 {
+				if bad := fakeagent.RawControls(r.errOut, false); len(bad) > 0 {
 					t.Errorf("stderr has raw control characters %v:\n%s", bad, r.errOut)
 				}
 				if r.code != 1 {

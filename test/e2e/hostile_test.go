@@ -13,8 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -79,7 +77,7 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 			t.Errorf("watch after SIGINT: %v; stderr:\n%s", err, stderr)
 		}
 		for name, out := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
-			if bad := rawTerminalControls(out); len(bad) > 0 {
+			if bad := fakeagent.RawControls(out, false); len(bad) > 0 {
 				t.Errorf("%s holds raw control characters %v:\n%s", name, bad, out)
 			}
 		}
@@ -103,7 +101,7 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 				t.Errorf("kubectl-podsrc %s: %v; stderr:\n%s", strings.Join(tc.args, " "), err, stderr.String())
 			}
 			for name, out := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
-				if bad := rawTerminalControls(out); len(bad) > 0 {
+				if bad := fakeagent.RawControls(out, false); len(bad) > 0 {
 					t.Errorf("%s holds raw control characters %v:\n%s", name, bad, out)
 				}
 			}
@@ -134,21 +132,6 @@ func (l *lockedBuilder) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-// rawTerminalControls returns the characters of s but the line feed that
-// a terminal acts on: C0, DEL, C1 and bidi controls, and bytes that are not
-// UTF-8.
-func rawTerminalControls(s string) []string {
-	var bad []string
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || (r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))) {
-			bad = append(bad, fmt.Sprintf("%q at %d", s[i:i+size], i))
-		}
-		i += size
-	}
-	return bad
 }
 
 // serveInNetNS serves h on the node's address, inside the cluster's

@@ -1,7 +1,10 @@
 package fakeagent
 
 import (
+	"fmt"
 	"reflect"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -75,4 +78,20 @@ func poison(v reflect.Value) {
 		v.Set(reflect.MakeMap(v.Type()))
 		v.SetMapIndex(key, val)
 	}
+}
+
+// RawControls returns, for tests that check what reaches a terminal, each
+// character of out a terminal would act on, with its offset: controls but
+// the line feed (and the tab when tabs is set), DEL, C1 and bidi controls,
+// and bytes that are not UTF-8.
+func RawControls(out string, tabs bool) []string {
+	var bad []string
+	for i := 0; i < len(out); {
+		r, size := utf8.DecodeRuneInString(out[i:])
+		if (r == utf8.RuneError && size == 1) || (r != '\n' && !(tabs && r == '\t') && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))) {
+			bad = append(bad, fmt.Sprintf("%q at %d", out[i:i+size], i))
+		}
+		i += size
+	}
+	return bad
 }
