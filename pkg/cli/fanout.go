@@ -49,7 +49,8 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 // gets, and warns on stderr about skew, once for the whole command. A
 // node whose agent does not answer /version fails at once, as call would;
 // a streaming command's call gets a zero NodeVersion instead unless the
-// failure is permanent, and retries on its own.
+// failure is permanent, and retries on its own. A streaming command's
+// node errors are printed when they happen, while the other nodes go on.
 func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error)) ([]result[T], error) {
 	conn, err := o.Connector()
 	if err != nil {
@@ -71,17 +72,24 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 		limit = len(nodes)
 	}
 	results := fanOut(ctx, nodes, limit, func(ctx context.Context, node string) (T, error) {
-		var zero T
-		a, err := conn.Agent(node)
-		if err != nil {
-			skew.checked()
-			return zero, err
+		v, err := func() (T, error) {
+			var zero T
+			a, err := conn.Agent(node)
+			if err != nil {
+				skew.checked()
+				return zero, err
+			}
+			v, err := skew.check(ctx, a)
+			if err != nil && (!nf.Streaming || client.IsPermanent(err)) {
+				return zero, err
+			}
+			return call(ctx, a, v)
+		}()
+		if err != nil && nf.Streaming {
+			// The other nodes' streams go on: say so now.
+			printErrors([]result[T]{{Node: node, Err: err}}, o.ErrOut)
 		}
-		v, err := skew.check(ctx, a)
-		if err != nil && (!nf.Streaming || client.IsPermanent(err)) {
-			return zero, err
-		}
-		return call(ctx, a, v)
+		return v, err
 	})
 	// Nodes the fan-out never reached (the context ended) were not counted.
 	skew.warn()

@@ -57,6 +57,7 @@ func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
 	serve("skew", func(fa *fakeagent.Agent) { fa.Served = "v9" })
 	serve("stall", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStall })
 	serve("endless", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndless })
+	serve("endless-line", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndlessLine })
 	return kubeconfig(t, serveUntilCleanup(t, &fakeAPIServer{agents: agents, nodes: nodes})), nodes
 }
 
@@ -116,11 +117,12 @@ func TestHostileAgents(t *testing.T) {
 	// Watch reads a stream: no request timeout, but an idle timeout and a
 	// cap on a line.
 	wantWatchErrors := map[string]string{
-		"status":  wantErrors["status"],
-		"text":    wantErrors["text"],
-		"skew":    wantErrors["skew"],
-		"stall":   "not even a heartbeat, arrived within 1s",
-		"endless": "a stream message longer than 8 MiB",
+		"status":       wantErrors["status"],
+		"text":         wantErrors["text"],
+		"skew":         wantErrors["skew"],
+		"stall":        "not even a heartbeat, arrived within 1s",
+		"endless":      wantErrors["endless"],
+		"endless-line": "a stream message longer than 8 MiB",
 	}
 	// Version asks /version, which the skewed agent serves.
 	wantVersionErrors := map[string]string{"status": wantErrors["status"], "text": wantErrors["text"], "stall": wantErrors["stall"], "endless": wantErrors["endless"]}
@@ -140,6 +142,7 @@ func TestHostileAgents(t *testing.T) {
 				want = maps.Clone(want)
 				delete(want, "stall")
 				delete(want, "endless")
+				delete(want, "endless-line")
 			}
 			args := []string{cmd}
 			for _, n := range nodes {

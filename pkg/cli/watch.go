@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -133,31 +132,14 @@ func (o *WatchOptions) Validate() error {
 
 // Run follows the streams until the context ends or every node failed.
 func (o *WatchOptions) Run(ctx context.Context) error {
-	// A node's error is printed when it gives up, while the others go on;
-	// the errors of nodes that failed before their stream at the end.
-	var mu sync.Mutex
-	printed := map[string]bool{}
+	// Each node's error is printed as it fails (agentCall).
 	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, v NodeVersion) (struct{}, error) {
-		err := o.follow(ctx, a, v)
-		if err != nil {
-			printErrors([]result[struct{}]{{Node: a.Node, Err: err}}, o.ErrOut)
-			mu.Lock()
-			printed[a.Node] = true
-			mu.Unlock()
-		}
-		return struct{}{}, err
+		return struct{}{}, o.follow(ctx, a, v)
 	})
 	if err != nil {
 		return err
 	}
-	failed := false
-	for _, r := range results {
-		if r.Err != nil && !printed[r.Node] {
-			printErrors([]result[struct{}]{r}, o.ErrOut)
-		}
-		failed = failed || r.Err != nil
-	}
-	if failed {
+	if _, failed := splitResults(results); failed {
 		return errFailed
 	}
 	return nil

@@ -33,7 +33,7 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 		fa.Fault = f
 		return strconv.Itoa(serveInNetNS(t, c, fa))
 	}
-	hostile, stall, endless := port(fakeagent.NoFault), port(fakeagent.FaultStall), port(fakeagent.FaultEndless)
+	hostile, stall, endless, endlessLine := port(fakeagent.NoFault), port(fakeagent.FaultStall), port(fakeagent.FaultEndless), port(fakeagent.FaultEndlessLine)
 	tests := []struct {
 		name    string
 		args    []string
@@ -46,10 +46,10 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 		{name: "pleg", args: []string{"pleg", "--agent-port", hostile, "-o", "wide"}, stdout: `\x1b]0;pwned\a`},
 		{name: "version", args: []string{"version", "--agent-port", hostile}, stdout: `Agent Version: \x1b]0;pwned\a`},
 		{name: "pods json", args: []string{"pods", "--agent-port", hostile, "-o", "json"}, stdout: `\u001b]0;pwned\u0007`},
-		{name: "stalled stream", args: []string{"watch", "--agent-port", stall, "--idle-timeout=3s", "--max-reconnects=0"}, stderr: "not even a heartbeat, arrived within 3s"},
+		{name: "stalled stream", args: []string{"watch", "--agent-port", stall, "--request-timeout=3s", "--idle-timeout=3s", "--max-reconnects=0"}, stderr: "not even a heartbeat, arrived within 3s"},
 		{name: "stalled agent", args: []string{"pods", "--agent-port", stall, "--request-timeout=3s"}, stderr: "did not answer within 3s", timeout: 30 * time.Second},
 		{name: "endless answer", args: []string{"sources", "--agent-port", endless}, stderr: "with more than 16 MiB", timeout: time.Minute},
-		{name: "endless stream line", args: []string{"watch", "--agent-port", endless}, stderr: "a stream message longer than 8 MiB", timeout: time.Minute},
+		{name: "endless stream line", args: []string{"watch", "--agent-port", endlessLine}, stderr: "a stream message longer than 8 MiB", timeout: time.Minute},
 	}
 	t.Run("watch", func(t *testing.T) {
 		// Follows the agent until interrupted, as users stop it.

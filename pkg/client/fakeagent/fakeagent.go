@@ -134,7 +134,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	served, fault := a.Served, a.Fault
 	a.mu.Unlock()
 	p := r.URL.Path
-	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" {
+	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == "/api/v1alpha1/events") {
 		serveFault(fault, w, r)
 		return
 	}

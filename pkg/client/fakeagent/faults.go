@@ -20,6 +20,9 @@ const (
 	// FaultEndless sends an answer that never ends: a JSON document whose
 	// list goes on, or on the stream a line that does.
 	FaultEndless Fault = "endless"
+	// FaultEndlessLine serves every path as usual but the event stream,
+	// which sends a line that never ends.
+	FaultEndlessLine Fault = "endless-line"
 	// FaultStatus answers 500 with a v1alpha1.Status whose message is
 	// Payload.
 	FaultStatus Fault = "status"
@@ -39,7 +42,7 @@ func serveFault(f Fault, w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"type":`))
 		flusher.Flush()
 		<-r.Context().Done()
-	case FaultEndless:
+	case FaultEndless, FaultEndlessLine:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		head, chunk := `{"apiVersion":"podsrc.io/v1alpha1","kind":"PodList","items":[`, `{"name":"x"},`
