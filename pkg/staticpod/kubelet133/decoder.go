@@ -1,6 +1,6 @@
-// Package kubelet133 decodes static pods with the code of kubelet v1.36
-// (k8s.io/kubernetes v1.36.3): its internal Pod type, defaults, validation
-// with options derived from the pod, FNV-128a UIDs and the
+// Package kubelet133 decodes static pods with the code of kubelet v1.33
+// (k8s.io/kubernetes v1.33.13): its internal Pod type, defaults, validation
+// with empty options, and MD5 UIDs. v1.33 has no
 // PreventStaticPodAPIReferences gate. pkg/staticpod.NewDecoder adds the
 // file and URL flow all minors share.
 //

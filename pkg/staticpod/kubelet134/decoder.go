@@ -1,8 +1,7 @@
-// Package kubelet134 decodes static pods with the code of kubelet v1.36
-// (k8s.io/kubernetes v1.36.3): its internal Pod type, defaults, validation
-// with options derived from the pod, FNV-128a UIDs and the
-// PreventStaticPodAPIReferences gate. pkg/staticpod.NewDecoder adds the
-// file and URL flow all minors share.
+// Package kubelet134 decodes static pods with the code of kubelet v1.34
+// (k8s.io/kubernetes v1.34.4): its internal Pod type, defaults, validation
+// with empty options, MD5 UIDs and the PreventStaticPodAPIReferences gate.
+// pkg/staticpod.NewDecoder adds the file and URL flow all minors share.
 //
 // It is a module of its own because k8s.io/kubernetes can only be required
 // with replace directives for its staging modules; the root module must stay

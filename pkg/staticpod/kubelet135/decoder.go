@@ -1,5 +1,5 @@
-// Package kubelet135 decodes static pods with the code of kubelet v1.36
-// (k8s.io/kubernetes v1.36.3): its internal Pod type, defaults, validation
+// Package kubelet135 decodes static pods with the code of kubelet v1.35
+// (k8s.io/kubernetes v1.35.4): its internal Pod type, defaults, validation
 // with options derived from the pod, FNV-128a UIDs and the
 // PreventStaticPodAPIReferences gate. pkg/staticpod.NewDecoder adds the
 // file and URL flow all minors share.
