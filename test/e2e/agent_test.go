@@ -76,14 +76,19 @@ func TestAgentOnNode(t *testing.T) {
 	t.Run("containerd restart", func(t *testing.T) { testContainerdRestart(t, e) })
 }
 
-// buildPlugin builds kubectl-podsrc into a directory of its own, which
-// kubectl's plugin discovery gets on PATH.
+// e2eVersion is the release both the plugin and the agent image of these
+// tests are built as (the image through hack/image.sh's VERSION), so that
+// any version skew warning the plugin prints on the real cluster is a bug.
+const e2eVersion = "v0.0.0-e2e"
+
+// buildPlugin builds kubectl-podsrc as e2eVersion into a directory of its
+// own, which kubectl's plugin discovery gets on PATH.
 func buildPlugin(t *testing.T, root string) string {
 	t.Helper()
 	plugin := filepath.Join(t.TempDir(), "kubectl-podsrc")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", plugin, "./cmd/kubectl-podsrc")
+	build := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X github.com/podsrc/podsrc/internal/version.Version="+e2eVersion, "-o", plugin, "./cmd/kubectl-podsrc")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl-podsrc: %v\n%s", err, out)

@@ -188,6 +188,9 @@ spec:
 			t.Fatalf("kubectl podsrc sources %s: %v\n%s", c.NodeName, err, out)
 		}
 		t.Logf("kubectl podsrc sources %s:\n%s", c.NodeName, out)
+		if strings.Contains(string(out), "WARNING") {
+			t.Errorf("the plugin and the agent are both %s on a kubelet of the minor podsrc reproduces, yet the plugin warns", e2eVersion)
+		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		if len(lines) != 3 {
 			t.Fatalf("want a header and one row per source (api, file), got %d lines", len(lines))
@@ -304,6 +307,7 @@ func buildImage(t *testing.T, root string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "image.sh"))
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion)
 	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
