@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"maps"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -88,6 +89,7 @@ func podInfo(s sourced) api.PodInfo {
 		Name:         p.Name,
 		Namespace:    p.Namespace,
 		UID:          p.UID,
+		Labels:       maps.Clone(p.Labels),
 		Source:       s.source,
 		ConfigHash:   p.Annotations[merge.ConfigHashAnnotation],
 		ConfigMirror: p.Annotations[merge.ConfigMirrorAnnotation],

@@ -26,7 +26,7 @@ var servedAnnotations = []string{
 // absent. --expose-pod-specs serves the pod in full instead. It is the only
 // pod object the agent serves (PodInfo.Pod of /pods/{uid}); pod lists,
 // snapshots, events and the runtime view carry only their own fixed
-// fields: names, UIDs, sources, hashes, and the runtime's IDs, states,
+// fields: names, UIDs, labels, sources, hashes, and the runtime's IDs, states,
 // images, restart counts, exit codes, reasons and IPs.
 //
 // Metadata: name, namespace, uid, resourceVersion, generation, creation and

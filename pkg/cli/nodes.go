@@ -64,12 +64,6 @@ func (f *NodeFlags) Validate(o *CommonOptions) error {
 	return nil
 }
 
-// Single reports whether exactly one node was named, so that machine
-// output is that node's object rather than a List.
-func (f *NodeFlags) Single(o *CommonOptions) bool {
-	return o.Direct() || (len(f.Names) == 1 && !f.AllNodes && f.Selector == "")
-}
-
 // Resolve returns the node names to cover, sorted for selections, in the
 // given order for names; with --agent-url one empty name (the agent says).
 // For selections it also returns the kubelet version of every node listed.

@@ -46,7 +46,7 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 
 // Run prints the PLEG status.
 func (o *PLEGOptions) Run(ctx context.Context) error {
-	return printEach(ctx, &o.printOptions, (*client.Agent).PLEG, func(items []v1alpha1.PLEGStatus, single bool) printers.Printable {
-		return printers.PLEG{Items: items, Single: single}
+	return printEach(ctx, &o.printOptions, (*client.Agent).PLEG, func(statuses []v1alpha1.PLEGStatus) printers.Printable {
+		return printers.PLEG{Statuses: statuses}
 	})
 }

@@ -24,7 +24,8 @@ type PodsOptions struct {
 // NewCmdPods returns the pods command.
 func NewCmdPods(common *CommonOptions) *cobra.Command {
 	o := &PodsOptions{printOptions: newPrintOptions(common)}
-	o.PrintFlags.Kind = schema.GroupKind{Group: "podsrc.io", Kind: v1alpha1.KindPod}
+	o.PrintFlags.SetKind(schema.GroupKind{Group: v1alpha1.GroupName, Kind: v1alpha1.KindPod})
+	o.PrintFlags.Labels = true
 	cmd := &cobra.Command{
 		Use:   "pods NODE...",
 		Short: "Show the pods the kubelet's sources configure on nodes",
@@ -44,7 +45,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			kubectl podsrc pods node-1 --source=file -n kube-system -o wide
 
 			# UIDs of the pods on all nodes
-			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*].items[*]}{.uid}{"\n"}{end}'`),
+			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.uid}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
@@ -104,7 +105,7 @@ func (o *PodsOptions) Run(ctx context.Context) error {
 		l.Items = items
 		return l, nil
 	}
-	return printEach(ctx, &o.printOptions, call, func(lists []v1alpha1.PodList, single bool) printers.Printable {
-		return printers.Pods{Lists: lists, Single: single}
+	return printEach(ctx, &o.printOptions, call, func(lists []v1alpha1.PodList) printers.Printable {
+		return printers.Pods{Lists: lists}
 	})
 }

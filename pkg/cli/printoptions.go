@@ -20,7 +20,9 @@ type printOptions struct {
 }
 
 func newPrintOptions(common *CommonOptions) printOptions {
-	return printOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	f := printers.NewPrintFlags()
+	f.List = true
+	return printOptions{CommonOptions: common, PrintFlags: f}
 }
 
 // addFlags registers the node selection and output flags.
@@ -49,10 +51,11 @@ func (o *printOptions) Validate() error {
 }
 
 // printEach asks every selected node's agent with call (a method
-// expression such as (*client.Agent).Sources) and prints the
-// answers as printable makes them (single: one node was asked for), then
-// the errors of the nodes that failed.
-func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(items []T, single bool) printers.Printable) error {
+// expression such as (*client.Agent).Sources) and prints the answers as
+// printable makes them, then the errors of the nodes that failed. The
+// printer takes the answers of all nodes at once: whether one node or
+// many answered, the machine-readable formats print one flat List.
+func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(answers []T) printers.Printable) error {
 	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (T, error) {
 		v, err := call(a, ctx)
 		if err != nil {
@@ -65,7 +68,7 @@ func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Ag
 		return err
 	}
 	return finish(results, o.ErrOut, func(items []T) error {
-		if err := o.printer.Print(printable(items, o.Nodes.Single(o.CommonOptions)), o.Out); err != nil {
+		if err := o.printer.Print(printable(items), o.Out); err != nil {
 			return fmt.Errorf("printing: %w", err)
 		}
 		return nil

@@ -49,7 +49,7 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 
 // Run prints the sources.
 func (o *SourcesOptions) Run(ctx context.Context) error {
-	return printEach(ctx, &o.printOptions, (*client.Agent).Sources, func(lists []v1alpha1.SourceList, single bool) printers.Printable {
-		return printers.Sources{Lists: lists, Single: single}
+	return printEach(ctx, &o.printOptions, (*client.Agent).Sources, func(lists []v1alpha1.SourceList) printers.Printable {
+		return printers.Sources{Lists: lists}
 	})
 }

@@ -8,52 +8,62 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/kubectl/pkg/cmd/get"
 )
 
-// PrintFlags composes the output flags of a command the way kubectl get
-// does: -o (wide, json, yaml, jsonpath, go-template and their -file forms),
-// --no-headers, --show-kind, --template, --allow-missing-template-keys, and
-// --color.
+// PrintFlags are kubectl get's print flags (get.PrintFlags: -o in all its
+// forms, --no-headers, --template, --sort-by, -L, --show-labels,
+// --show-kind) plus --color. Each command offers the flags that fit what
+// it prints: List adds -o name, -o custom-columns and --sort-by, Labels
+// adds -L and --show-labels, and a Kind (HumanReadableFlags.SetKind) adds
+// --show-kind.
 type PrintFlags struct {
-	JSONYamlPrintFlags *genericclioptions.JSONYamlPrintFlags
-	TemplateFlags      *genericclioptions.KubeTemplatePrintFlags
+	*get.PrintFlags
+	Color string
 
-	OutputFormat string
-	NoHeaders    bool
-	ShowKind     bool
-	Color        string
-
-	// Kind names the objects for --show-kind; empty hides the flag.
-	Kind schema.GroupKind
+	// List says the command prints a list of objects, not a stream.
+	List bool
+	// Labels says the objects have labels.
+	Labels bool
 }
 
 // NewPrintFlags returns the flags with kubectl's defaults.
 func NewPrintFlags() *PrintFlags {
-	return &PrintFlags{
-		JSONYamlPrintFlags: genericclioptions.NewJSONYamlPrintFlags(),
-		TemplateFlags:      genericclioptions.NewKubeTemplatePrintFlags(),
-		Color:              string(ColorAuto),
-	}
+	return &PrintFlags{PrintFlags: get.NewGetPrintFlags(), Color: string(ColorAuto)}
 }
 
 // AllowedFormats returns the values -o accepts.
 func (f *PrintFlags) AllowedFormats() []string {
 	out := []string{"wide"}
 	out = append(out, f.JSONYamlPrintFlags.AllowedFormats()...)
-	return append(out, f.TemplateFlags.AllowedFormats()...)
+	if f.List {
+		out = append(out, f.NamePrintFlags.AllowedFormats()...)
+	}
+	out = append(out, f.TemplateFlags.AllowedFormats()...)
+	if f.List {
+		out = append(out, f.CustomColumnsFlags.AllowedFormats()...)
+	}
+	return out
 }
 
 // AddFlags binds the flags to cmd.
 func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.OutputFormat, "output", "o", f.OutputFormat, fmt.Sprintf("Output format. One of: (%s).", strings.Join(f.AllowedFormats(), ", ")))
-	cmd.Flags().BoolVar(&f.NoHeaders, "no-headers", f.NoHeaders, "When using the default or wide output format, don't print headers.")
+	cmd.Flags().StringVarP(f.OutputFormat, "output", "o", *f.OutputFormat, fmt.Sprintf("Output format. One of: (%s).", strings.Join(f.AllowedFormats(), ", ")))
+	cmd.Flags().BoolVar(f.NoHeaders, "no-headers", *f.NoHeaders, "When using the default, wide or custom-columns output format, don't print headers.")
 	cmd.Flags().StringVar(&f.Color, "color", f.Color, "Color rows that need attention: auto (only on a terminal), always or never.")
-	if !f.Kind.Empty() {
-		cmd.Flags().BoolVar(&f.ShowKind, "show-kind", f.ShowKind, "If present, list the resource type for the requested object(s).")
+	h := f.HumanReadableFlags
+	if h.Kind.Empty() {
+		h.ShowKind = nil
 	}
+	if !f.List {
+		h.SortBy = nil
+	}
+	if !f.Labels {
+		h.ShowLabels, h.ColumnLabels = nil, nil
+	}
+	h.AddFlags(cmd)
 	f.TemplateFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return f.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
@@ -66,16 +76,45 @@ func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 // format returns the output format, go-template when only --template was
 // given.
 func (f *PrintFlags) format() string {
-	if f.OutputFormat == "" && f.TemplateFlags.TemplateArgument != nil && *f.TemplateFlags.TemplateArgument != "" {
+	if *f.OutputFormat == "" && f.TemplateFlags.TemplateArgument != nil && *f.TemplateFlags.TemplateArgument != "" {
 		return "go-template"
 	}
-	return f.OutputFormat
+	return *f.OutputFormat
 }
 
 // IsHuman reports whether the output is a table.
 func (f *PrintFlags) IsHuman() bool {
 	o := f.format()
 	return o == "" || o == "wide"
+}
+
+// sortBy returns --sort-by, empty when the command has no such flag.
+func (f *PrintFlags) sortBy() string {
+	if f.HumanReadableFlags.SortBy == nil {
+		return ""
+	}
+	return *f.HumanReadableFlags.SortBy
+}
+
+// NeedsAllRows reports whether the printer must have the answers of all
+// nodes before it prints anything: to sort them (--sort-by), or to print
+// them as one List document (json, yaml, jsonpath, go-template). A table,
+// -o name and -o custom-columns can be printed node by node.
+func (f *PrintFlags) NeedsAllRows() bool {
+	if f.sortBy() != "" {
+		return true
+	}
+	return !f.IsHuman() && !f.itemwise()
+}
+
+// itemwise reports whether the format prints each object on its own
+// (name, custom-columns).
+func (f *PrintFlags) itemwise() bool {
+	o := f.format()
+	if i := strings.Index(o, "="); i >= 0 {
+		o = o[:i]
+	}
+	return f.List && (slices.Contains(f.NamePrintFlags.AllowedFormats(), o) || slices.Contains(f.CustomColumnsFlags.AllowedFormats(), o))
 }
 
 // ColorEnabled resolves --color for out.
@@ -92,20 +131,22 @@ func (f *PrintFlags) ToPrinter(out, errOut io.Writer, now func() time.Time) (Pri
 		return nil, err
 	}
 	if f.IsHuman() {
-		return &HumanPrinter{
-			Options: printers.PrintOptions{NoHeaders: f.NoHeaders, Wide: f.format() == "wide", WithKind: f.ShowKind, Kind: f.Kind},
-			Color:   color, Now: now, ErrOut: errOut,
-		}, nil
+		f.HumanReadableFlags.NoHeaders = *f.NoHeaders
+		p, err := f.HumanReadableFlags.ToPrinter(f.format())
+		if err != nil {
+			return nil, err
+		}
+		return &HumanPrinter{Delegate: p, NoHeaders: *f.NoHeaders, SortBy: f.sortBy(), Color: color, Now: now, ErrOut: errOut}, nil
 	}
 	p, err := f.ToGenericPrinter()
 	if err != nil {
 		return nil, err
 	}
-	return &GenericPrinter{Delegate: p}, nil
+	return &GenericPrinter{Delegate: p, Itemwise: f.itemwise(), SortBy: f.sortBy()}, nil
 }
 
 // ToGenericPrinter returns the printer of a machine-readable format: the
-// cli-runtime printers, made safe for a terminal (machine.go).
+// cli-runtime and kubectl printers, made safe for a terminal (machine.go).
 func (f *PrintFlags) ToGenericPrinter() (printers.ResourcePrinter, error) {
 	o := f.format()
 	if p, err := f.JSONYamlPrintFlags.ToPrinter(o); !genericclioptions.IsNoCompatiblePrinterError(err) {
@@ -119,6 +160,21 @@ func (f *PrintFlags) ToGenericPrinter() (printers.ResourcePrinter, error) {
 			return nil, err
 		}
 		return templatePrinter{delegate: p}, nil
+	}
+	if f.List {
+		f.CustomColumnsFlags.NoHeaders = *f.NoHeaders
+		if f.TemplateFlags.TemplateArgument != nil {
+			f.CustomColumnsFlags.TemplateArgument = *f.TemplateFlags.TemplateArgument
+		}
+		if p, err := f.CustomColumnsFlags.ToPrinter(o); !genericclioptions.IsNoCompatiblePrinterError(err) {
+			if err != nil {
+				return nil, fmt.Errorf("-o %s: %w", o, err)
+			}
+			return p, nil
+		}
+		if p, err := f.NamePrintFlags.ToPrinter(o); !genericclioptions.IsNoCompatiblePrinterError(err) {
+			return p, err
+		}
 	}
 	name := o
 	if i := strings.Index(name, "="); i >= 0 {

@@ -100,3 +100,26 @@ func seenAge(now time.Time, seen string) string {
 	}
 	return seen
 }
+
+// briefWidth bounds a cell brief shortens, in characters.
+const briefWidth = 80
+
+// briefMore ends a cell brief shortened: the full text is in -o yaml.
+const briefMore = "… (-o yaml for all)"
+
+// brief returns s as one bounded cell: its first line, control characters
+// escaped (EscapeControls), at most briefWidth characters; when that left
+// something out, it ends with briefMore.
+func brief(s string) string {
+	line, rest, cut := strings.Cut(s, "\n")
+	line = EscapeControls(strings.TrimRight(line, "\r"))
+	if r := []rune(line); len(r) > briefWidth {
+		line, cut = string(r[:briefWidth]), true
+	} else if cut && strings.TrimSpace(rest) == "" {
+		cut = false
+	}
+	if !cut {
+		return line
+	}
+	return strings.TrimRight(line, " ") + briefMore
+}

@@ -10,15 +10,30 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
-// GenericPrinter prints the Object of a Printable with the printer of a
-// machine-readable format (ToGenericPrinter).
+// GenericPrinter prints the items of a Printable with the printer of a
+// machine-readable format (ToGenericPrinter): as one flat List, or, for
+// -o name and -o custom-columns, object by object as kubectl's printers
+// read them (metaObject).
 type GenericPrinter struct {
 	Delegate printers.ResourcePrinter
+	// Itemwise says the delegate is -o name or -o custom-columns.
+	Itemwise bool
+	// SortBy is --sort-by: a JSONPath over the items.
+	SortBy string
 }
 
 // Print implements Printer.
 func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
-	obj, err := ToRuntimeObject(p.Object())
+	items, err := sortItems(p.Items(), g.SortBy)
+	if err != nil {
+		return err
+	}
+	var obj runtime.Object
+	if g.Itemwise {
+		obj, err = metaList(items)
+	} else {
+		obj, err = ToRuntimeObject(listOf(items))
+	}
 	if err != nil {
 		return err
 	}

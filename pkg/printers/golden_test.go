@@ -37,7 +37,7 @@ func fixtureSources() []v1alpha1.SourceList {
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-2", Mode: "incremental",
 		Items: []v1alpha1.Source{
 			{Name: "http", Target: "http://config.example/pods", Seen: false, Pods: 0,
-				LastError: "Get \"http://config.example/pods\": dial tcp: connection refused\nsecond line", LastErrorTime: ago(2 * 24 * time.Hour)},
+				LastError: "Get \"http://config.example/pods\": dial tcp 10.0.0.9:80: connect: connection refused; retrying in 20s after 12 failures\nsecond line", LastErrorTime: ago(2 * 24 * time.Hour)},
 		},
 	}}
 }
@@ -47,10 +47,12 @@ func fixturePods() []v1alpha1.PodList {
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1",
 		Items: []v1alpha1.PodInfo{
 			{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", Source: "file", Static: true, ConfigHash: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b",
+				Labels: map[string]string{"component": "etcd", "tier.example.com/level": "control-plane"},
 				FirstSeen: now.Add(-49 * time.Hour).Format(time.RFC3339Nano),
 				Runtime: &v1alpha1.RuntimePod{SandboxID: "abc", SandboxState: "ready", IPs: []string{"10.0.0.5"},
 					Containers: []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "running", Image: "registry.k8s.io/etcd:3.6", RestartCount: 2}}}},
 			{Name: "web", Namespace: "default", UID: "8e0b5a8e-6f43-4c0e-9a3e-8f1c2b7d6a50", Source: "api",
+				Labels: map[string]string{"app": "web\x1b[2J"},
 				FirstSeen: now.Add(-90 * time.Second).Format(time.RFC3339Nano),
 				Runtime: &v1alpha1.RuntimePod{SandboxState: "notready",
 					Containers: []v1alpha1.RuntimeContainer{{Name: "app", State: "exited", RestartCount: 5}, {Name: "sidecar", State: "running"}}}},
@@ -119,43 +121,84 @@ func checkGolden(t *testing.T, name string, got []byte) {
 }
 
 func TestGoldenPrintables(t *testing.T) {
+	podKind := schema.GroupKind{Group: v1alpha1.GroupName, Kind: v1alpha1.KindPod}
 	printables := []struct {
-		name string
-		p    Printable
-		kind schema.GroupKind
+		name   string
+		p      Printable
+		kind   schema.GroupKind
+		labels bool
+		// sortBy is a field worth sorting on, and columns a
+		// custom-columns spec.
+		sortBy, columns string
 	}{
-		{"sources", Sources{Lists: fixtureSources()}, schema.GroupKind{}},
-		{"sources-single", Sources{Lists: fixtureSources()[:1], Single: true}, schema.GroupKind{}},
-		{"pods", Pods{Lists: fixturePods(), Single: true}, schema.GroupKind{Group: "podsrc.io", Kind: "PodInfo"}},
-		{"pleg", PLEG{Items: fixturePLEG()}, schema.GroupKind{}},
+		{"sources", Sources{Lists: fixtureSources()}, schema.GroupKind{}, false,
+			"{.lastUpdate}", "NODE:.nodeName,SOURCE:.name,ERROR:.lastError"},
+		{"sources-single", Sources{Lists: fixtureSources()[:1]}, schema.GroupKind{}, false,
+			"{.pods}", "NODE:.nodeName,SOURCE:.name,PODS:.pods"},
+		{"pods", Pods{Lists: fixturePods()}, podKind, true,
+			"{.metadata.name}", "NODE:.nodeName,NAMESPACE:.namespace,NAME:.name,APP:.labels.app"},
+		{"pleg", PLEG{Statuses: fixturePLEG()}, schema.GroupKind{}, false,
+			"{.relists}", "NODE:.nodeName,HEALTHY:.healthy,P99:.relistDuration.p99Seconds"},
 	}
-	formats := []struct {
+	type format struct {
 		name  string
-		setup func(*PrintFlags)
-	}{
-		{"table", func(*PrintFlags) {}},
-		{"wide", func(f *PrintFlags) { f.OutputFormat = "wide" }},
-		{"no-headers", func(f *PrintFlags) { f.NoHeaders = true }},
-		{"color", func(f *PrintFlags) { f.Color = "always" }},
-		{"show-kind", func(f *PrintFlags) { f.ShowKind = true }},
-		{"json", func(f *PrintFlags) { f.OutputFormat = "json" }},
-		{"yaml", func(f *PrintFlags) { f.OutputFormat = "yaml" }},
-		{"jsonpath", func(f *PrintFlags) { f.OutputFormat = "jsonpath={..nodeName}" }},
-		{"go-template", func(f *PrintFlags) {
-			f.OutputFormat = "go-template"
+		setup func(f *PrintFlags, sortBy, columns string)
+	}
+	set := func(o string) func(*PrintFlags, string, string) {
+		return func(f *PrintFlags, _, _ string) { *f.OutputFormat = o }
+	}
+	formats := []format{
+		{"table", func(*PrintFlags, string, string) {}},
+		{"wide", set("wide")},
+		{"no-headers", func(f *PrintFlags, _, _ string) { *f.NoHeaders = true }},
+		{"color", func(f *PrintFlags, _, _ string) { f.Color = "always" }},
+		{"json", set("json")},
+		{"yaml", set("yaml")},
+		{"name", set("name")},
+		{"jsonpath", set(`jsonpath={range .items[*]}{.nodeName}{"\t"}{.name}{"\n"}{end}`)},
+		{"go-template", func(f *PrintFlags, _, _ string) {
+			*f.OutputFormat = "go-template"
 			*f.TemplateFlags.TemplateArgument = `{{.kind}}{{"\n"}}`
+		}},
+		{"custom-columns", func(f *PrintFlags, _, columns string) { *f.OutputFormat = "custom-columns=" + columns }},
+		{"custom-columns-no-headers", func(f *PrintFlags, _, columns string) {
+			*f.OutputFormat, *f.NoHeaders = "custom-columns="+columns, true
+		}},
+		{"sort-by", func(f *PrintFlags, sortBy, _ string) { *f.HumanReadableFlags.SortBy = sortBy }},
+		{"sort-by-name", func(f *PrintFlags, sortBy, _ string) {
+			*f.OutputFormat, *f.HumanReadableFlags.SortBy = "name", sortBy
+		}},
+		{"sort-by-json", func(f *PrintFlags, sortBy, _ string) {
+			*f.OutputFormat, *f.HumanReadableFlags.SortBy = "json", sortBy
+		}},
+	}
+	kindFormats := []format{{"show-kind", func(f *PrintFlags, _, _ string) { *f.HumanReadableFlags.ShowKind = true }}}
+	labelFormats := []format{
+		{"show-labels", func(f *PrintFlags, _, _ string) { *f.HumanReadableFlags.ShowLabels = true }},
+		{"label-columns", func(f *PrintFlags, _, _ string) {
+			*f.HumanReadableFlags.ColumnLabels = []string{"app", "tier.example.com/level"}
+		}},
+		{"label-columns-wide", func(f *PrintFlags, _, _ string) {
+			*f.OutputFormat = "wide"
+			*f.HumanReadableFlags.ColumnLabels = []string{"app"}
+			*f.HumanReadableFlags.ShowLabels = true
 		}},
 	}
 	for _, p := range printables {
-		for _, f := range formats {
-			if f.name == "show-kind" && p.kind.Empty() {
-				continue
-			}
+		all := formats
+		if !p.kind.Empty() {
+			all = append(all, kindFormats...)
+		}
+		if p.labels {
+			all = append(all, labelFormats...)
+		}
+		for _, f := range all {
 			t.Run(p.name+"/"+f.name, func(t *testing.T) {
 				flags := NewPrintFlags()
+				flags.List, flags.Labels = true, p.labels
 				flags.Color = "never"
-				flags.Kind = p.kind
-				f.setup(flags)
+				flags.SetKind(p.kind)
+				f.setup(flags, p.sortBy, p.columns)
 				var out, errOut bytes.Buffer
 				pr, err := flags.ToPrinter(&out, &errOut, func() time.Time { return now })
 				if err != nil {
@@ -170,18 +213,107 @@ func TestGoldenPrintables(t *testing.T) {
 	}
 }
 
+// TestOneShapeForOneNodeOrMany checks that a jsonpath over the items gives
+// one node's answer the shape it gives several nodes' answers.
+func TestOneShapeForOneNodeOrMany(t *testing.T) {
+	sources := fixtureSources()
+	pods := append(fixturePods(), v1alpha1.PodList{NodeName: "node-2", Items: []v1alpha1.PodInfo{{Name: "web", Namespace: "default", UID: "u-9", Source: "api"}}})
+	pleg := fixturePLEG()
+	tests := []struct {
+		name      string
+		one, many Printable
+		wantOne   string
+		wantMany  string
+	}{
+		{"sources", Sources{Lists: sources[:1]}, Sources{Lists: sources},
+			"node-1/api node-1/file ", "node-1/api node-1/file node-2/http "},
+		{"pods", Pods{Lists: pods[:1]}, Pods{Lists: pods},
+			"node-1/etcd-node-1 node-1/web node-1/orphan ", "node-1/etcd-node-1 node-1/web node-1/orphan node-2/web "},
+		{"pleg", PLEG{Statuses: pleg[:1]}, PLEG{Statuses: pleg},
+			"node-1/ ", "node-1/ node-2/ "},
+	}
+	const jsonpath = `jsonpath={range .items[*]}{.nodeName}/{.name} {end}`
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, c := range []struct {
+				p    Printable
+				want string
+			}{{tc.one, tc.wantOne}, {tc.many, tc.wantMany}} {
+				flags := NewPrintFlags()
+				flags.List = true
+				*flags.OutputFormat = jsonpath
+				pr, err := flags.ToPrinter(io.Discard, io.Discard, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				if err := pr.Print(c.p, &out); err != nil {
+					t.Fatal(err)
+				}
+				if out.String() != c.want {
+					t.Errorf("%s gives %q, want %q", jsonpath, out.String(), c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestSortByRejectsWhatItCannotSort(t *testing.T) {
+	tests := []struct{ name, field, want string }{
+		{"unknown field", "{.noSuchField}", "couldn't find any field"},
+		{"booleans", "{.static}", "strings or numbers"},
+		{"objects", ".runtime", "strings or numbers"},
+	}
+	for _, tc := range tests {
+		for _, o := range []string{"", "json"} {
+			t.Run(tc.name+"/"+o, func(t *testing.T) {
+				flags := NewPrintFlags()
+				flags.List = true
+				*flags.OutputFormat = o
+				*flags.HumanReadableFlags.SortBy = tc.field
+				pr, err := flags.ToPrinter(io.Discard, io.Discard, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = pr.Print(Pods{Lists: fixturePods()}, io.Discard)
+				if err == nil || !strings.Contains(err.Error(), "--sort-by") || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Print = %v, want an error naming --sort-by and saying %q", err, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestBrief(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	tests := []struct{ name, in, want string }{
+		{"short", "dial tcp: connection refused", "dial tcp: connection refused"},
+		{"trailing line feed", "refused\n", "refused"},
+		{"two lines", "first\nsecond", "first" + briefMore},
+		{"long", long, strings.Repeat("x", briefWidth) + briefMore},
+		{"controls escaped", "a\x1b[2Jb", `a\x1b[2Jb`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := brief(tc.in); got != tc.want {
+				t.Fatalf("brief(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestGoldenWatch(t *testing.T) {
 	formats := []struct {
 		name  string
 		setup func(*PrintFlags)
 	}{
 		{"table", func(*PrintFlags) {}},
-		{"wide", func(f *PrintFlags) { f.OutputFormat = "wide" }},
-		{"no-headers", func(f *PrintFlags) { f.NoHeaders = true }},
+		{"wide", func(f *PrintFlags) { *f.OutputFormat = "wide" }},
+		{"no-headers", func(f *PrintFlags) { *f.NoHeaders = true }},
 		{"color", func(f *PrintFlags) { f.Color = "always" }},
-		{"json", func(f *PrintFlags) { f.OutputFormat = "json" }},
-		{"yaml", func(f *PrintFlags) { f.OutputFormat = "yaml" }},
-		{"jsonpath", func(f *PrintFlags) { f.OutputFormat = `jsonpath={.node} {.type} {.event.seq}{"\n"}` }},
+		{"json", func(f *PrintFlags) { *f.OutputFormat = "json" }},
+		{"yaml", func(f *PrintFlags) { *f.OutputFormat = "yaml" }},
+		{"jsonpath", func(f *PrintFlags) { *f.OutputFormat = `jsonpath={.node} {.type} {.event.seq}{"\n"}` }},
 	}
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
@@ -243,7 +375,7 @@ func TestFormats(t *testing.T) {
 
 func TestBadOutputFormat(t *testing.T) {
 	f := NewPrintFlags()
-	f.OutputFormat = "xml"
+	*f.OutputFormat = "xml"
 	if _, err := f.ToPrinter(io.Discard, io.Discard, nil); err == nil || !strings.Contains(err.Error(), "allowed formats") {
 		t.Fatalf("ToPrinter = %v", err)
 	}
@@ -253,7 +385,7 @@ func TestBadOutputFormat(t *testing.T) {
 	for _, format := range []string{"", "json"} {
 		f = NewPrintFlags()
 		f.Color = "sometimes"
-		f.OutputFormat = format
+		*f.OutputFormat = format
 		if _, err := f.ToPrinter(io.Discard, io.Discard, nil); err == nil {
 			t.Fatalf("ToPrinter accepted --color sometimes with -o %q", format)
 		}

@@ -17,10 +17,15 @@ type Printer interface {
 
 // HumanPrinter prints the tables of a Printable with kubectl's table
 // printer: upper-case headers, tab-aligned columns, wide columns only with
-// -o wide, cells escaped for the terminal.
+// -o wide, label columns with -L and --show-labels, cells escaped for the
+// terminal.
 type HumanPrinter struct {
-	// Options are kubectl's table options (NoHeaders, Wide, WithKind).
-	Options printers.PrintOptions
+	// Delegate is kubectl's table printer (get.HumanPrintFlags).
+	Delegate printers.ResourcePrinter
+	// NoHeaders says the delegate prints no header line.
+	NoHeaders bool
+	// SortBy is --sort-by: a JSONPath over the items.
+	SortBy string
 	// Color colors rows that call for attention.
 	Color bool
 	// Now is the time ages are computed against.
@@ -36,17 +41,25 @@ func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
 	if h.Now != nil {
 		now = h.Now()
 	}
+	items, err := sortItems(p.Items(), h.SortBy)
+	if err != nil {
+		return err
+	}
 	printed := false
-	for i, t := range p.Tables(now) {
+	for i, t := range p.Tables(items, now) {
 		if len(t.Rows) == 0 {
 			if i == 0 && h.ErrOut != nil {
 				fmt.Fprintln(h.ErrOut, "No resources found.")
 			}
 			continue
 		}
+		mt, err := t.metaTable()
+		if err != nil {
+			return err
+		}
 		var buf bytes.Buffer
 		tw := printers.GetNewTabWriter(&buf)
-		if err := printers.NewTablePrinter(h.Options).PrintObj(t.metaTable(), tw); err != nil {
+		if err := h.Delegate.PrintObj(mt, tw); err != nil {
 			return fmt.Errorf("printing a table: %w", err)
 		}
 		if err := tw.Flush(); err != nil {
@@ -57,7 +70,7 @@ func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
 		}
 		printed = true
 		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-		if !h.Options.NoHeaders {
+		if !h.NoHeaders {
 			fmt.Fprintln(w, lines[0])
 			lines = lines[1:]
 		}

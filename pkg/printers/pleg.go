@@ -11,15 +11,21 @@ import (
 // PLEG prints the state of the nodes' PLEG: a summary per node, the CRI
 // call latencies and the slowest pod inspections.
 type PLEG struct {
-	Items  []v1alpha1.PLEGStatus
-	Single bool
+	Statuses []v1alpha1.PLEGStatus
 }
 
-// Object implements Printable.
-func (p PLEG) Object() any { return listOrSingle(p.Items, p.Single) }
+// Items implements Printable: one PLEGStatus per node, named after it.
+func (p PLEG) Items() []Item {
+	out := make([]Item, 0, len(p.Statuses))
+	for _, s := range p.Statuses {
+		out = append(out, Item{Object: s, Name: s.NodeName})
+	}
+	return out
+}
 
-// Tables implements Printable.
-func (p PLEG) Tables(now time.Time) []*Table {
+// Tables implements Printable: the summary has a row per item; the CRI
+// calls and slow pods follow the items' order.
+func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 	sum := &Table{Columns: []metav1.TableColumnDefinition{
 		col("Node", false), col("Healthy", false), col("Last Relist", false), col("Relist P50", false),
 		col("Relist P99", false), col("Relist Max", false), col("Interval", false), col("Failures", false),
@@ -34,7 +40,8 @@ func (p PLEG) Tables(now time.Time) []*Table {
 		col("Node", false), col("Namespace", false), col("Slow Pod", false), col("Duration", false),
 		col("Age", false), col("Error", false), col("UID", true),
 	}}
-	for _, s := range p.Items {
+	for i := range items {
+		s := items[i].Object.(v1alpha1.PLEGStatus)
 		health, c := yesNo(s.Healthy), NoColor
 		switch {
 		case !s.Enabled:
@@ -57,7 +64,7 @@ func (p PLEG) Tables(now time.Time) []*Table {
 			Seconds(s.RelistDuration.P99), Seconds(s.RelistDuration.Max), Seconds(s.RelistInterval.P50),
 			failures, itoa(s.EventsDropped), itoa(s.Pods),
 			itoa(s.Relists), Seconds(s.RelistInterval.Max), itoa(s.RunningPods), orNone(s.RuntimeEndpoint), orNone(msg),
-		}, Color: c})
+		}, Color: c, Item: &items[i]})
 		names := make([]string, 0, len(s.Calls))
 		for n := range s.Calls {
 			names = append(names, n)

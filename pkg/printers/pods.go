@@ -10,15 +10,25 @@ import (
 // Pods prints the pods of nodes as their kubelet's sources and PLEG see
 // them.
 type Pods struct {
-	Lists  []v1alpha1.PodList
-	Single bool
+	Lists []v1alpha1.PodList
 }
 
-// Object implements Printable.
-func (p Pods) Object() any { return listOrSingle(p.Lists, p.Single) }
+// Items implements Printable: every node's PodInfos, with their kind and
+// node.
+func (p Pods) Items() []Item {
+	var out []Item
+	for _, l := range p.Lists {
+		for _, pod := range l.Items {
+			pod.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
+			pod.NodeName = l.NodeName
+			out = append(out, Item{Object: pod, Name: pod.Name, Namespace: pod.Namespace, Labels: pod.Labels})
+		}
+	}
+	return out
+}
 
 // Tables implements Printable.
-func (p Pods) Tables(now time.Time) []*Table {
+func (p Pods) Tables(items []Item, now time.Time) []*Table {
 	name := col("Name", false)
 	name.Format = "name"
 	t := &Table{Columns: []metav1.TableColumnDefinition{
@@ -27,49 +37,48 @@ func (p Pods) Tables(now time.Time) []*Table {
 		col("First Seen", false),
 		col("IPs", true), col("Config Hash", true), col("Images", true), col("Error", true),
 	}}
-	for _, l := range p.Lists {
-		for _, pod := range l.Items {
-			kind := "-"
-			switch {
-			case pod.Static:
-				kind = "static"
-			case pod.Mirror:
-				kind = "mirror"
-			}
-			sandbox, containers, restarts, ips, images, errMsg := none, "0/0", 0, none, none, none
-			var c Color
-			if rt := pod.Runtime; rt != nil {
-				sandbox = orNone(rt.SandboxState)
-				var imgs []string
-				for _, ctr := range rt.Containers {
-					restarts += ctr.RestartCount
-					if ctr.Image != "" {
-						imgs = append(imgs, ctr.Image)
-					}
-				}
-				containers = itoa(running(rt.Containers)) + "/" + itoa(len(rt.Containers))
-				ips = joinOrNone(rt.IPs, ",")
-				images = joinOrNone(imgs, ",")
-				if rt.Error != "" {
-					errMsg, c = rt.Error, Red
-				} else if rt.SandboxState != "" && rt.SandboxState != "ready" {
-					c = Yellow
-				}
-			}
-			hash := pod.ConfigHash
-			if hash == "" {
-				hash = pod.ConfigMirror
-			}
-			src := pod.Source
-			if src == "" {
-				src = "<runtime>"
-				c = Faint
-			}
-			t.Rows = append(t.Rows, Row{Cells: []any{
-				l.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, sandbox, containers,
-				itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), images, errMsg,
-			}, Color: c})
+	for i := range items {
+		pod := items[i].Object.(v1alpha1.PodInfo)
+		kind := "-"
+		switch {
+		case pod.Static:
+			kind = "static"
+		case pod.Mirror:
+			kind = "mirror"
 		}
+		sandbox, containers, restarts, ips, images, errMsg := none, "0/0", 0, none, none, none
+		var c Color
+		if rt := pod.Runtime; rt != nil {
+			sandbox = orNone(rt.SandboxState)
+			var imgs []string
+			for _, ctr := range rt.Containers {
+				restarts += ctr.RestartCount
+				if ctr.Image != "" {
+					imgs = append(imgs, ctr.Image)
+				}
+			}
+			containers = itoa(running(rt.Containers)) + "/" + itoa(len(rt.Containers))
+			ips = joinOrNone(rt.IPs, ",")
+			images = joinOrNone(imgs, ",")
+			if rt.Error != "" {
+				errMsg, c = rt.Error, Red
+			} else if rt.SandboxState != "" && rt.SandboxState != "ready" {
+				c = Yellow
+			}
+		}
+		hash := pod.ConfigHash
+		if hash == "" {
+			hash = pod.ConfigMirror
+		}
+		src := pod.Source
+		if src == "" {
+			src = "<runtime>"
+			c = Faint
+		}
+		t.Rows = append(t.Rows, Row{Cells: []any{
+			pod.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, sandbox, containers,
+			itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), images, errMsg,
+		}, Color: c, Item: &items[i]})
 	}
 	return []*Table{t}
 }

@@ -4,32 +4,41 @@ import (
 	"time"
 )
 
-// Printable is what a command prints: an object for the machine-readable
-// formats and tables for people.
+// Printable is what a command prints: objects, one per row of its first
+// table, for the machine-readable formats, and tables of them for people.
 type Printable interface {
-	// Object returns what -o json|yaml|jsonpath|go-template print: a
-	// top-level object with apiVersion and kind.
-	Object() any
-	// Tables returns the human-readable tables, printed one after another.
-	Tables(now time.Time) []*Table
+	// Items returns the objects, each with apiVersion, kind and the name
+	// of its node.
+	Items() []Item
+	// Tables returns the human-readable tables of items, in their order
+	// (--sort-by sorts items first), printed one after another.
+	Tables(items []Item, now time.Time) []*Table
+}
+
+// Item is one object a command prints.
+type Item struct {
+	// Object is the wire object as -o json prints it.
+	Object any
+	// Name, Namespace and Labels are what kubectl's printers read from an
+	// object's metadata for -o name, -L and --show-labels.
+	Name, Namespace string
+	Labels          map[string]string
 }
 
 // List is a kubectl-style v1 List, which the machine-readable formats print
-// when a command covers more than one node.
+// whether the command covered one node or many: its items carry their node's
+// name, so that one jsonpath fits both.
 type List struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Items      []any  `json:"items"`
 }
 
-// listOrSingle returns the one item when single, otherwise a List of all.
-func listOrSingle[T any](items []T, single bool) any {
-	if single && len(items) == 1 {
-		return items[0]
-	}
-	l := List{APIVersion: "v1", Kind: "List", Items: []any{}}
+// listOf returns the List of items.
+func listOf(items []Item) List {
+	l := List{APIVersion: "v1", Kind: "List", Items: make([]any, 0, len(items))}
 	for _, it := range items {
-		l.Items = append(l.Items, it)
+		l.Items = append(l.Items, it.Object)
 	}
 	return l
 }

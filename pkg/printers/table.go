@@ -20,6 +20,9 @@ type Row struct {
 	Cells []any
 	// Color, when set and color is on, colors the whole line.
 	Color Color
+	// Item, when set, is the object of the row: its TableRow.Object, where
+	// the table printer finds the labels of -L and --show-labels.
+	Item *Item
 }
 
 // col returns a column definition; wide columns show only with -o wide.
@@ -32,7 +35,7 @@ func col(name string, wide bool) metav1.TableColumnDefinition {
 }
 
 // metaTable converts t for the cli-runtime table printer.
-func (t *Table) metaTable() *metav1.Table {
+func (t *Table) metaTable() (*metav1.Table, error) {
 	mt := &metav1.Table{ColumnDefinitions: t.Columns}
 	for _, r := range t.Rows {
 		// Copied: with --show-kind the table printer rewrites the name cell.
@@ -40,9 +43,17 @@ func (t *Table) metaTable() *metav1.Table {
 		for i, c := range r.Cells {
 			cells[i] = cellText(c)
 		}
-		mt.Rows = append(mt.Rows, metav1.TableRow{Cells: cells})
+		row := metav1.TableRow{Cells: cells}
+		if r.Item != nil {
+			obj, err := r.Item.metaObject()
+			if err != nil {
+				return nil, err
+			}
+			row.Object.Object = obj
+		}
+		mt.Rows = append(mt.Rows, row)
 	}
-	return mt
+	return mt, nil
 }
 
 // cellText is how every cell of a table or a watch line is printed: one

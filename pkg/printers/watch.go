@@ -35,7 +35,7 @@ func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPri
 		return nil, err
 	}
 	if f.IsHuman() {
-		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: f.NoHeaders, Color: color, Location: loc}, nil
+		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: *f.NoHeaders, Color: color, Location: loc}, nil
 	}
 	// Made safe for a terminal as ToGenericPrinter's printers are.
 	switch o {

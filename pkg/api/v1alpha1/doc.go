@@ -18,6 +18,7 @@ const (
 // Kinds of the top-level objects.
 const (
 	KindSourceList = "SourceList"
+	KindSource     = "Source"
 	KindPodList    = "PodList"
 	KindPod        = "PodInfo"
 	KindPLEGStatus = "PLEGStatus"

@@ -20,6 +20,12 @@ type PodInfo struct {
 	Name            string    `json:"name"`
 	Namespace       string    `json:"namespace"`
 	UID             types.UID `json:"uid"`
+	// NodeName is the node the pod is on. The agent leaves it empty (a
+	// PodList names its node); kubectl podsrc sets it on every item of the
+	// flat List it prints, so that one jsonpath fits one node or many.
+	NodeName string `json:"nodeName,omitempty"`
+	// Labels are the pod's labels; empty for a pod only the runtime has.
+	Labels map[string]string `json:"labels,omitempty"`
 	// Source is the source the pod came from (file, http, api).
 	Source string `json:"source,omitempty"`
 	// Static is true for pods from a file or URL; ConfigHash is their

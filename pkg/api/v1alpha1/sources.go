@@ -32,6 +32,12 @@ type SourceList struct {
 
 // Source is the state of one pod source.
 type Source struct {
+	// TypeMeta, NodeName and AllSourcesSeen are empty from the agent (its
+	// SourceList carries them); kubectl podsrc sets them on every item of
+	// the flat List it prints, so that one jsonpath fits one node or many.
+	metav1.TypeMeta `json:",inline"`
+	NodeName        string `json:"nodeName,omitempty"`
+	AllSourcesSeen  bool   `json:"allSourcesSeen,omitempty"`
 	// Name is the kubelet's name of the source: file, http or api.
 	Name string `json:"name"`
 	// Target is what the source watches: the static pod path on the host,

@@ -1,0 +1,117 @@
+package printers
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/jsonpath"
+	"k8s.io/kubectl/pkg/cmd/get"
+)
+
+// metaObject returns the item as kubectl's printers read it: its object
+// with a metadata that holds Name, Namespace and Labels, every string
+// escaped by EscapeControls (the table printer and -o name write what they
+// read from it as it is). It is a row's TableRow.Object and what -o name
+// and -o custom-columns print.
+func (it Item) metaObject() (*unstructured.Unstructured, error) {
+	obj, err := ToRuntimeObject(it.Object)
+	if err != nil {
+		return nil, err
+	}
+	m := obj.(*unstructured.Unstructured).Object
+	md := map[string]any{"name": it.Name}
+	if it.Namespace != "" {
+		md["namespace"] = it.Namespace
+	}
+	if len(it.Labels) > 0 {
+		labels := map[string]any{}
+		for k, v := range it.Labels {
+			labels[k] = v
+		}
+		md["labels"] = labels
+	}
+	m["metadata"] = md
+	return &unstructured.Unstructured{Object: escapeValues(m).(map[string]any)}, nil
+}
+
+// metaList returns the UnstructuredList of the items' metaObjects.
+func metaList(items []Item) (*unstructured.UnstructuredList, error) {
+	l := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
+	for _, it := range items {
+		u, err := it.metaObject()
+		if err != nil {
+			return nil, err
+		}
+		l.Items = append(l.Items, *u)
+	}
+	return l, nil
+}
+
+// sortItems orders items by the JSONPath field (--sort-by) with kubectl
+// get's sorter, over their metaObjects: the fields -o json prints, and
+// .metadata.name and .metadata.namespace as in kubectl.
+func sortItems(items []Item, field string) ([]Item, error) {
+	if field == "" || len(items) < 2 {
+		return items, nil
+	}
+	objs := make([]runtime.Object, len(items))
+	for i, it := range items {
+		o, err := it.metaObject()
+		if err != nil {
+			return nil, err
+		}
+		objs[i] = o
+	}
+	if err := checkSortable(objs, field); err != nil {
+		return nil, fmt.Errorf("--sort-by %q: %w", field, err)
+	}
+	sorter, err := get.SortObjects(unstructured.UnstructuredJSONScheme, objs, field)
+	if err != nil {
+		return nil, fmt.Errorf("--sort-by %q: %w", field, err)
+	}
+	out := make([]Item, len(items))
+	for i := range out {
+		out[i] = items[sorter.OriginalPosition(i)]
+	}
+	return out, nil
+}
+
+// checkSortable returns an error unless the values field finds in objs are
+// all strings or all numbers, the values kubectl's sorter compares (it
+// ends the process on others).
+func checkSortable(objs []runtime.Object, field string) error {
+	expr, err := get.RelaxedJSONPathExpression(field)
+	if err != nil {
+		return err
+	}
+	parser := jsonpath.New("sort-by").AllowMissingKeys(true)
+	if err := parser.Parse(expr); err != nil {
+		return err
+	}
+	kind := ""
+	for _, obj := range objs {
+		results, err := parser.FindResults(obj.(*unstructured.Unstructured).Object)
+		if err != nil {
+			return err
+		}
+		if len(results) == 0 || len(results[0]) == 0 {
+			continue
+		}
+		k := "other"
+		switch results[0][0].Interface().(type) {
+		case string:
+			k = "string"
+		case float64, int64:
+			k = "number"
+		}
+		if k == "other" {
+			return fmt.Errorf("it finds %T values; sort by a field that holds strings or numbers", results[0][0].Interface())
+		}
+		if kind != "" && k != kind {
+			return fmt.Errorf("it finds both strings and numbers; sort by a field that holds one or the other")
+		}
+		kind = k
+	}
+	return nil
+}
