@@ -86,6 +86,7 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 	cmd.AddCommand(
 		NewCmdSources(common),
 		NewCmdPods(common),
+		NewCmdPod(common),
 		NewCmdWatch(common),
 		NewCmdPLEG(common),
 		NewCmdVersion(common),

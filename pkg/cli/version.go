@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 
@@ -113,19 +112,10 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		info.Warnings = skewWarnings(info.Nodes)
 	}
 	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(info, "", "  ")
-		if err != nil {
+	case "json", "yaml":
+		if err := printers.PrintEncoded(o.Out, o.Output, info); err != nil {
 			return err
 		}
-		// Escaped as the other commands' machine output is.
-		fmt.Fprintln(printers.NewEscapingWriter(o.Out), string(b))
-	case "yaml":
-		b, err := printers.MarshalYAML(info)
-		if err != nil {
-			return err
-		}
-		printers.NewEscapingWriter(o.Out).Write(b)
 	default:
 		printers.PrintLine(o.Out, "Client Version: %s", info.ClientVersion.Version)
 		for _, n := range info.Nodes {

@@ -92,3 +92,26 @@ func escapeValues(v any) any {
 	}
 	return v
 }
+
+// PrintEncoded writes v as indented JSON (format "json") or as YAML
+// ("yaml"), escaped as the other machine-readable output is, for the
+// commands that print one object of their own rather than items.
+func PrintEncoded(w io.Writer, format string, v any) error {
+	var b []byte
+	var err error
+	switch format {
+	case "json":
+		if b, err = json.MarshalIndent(v, "", "  "); err == nil {
+			b = append(b, '\n')
+		}
+	case "yaml":
+		b, err = MarshalYAML(v)
+	default:
+		return fmt.Errorf("--output %q: want json or yaml", format)
+	}
+	if err != nil {
+		return fmt.Errorf("encoding the output: %w", err)
+	}
+	_, err = NewEscapingWriter(w).Write(b)
+	return err
+}

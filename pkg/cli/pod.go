@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
+)
+
+// PodOptions are the options of kubectl podsrc pod.
+type PodOptions struct {
+	*CommonOptions
+	Output string
+
+	// ref is the pod asked for: a UID or NAMESPACE/NAME.
+	ref   string
+	nodes NodeFlags
+}
+
+// NewCmdPod returns the pod command.
+func NewCmdPod(common *CommonOptions) *cobra.Command {
+	o := &PodOptions{CommonOptions: common}
+	cmd := &cobra.Command{
+		Use:   "pod NODE UID|NAMESPACE/NAME",
+		Short: "Show one pod as a node's kubelet sees it",
+		Long: templates.LongDesc(`
+			Show one pod of a node: where it came from and the state of that source,
+			whether it is a static or a mirror pod, its labels, what the container
+			runtime has of it (sandbox, IPs, containers) and the notifications and
+			PLEG events that named it, as far back as the agent's buffer goes.
+
+			Name the pod by UID, or by NAMESPACE/NAME (looked up in the node's pod
+			list). A static pod and its mirror pod share a name: by name you get
+			the static pod, and the mirror pod's UID is listed under Same Name.
+			With --agent-url, give only the pod.`),
+		Example: templates.Examples(`
+			# The static etcd pod of node-1
+			kubectl podsrc pod node-1 kube-system/etcd-node-1
+
+			# A pod by UID, as YAML
+			kubectl podsrc pod node-1 3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b -o yaml`),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 || common.Direct() {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeNodes(common)(cmd, args, toComplete)
+		},
+		RunE: runOptions(o),
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "One of json or yaml.")
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// Complete takes the node and the pod from args.
+func (o *PodOptions) Complete(args []string) error {
+	want := 2
+	if o.Direct() {
+		want = 1
+	}
+	if len(args) != want {
+		if o.Direct() {
+			return fmt.Errorf("with --agent-url, name the pod only: kubectl podsrc pod UID|NAMESPACE/NAME --agent-url=URL")
+		}
+		return fmt.Errorf("name a node and a pod: kubectl podsrc pod NODE UID|NAMESPACE/NAME")
+	}
+	o.ref = args[want-1]
+	o.nodes = NodeFlags{Names: args[:want-1], MaxConcurrency: 1}
+	return nil
+}
+
+// Validate checks the options.
+func (o *PodOptions) Validate() error {
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+		return fmt.Errorf("--output %q: want json or yaml", o.Output)
+	}
+	if ns, name, byName := strings.Cut(o.ref, "/"); byName && (ns == "" || name == "" || strings.Contains(name, "/")) {
+		return fmt.Errorf("pod %q: want a UID or NAMESPACE/NAME", o.ref)
+	}
+	if err := o.CommonOptions.Validate(); err != nil {
+		return err
+	}
+	return o.nodes.Validate(o.CommonOptions)
+}
+
+// Run prints the pod.
+func (o *PodOptions) Run(ctx context.Context) error {
+	timeout, err := o.requestTimeout()
+	if err != nil {
+		return err
+	}
+	results, err := agentCall(ctx, o.CommonOptions, &o.nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (printers.PodDetail, error) {
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		return podDetail(ctx, a, o.ref)
+	})
+	if err != nil {
+		return err
+	}
+	return finish(results, o.ErrOut, func(details []printers.PodDetail) error {
+		d := details[0]
+		if o.Output != "" {
+			return printers.PrintEncoded(o.Out, o.Output, d)
+		}
+		return printers.PrintPodDetail(o.Out, d, o.Now(), nil)
+	})
+}
+
+// podDetail gathers what the agent a knows of the pod ref.
+func podDetail(ctx context.Context, a *client.Agent, ref string) (printers.PodDetail, error) {
+	var d printers.PodDetail
+	sources, err := a.Sources(ctx)
+	if err != nil {
+		return d, err
+	}
+	uid := ref
+	if ns, name, byName := strings.Cut(ref, "/"); byName {
+		list, err := a.Pods(ctx, "")
+		if err != nil {
+			return d, err
+		}
+		var matches []v1alpha1.PodInfo
+		for _, p := range list.Items {
+			if p.Namespace == ns && p.Name == name {
+				matches = append(matches, p)
+			}
+		}
+		if len(matches) == 0 {
+			return d, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", ref, sources.NodeName, sources.NodeName, ns)
+		}
+		// A static pod and its mirror share the name: the static pod is
+		// the one the kubelet runs.
+		pick := 0
+		for i, p := range matches {
+			if !p.Mirror {
+				pick = i
+				break
+			}
+		}
+		uid = string(matches[pick].UID)
+		d.Others = append(matches[:pick:pick], matches[pick+1:]...)
+	}
+	pod, err := a.Pod(ctx, uid)
+	if err != nil {
+		return d, err
+	}
+	pod.NodeName = sources.NodeName
+	d.Pod = *pod
+	for _, s := range sources.Items {
+		if s.Name == pod.Source {
+			s.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindSource)
+			s.NodeName, s.AllSourcesSeen = sources.NodeName, sources.AllSourcesSeen
+			d.Source = &s
+		}
+	}
+	d.Events, d.EventsMissed, err = podEvents(ctx, a, string(pod.UID))
+	if err != nil {
+		return d, fmt.Errorf("reading the events of pod %s: %w", uid, err)
+	}
+	return d, nil
+}
+
+// podEvents returns the events the agent a holds that concern the pod uid,
+// oldest first, and whether older ones were evicted: it learns the last
+// sequence number from the first heartbeat of a plain stream, then reads
+// the agent's buffer from its start up to that event.
+func podEvents(ctx context.Context, a *client.Agent, uid string) ([]v1alpha1.Event, bool, error) {
+	out := []v1alpha1.Event{}
+	last, err := lastSeq(ctx, a)
+	if err != nil || last == 0 {
+		return out, false, err
+	}
+	from := uint64(0)
+	s, err := a.Events(ctx, client.EventsOptions{Since: &from})
+	if err != nil {
+		return nil, false, err
+	}
+	defer s.Close()
+	missed := false
+	for {
+		m, err := s.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("the agent ended its stream before event %d", last)
+			}
+			return nil, false, err
+		}
+		switch m.Type {
+		case v1alpha1.MessageGap:
+			missed = true
+			if m.To >= last {
+				return out, missed, nil
+			}
+		case v1alpha1.MessageReset, v1alpha1.MessageLagging:
+			return out, missed, nil
+		case v1alpha1.MessageEvent:
+			if ev := m.Event; ev != nil {
+				if concerns(*ev, uid) {
+					out = append(out, *ev)
+				}
+				if ev.Seq >= last {
+					return out, missed, nil
+				}
+			}
+		}
+	}
+}
+
+// lastSeq returns the agent's last sequence number: what a plain stream
+// says first.
+func lastSeq(ctx context.Context, a *client.Agent) (uint64, error) {
+	s, err := a.Events(ctx, client.EventsOptions{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	m, err := s.Next()
+	if err != nil {
+		return 0, err
+	}
+	if m.Type != v1alpha1.MessageHeartbeat {
+		return 0, fmt.Errorf("the stream began with a %s message, not a heartbeat", m.Type)
+	}
+	return m.Seq, nil
+}
+
+// concerns reports whether ev names the pod uid.
+func concerns(ev v1alpha1.Event, uid string) bool {
+	if string(ev.PodUID) == uid {
+		return true
+	}
+	for _, p := range ev.Pods {
+		if string(p.UID) == uid {
+			return true
+		}
+	}
+	return false
+}

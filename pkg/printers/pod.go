@@ -1,0 +1,116 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// PodDetail is what kubectl podsrc pod shows of one pod: the pod as its
+// node's agent serves it (PodInfo with nodeName set), the state of the
+// source it came from, and the events the agent still holds for it.
+type PodDetail struct {
+	Pod v1alpha1.PodInfo `json:"pod"`
+	// Source is the state of the pod's source; nil for a pod only the
+	// runtime has.
+	Source *v1alpha1.Source `json:"source,omitempty"`
+	// Events are the notifications that named the pod and its PLEG
+	// events, oldest first, as far back as the agent's buffer goes.
+	Events []v1alpha1.Event `json:"events"`
+	// EventsMissed says the agent had already evicted older events.
+	EventsMissed bool `json:"eventsMissed,omitempty"`
+	// Others are the other pods of the node with the pod's namespace and
+	// name (a static pod's mirror pod), when it was asked for by name.
+	Others []v1alpha1.PodInfo `json:"others,omitempty"`
+}
+
+// PrintPodDetail writes d for people, as kubectl describe does: fields,
+// then the containers and the events as tables. Every value is escaped.
+func PrintPodDetail(w io.Writer, d PodDetail, now time.Time, loc *time.Location) error {
+	p := d.Pod
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	field := func(indent int, name string, value any) {
+		fmt.Fprintf(tw, "%s%s:\t%s\n", strings.Repeat("  ", indent), name, cellText(value))
+	}
+	heading := func(name string) { fmt.Fprintf(tw, "%s:\n", name) }
+	field(0, "Node", p.NodeName)
+	field(0, "Namespace", p.Namespace)
+	field(0, "Name", p.Name)
+	field(0, "UID", p.UID)
+	field(0, "Labels", orNone(labels.FormatLabels(p.Labels)))
+	kind := "-"
+	switch {
+	case p.Static:
+		kind = "static, config hash " + p.ConfigHash
+	case p.Mirror:
+		kind = "mirror of the static pod with config hash " + p.ConfigMirror
+	}
+	field(0, "Kind", kind)
+	field(0, "First Seen", seenAge(now, p.FirstSeen))
+	if s := d.Source; s != nil {
+		field(0, "Source", s.Name)
+		field(1, "Target", orNone(s.Target))
+		field(1, "Seen", yesNo(s.Seen))
+		field(1, "Last Update", ageOf(now, s.LastUpdate))
+		field(1, "Last Error", orNone(s.LastError))
+	} else {
+		field(0, "Source", "<runtime> (no source configures this pod)")
+	}
+	if rt := p.Runtime; rt != nil {
+		heading("Runtime")
+		field(1, "Sandbox", orNone(rt.SandboxState)+" "+orNone(rt.SandboxID))
+		field(1, "IPs", joinOrNone(rt.IPs, ","))
+		if rt.Error != "" {
+			field(1, "Error", rt.Error)
+		}
+	} else {
+		field(0, "Runtime", "<none> (the runtime has nothing of this pod)")
+	}
+	for _, o := range d.Others {
+		field(0, "Same Name", string(o.UID)+" ("+orNone(o.Source)+")")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if p.Runtime != nil && len(p.Runtime.Containers) > 0 {
+		fmt.Fprintln(w, "Containers:")
+		ct := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+		fmt.Fprintln(ct, "  NAME\tSTATE\tRESTARTS\tEXIT CODE\tREASON\tSTARTED\tIMAGE\tID")
+		for _, c := range p.Runtime.Containers {
+			cells := []any{c.Name, c.State, itoa(c.RestartCount), itoa(c.ExitCode), orNone(c.Reason), ageOf(now, c.StartedAt), orNone(c.Image), shortID(c.ID)}
+			texts := make([]string, len(cells))
+			for i, v := range cells {
+				texts[i] = cellText(v)
+			}
+			fmt.Fprintln(ct, "  "+strings.Join(texts, "\t"))
+		}
+		if err := ct.Flush(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(d.Events) == 0 && d.EventsMissed:
+		fmt.Fprintln(w, "Events: <none> that the agent still holds")
+	case len(d.Events) == 0:
+		fmt.Fprintln(w, "Events: <none>")
+	default:
+		if d.EventsMissed {
+			fmt.Fprintln(w, "Events (older ones were evicted from the agent's buffer):")
+		} else {
+			fmt.Fprintln(w, "Events:")
+		}
+		wt := &WatchTable{Out: w, Location: loc}
+		for i := range d.Events {
+			if err := wt.PrintMessage(p.NodeName, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &d.Events[i]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
