@@ -1,7 +1,8 @@
-// Package printers prints what kubectl podsrc shows the way kubectl get does:
-// human-readable tables (with -o wide, --no-headers and, on a terminal,
-// color), and -o json|yaml|jsonpath|go-template through the cli-runtime
-// printers.
+// Package printers prints what kubectl podsrc shows the way kubectl get does,
+// with kubectl get's print flags: human-readable tables (with -o wide,
+// --no-headers, -L, --show-labels and, on a terminal, color), -o name and
+// -o custom-columns, --sort-by, and -o json|yaml|jsonpath|go-template of
+// one flat List whose items carry their node's name.
 //
 // What an agent sends reaches the terminal through one of three funnels,
 // all built on EscapeControls: every table and watch cell (cellText), every

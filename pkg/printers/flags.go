@@ -96,17 +96,6 @@ func (f *PrintFlags) sortBy() string {
 	return *f.HumanReadableFlags.SortBy
 }
 
-// NeedsAllRows reports whether the printer must have the answers of all
-// nodes before it prints anything: to sort them (--sort-by), or to print
-// them as one List document (json, yaml, jsonpath, go-template). A table,
-// -o name and -o custom-columns can be printed node by node.
-func (f *PrintFlags) NeedsAllRows() bool {
-	if f.sortBy() != "" {
-		return true
-	}
-	return !f.IsHuman() && !f.itemwise()
-}
-
 // itemwise reports whether the format prints each object on its own
 // (name, custom-columns).
 func (f *PrintFlags) itemwise() bool {
