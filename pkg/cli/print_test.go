@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/podsrc/podsrc/internal/golden"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func init() {
 	// The golden files show event times in UTC.
@@ -77,25 +73,6 @@ func twoNodes(t *testing.T) string {
 	return kubeconfig(t, srv.URL)
 }
 
-// checkGolden compares got with testdata/name, or rewrites it with -update.
-func checkGolden(t *testing.T, name string, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 // TestGoldenCommands prints every list command in every output format
 // through the fake agents of two nodes.
 func TestGoldenCommands(t *testing.T) {
@@ -143,7 +120,7 @@ func TestGoldenCommands(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v: %v, stderr %s", args, err, errOut)
 				}
-				checkGolden(t, c.name+"-"+f.name+".txt", out)
+				golden.Check(t, c.name+"-"+f.name+".txt", []byte(out))
 			})
 		}
 	}
@@ -207,7 +184,7 @@ func TestGoldenPod(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v, stderr %s", err, errOut)
 			}
-			checkGolden(t, "pod-"+tc.name+".txt", out)
+			golden.Check(t, "pod-"+tc.name+".txt", []byte(out))
 		})
 	}
 }

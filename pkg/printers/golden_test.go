@@ -2,10 +2,7 @@ package printers
 
 import (
 	"bytes"
-	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/podsrc/podsrc/internal/golden"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // now is the clock of every golden table.
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -98,25 +94,6 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 		{Type: v1alpha1.MessageReset, Time: at(5 * time.Second)},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 1, Time: at(6 * time.Second), Kind: "config", Op: "REMOVE", Source: "api",
 			Pods: []v1alpha1.PodRef{{Name: "web", Namespace: "default", UID: "8e0b"}}}},
-	}
-}
-
-// checkGolden compares got with testdata/name, or rewrites it with -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 
@@ -207,7 +184,7 @@ func TestGoldenPrintables(t *testing.T) {
 				if err := pr.Print(p.p, &out); err != nil {
 					t.Fatal(err)
 				}
-				checkGolden(t, p.name+"-"+f.name+".txt", out.Bytes())
+				golden.Check(t, p.name+"-"+f.name+".txt", out.Bytes())
 			})
 		}
 	}
@@ -330,7 +307,7 @@ func TestGoldenWatch(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			checkGolden(t, "watch-"+f.name+".txt", out.Bytes())
+			golden.Check(t, "watch-"+f.name+".txt", out.Bytes())
 		})
 	}
 }
