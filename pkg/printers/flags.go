@@ -51,7 +51,11 @@ func (f *PrintFlags) AllowedFormats() []string {
 // AddFlags binds the flags to cmd.
 func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(f.OutputFormat, "output", "o", *f.OutputFormat, fmt.Sprintf("Output format. One of: (%s).", strings.Join(f.AllowedFormats(), ", ")))
-	cmd.Flags().BoolVar(f.NoHeaders, "no-headers", *f.NoHeaders, "When using the default, wide or custom-columns output format, don't print headers.")
+	headers := "When using the default or wide output format, don't print headers."
+	if f.List {
+		headers = "When using the default, wide or custom-columns output format, don't print headers."
+	}
+	cmd.Flags().BoolVar(f.NoHeaders, "no-headers", *f.NoHeaders, headers)
 	cmd.Flags().StringVar(&f.Color, "color", f.Color, "Color rows that need attention: auto (only on a terminal), always or never.")
 	h := f.HumanReadableFlags
 	if h.Kind.Empty() {
