@@ -565,9 +565,27 @@ func testPluginCommands(t *testing.T, e *env) {
 		}
 	}
 
+	// The agent's own pod: its name from the flat List of pods, its labels
+	// as a column, then the pod by name with its source and runtime state.
+	name, err := e.runPlugin(t, false, nil, "pods", c.NodeName, kc, "-n", client.AgentNamespace, "-o", "jsonpath={.items[0].name}")
+	if err != nil || !strings.HasPrefix(name, "podsrc-agent-") {
+		t.Fatalf("kubectl-podsrc pods -o jsonpath={.items[0].name}: %v\n%s", err, name)
+	}
+	out, err := e.runPlugin(t, false, nil, "pods", c.NodeName, kc, "-n", client.AgentNamespace, "-L", client.AgentLabelKey)
+	if err != nil || !strings.Contains(out, strings.ToUpper(client.AgentLabelKey[strings.LastIndex(client.AgentLabelKey, "/")+1:])) || !strings.Contains(out, client.AgentLabelValue) {
+		t.Errorf("kubectl-podsrc pods -L %s does not show the label:\n%s", client.AgentLabelKey, out)
+	}
+	out, err = e.runPlugin(t, false, nil, "pod", c.NodeName, client.AgentNamespace+"/"+name, kc)
+	for _, want := range []string{"Name:", name, "Source:", "api", client.AgentSelector, "Sandbox:", "ready", "Containers:", "Events"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("kubectl-podsrc pod %s %s/%s lacks %q: %v\n%s", c.NodeName, client.AgentNamespace, name, want, err, out)
+			break
+		}
+	}
+
 	// kubectl finds the plugin on PATH.
 	kubeconfigEnv := []string{"KUBECONFIG=" + c.Kubeconfig}
-	out, err := e.runPlugin(t, true, kubeconfigEnv, "sources", c.NodeName)
+	out, err = e.runPlugin(t, true, kubeconfigEnv, "sources", c.NodeName)
 	if err != nil || !strings.Contains(out, c.StaticPodDir) {
 		t.Errorf("%s podsrc sources %s: %v\n%s", c.Env["KUBECTL"], c.NodeName, err, out)
 	}
