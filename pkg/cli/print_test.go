@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ func richAgent(t *testing.T, node string, n int) (*fakeagent.Agent, string) {
 	t.Helper()
 	ago := func(d time.Duration) *metav1.Time { tm := metav1.NewTime(testNow.Add(-d)); return &tm }
 	fa := fakeagent.New(node)
+	fa.Version.GoVersion = "go-of-the-agent"
 	fa.Sources.Items = []v1alpha1.Source{
 		{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(time.Duration(n) * time.Second), Pods: n, Updates: 10 * int64(n)},
 		{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(time.Duration(n) * time.Minute), Pods: 1, Updates: 2,
@@ -259,4 +261,22 @@ func TestHostilePod(t *testing.T) {
 			t.Errorf("stderr has raw control characters %v:\n%s", bad, stderr)
 		}
 	})
+}
+
+// TestGoldenVersion prints version of two nodes in each of its formats;
+// the client's Go version is the one thing that depends on the build.
+func TestGoldenVersion(t *testing.T) {
+	kc := twoNodes(t)
+	for _, f := range []struct {
+		name string
+		args []string
+	}{{"human", nil}, {"json", []string{"-o", "json"}}, {"yaml", []string{"-o", "yaml"}}} {
+		t.Run(f.name, func(t *testing.T) {
+			out, errOut, err := run(t, context.Background(), append([]string{"version", "node-2", "node-1", "--kubeconfig", kc}, f.args...)...)
+			if err != nil {
+				t.Fatalf("%v, stderr %s", err, errOut)
+			}
+			golden.Check(t, "version-"+f.name+".txt", []byte(strings.ReplaceAll(out, runtime.Version(), "GO_VERSION")))
+		})
+	}
 }
