@@ -26,7 +26,7 @@ func benchSteady(b *testing.B, n int, withFingerprints bool) {
 	cfg := New(Options{Buffer: 8})
 	w := mergebench.NewWorkload(n, 1)
 	pods, fps := w.Current()
-	if err := cfg.Merge(ctx, "api", PodUpdate{Op: Set, Pods: pods, Fingerprints: fps}); err != nil {
+	if err := cfg.store.merge(ctx, "api", PodUpdate{Op: Set, Pods: pods, Fingerprints: fps}); err != nil {
 		b.Fatal(err)
 	}
 	drain(cfg.Updates())
@@ -40,7 +40,7 @@ func benchSteady(b *testing.B, n int, withFingerprints bool) {
 			fps = nil
 		}
 		b.StartTimer()
-		if err := cfg.Merge(ctx, "api", PodUpdate{Op: Set, Pods: pods, Fingerprints: fps}); err != nil {
+		if err := cfg.store.merge(ctx, "api", PodUpdate{Op: Set, Pods: pods, Fingerprints: fps}); err != nil {
 			b.Fatal(err)
 		}
 		drain(cfg.Updates())
@@ -60,7 +60,7 @@ func BenchmarkFirstSet(b *testing.B) {
 				cfg := New(Options{Buffer: 8})
 				pods, fps := w.Current()
 				b.StartTimer()
-				if err := cfg.Merge(ctx, "api", PodUpdate{Op: Set, Pods: pods, Fingerprints: fps}); err != nil {
+				if err := cfg.store.merge(ctx, "api", PodUpdate{Op: Set, Pods: pods, Fingerprints: fps}); err != nil {
 					b.Fatal(err)
 				}
 				drain(cfg.Updates())

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -30,11 +31,13 @@ type Options struct {
 	Buffer int
 }
 
-// PodConfig is the mux in front of a Storage: every source gets a channel,
-// updates from all of them are merged one at a time, and the notifications
-// come out of Updates in order.
+// PodConfig is the mux in front of the pod storage: every source gets a
+// channel, updates from all of them are merged one at a time, and the
+// notifications come out of Updates in order. The storage is reached only
+// through the channels, so every source merged is a registered one, which
+// Sources and Ready count.
 type PodConfig struct {
-	*Storage
+	store *storage
 
 	updates chan PodUpdate
 
@@ -54,7 +57,7 @@ func New(o Options) *PodConfig {
 		updates: make(chan PodUpdate, o.Buffer),
 		sources: make(map[string]chan PodUpdate),
 	}
-	c.Storage = newStorage(o, c.send)
+	c.store = newStorage(o, c.send)
 	return c
 }
 
@@ -95,7 +98,7 @@ func (c *PodConfig) listen(ctx context.Context, source string, ch <-chan PodUpda
 			if !ok {
 				return
 			}
-			if err := c.Merge(ctx, source, u); err != nil {
+			if err := c.store.merge(ctx, source, u); err != nil {
 				klog.FromContext(ctx).V(2).Info("Stopped merging updates", "source", source, "err", err)
 				return
 			}
@@ -124,10 +127,26 @@ func (c *PodConfig) Sources() []string {
 // in seen, and has every one of them sent a SET?
 func (c *PodConfig) SeenAllSources(seen sets.Set[string]) bool {
 	registered := c.Sources()
-	return seen.HasAll(registered...) && c.HasSeen(registered...)
+	return seen.HasAll(registered...) && c.store.hasSeen(registered...)
 }
 
 // Ready reports whether every registered source has sent a SET.
 func (c *PodConfig) Ready() bool {
-	return c.HasSeen(c.Sources()...)
+	return c.store.hasSeen(c.Sources()...)
 }
+
+// HasSeen reports whether every named source has sent a SET.
+func (c *PodConfig) HasSeen(sources ...string) bool { return c.store.hasSeen(sources...) }
+
+// SeenSources returns the sorted names of the sources that have sent a SET.
+func (c *PodConfig) SeenSources() []string { return c.store.seenSources() }
+
+// Stats returns the counters of every source that has sent an update,
+// sorted by source name.
+func (c *PodConfig) Stats() []SourceStats { return c.store.sourceStats() }
+
+// Pods returns one source's pods.
+func (c *PodConfig) Pods(source string) []*v1.Pod { return c.store.sourcePods(source) }
+
+// MergedState returns every source's pods.
+func (c *PodConfig) MergedState() []*v1.Pod { return c.store.mergedState() }

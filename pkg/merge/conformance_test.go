@@ -105,7 +105,7 @@ func replay(t *testing.T, tr mergeTrace) {
 		if !ok {
 			t.Fatalf("step %d: unknown op %q", i, step.Op)
 		}
-		if err := cfg.Merge(ctx, step.Source, PodUpdate{Op: op, Source: step.Source, Pods: step.Pods}); err != nil {
+		if err := cfg.store.merge(ctx, step.Source, PodUpdate{Op: op, Source: step.Source, Pods: step.Pods}); err != nil {
 			t.Fatalf("step %d: merge: %v", i, err)
 		}
 

@@ -69,7 +69,7 @@ func run(t *testing.T, file string, withFingerprints bool) [][]PodUpdate {
 				u.Fingerprints = append(u.Fingerprints, string(b))
 			}
 		}
-		if err := cfg.Merge(ctx, step.Source, u); err != nil {
+		if err := cfg.store.merge(ctx, step.Source, u); err != nil {
 			t.Fatal(err)
 		}
 		got := drain(cfg.Updates())

@@ -31,7 +31,7 @@ type SourceStats struct {
 }
 
 // count records one merged update. It runs with mu held.
-func (s *Storage) count(source string, u PodUpdate, now time.Time, pods int, c changes) {
+func (s *storage) count(source string, u PodUpdate, now time.Time, pods int, c changes) {
 	st := s.stats[source]
 	if st == nil {
 		st = &SourceStats{Source: source}
@@ -47,9 +47,9 @@ func (s *Storage) count(source string, u PodUpdate, now time.Time, pods int, c c
 	st.Reconciled += int64(len(c.reconciles))
 }
 
-// Stats returns the counters of every source that has sent an update,
+// sourceStats returns the counters of every source that has sent an update,
 // sorted by source name.
-func (s *Storage) Stats() []SourceStats {
+func (s *storage) sourceStats() []SourceStats {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]SourceStats, 0, len(s.stats))
@@ -62,8 +62,8 @@ func (s *Storage) Stats() []SourceStats {
 	return out
 }
 
-// SeenSources returns the sorted names of the sources that have sent a SET.
-func (s *Storage) SeenSources() []string {
+// seenSources returns the sorted names of the sources that have sent a SET.
+func (s *storage) seenSources() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, len(s.seen))
@@ -74,8 +74,8 @@ func (s *Storage) SeenSources() []string {
 	return out
 }
 
-// HasSeen reports whether every named source has sent a SET.
-func (s *Storage) HasSeen(sources ...string) bool {
+// hasSeen reports whether every named source has sent a SET.
+func (s *storage) hasSeen(sources ...string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, name := range sources {
@@ -86,8 +86,8 @@ func (s *Storage) HasSeen(sources ...string) bool {
 	return true
 }
 
-// Pods returns deep copies of one source's pods.
-func (s *Storage) Pods(source string) []*v1.Pod {
+// sourcePods returns deep copies of one source's pods.
+func (s *storage) sourcePods(source string) []*v1.Pod {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]*v1.Pod, 0, len(s.pods[source]))
@@ -97,8 +97,8 @@ func (s *Storage) Pods(source string) []*v1.Pod {
 	return out
 }
 
-// MergedState returns deep copies of every source's pods.
-func (s *Storage) MergedState() []*v1.Pod {
+// mergedState returns deep copies of every source's pods.
+func (s *storage) mergedState() []*v1.Pod {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.mergedLocked()

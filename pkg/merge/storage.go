@@ -19,9 +19,11 @@ type entry struct {
 	fingerprint string
 }
 
-// Storage keeps every source's pods by UID, merges incoming updates into
-// them and emits what changed according to the notification mode.
-type Storage struct {
+// storage keeps every source's pods by UID, merges incoming updates into
+// them and emits what changed according to the notification mode. Only the
+// PodConfig in front of it merges into it, so that every source it merges
+// is a registered one.
+type storage struct {
 	mode      Mode
 	semantics Semantics
 	recorder  Recorder
@@ -41,8 +43,8 @@ type Storage struct {
 }
 
 // newStorage returns an empty storage that hands its output to emit.
-func newStorage(o Options, emit func(context.Context, PodUpdate) error) *Storage {
-	return &Storage{
+func newStorage(o Options, emit func(context.Context, PodUpdate) error) *storage {
+	return &storage{
 		mode:      o.Mode,
 		semantics: o.Semantics,
 		recorder:  o.Recorder,
@@ -60,16 +62,16 @@ type changes struct {
 	adds, updates, deletes, removes, reconciles []*v1.Pod
 }
 
-// Merge merges one update from the named source and emits the resulting
+// merge merges one update from the named source and emits the resulting
 // notifications, in the kubelet's order, before it returns. It returns the
 // context's error when the context ends while the output is not read.
-func (s *Storage) Merge(ctx context.Context, source string, u PodUpdate) error {
+func (s *storage) merge(ctx context.Context, source string, u PodUpdate) error {
 	s.mergeLock.Lock()
 	defer s.mergeLock.Unlock()
 
 	s.mu.Lock()
 	_, seenBefore := s.seen[source]
-	c := s.merge(ctx, source, u)
+	c := s.apply(ctx, source, u)
 	_, seenNow := s.seen[source]
 	firstSet := !seenBefore && seenNow
 	out := s.notifications(source, c, firstSet)
@@ -83,8 +85,8 @@ func (s *Storage) Merge(ctx context.Context, source string, u PodUpdate) error {
 	return nil
 }
 
-// merge applies the update to the source's pods. It runs with mu held.
-func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes {
+// apply applies the update to the source's pods. It runs with mu held.
+func (s *storage) apply(ctx context.Context, source string, u PodUpdate) changes {
 	logger := klog.FromContext(ctx)
 	var c changes
 	now := s.clock.Now()
@@ -141,7 +143,7 @@ func (s *Storage) merge(ctx context.Context, source string, u PodUpdate) changes
 // Every pod the update adds gets the same first-seen time, taken once from
 // the clock; the kubelet reads the clock for each new pod, so its values
 // differ by the nanoseconds between two pods of one update.
-func (s *Storage) mergePods(logger klog.Logger, source string, u PodUpdate, now time.Time, old, into map[types.UID]entry, c *changes) {
+func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now time.Time, old, into map[types.UID]entry, c *changes) {
 	s.names.reset()
 	seenAt := ""
 	for i, pod := range u.Pods {
@@ -197,7 +199,7 @@ func annotate(pod *v1.Pod, source string) {
 
 // notifications turns one merge's changes into the updates the mode emits,
 // in the kubelet's order. It runs with mu held; every pod is a deep copy.
-func (s *Storage) notifications(source string, c changes, firstSet bool) []PodUpdate {
+func (s *storage) notifications(source string, c changes, firstSet bool) []PodUpdate {
 	var out []PodUpdate
 	add := func(op Op, pods []*v1.Pod) {
 		out = append(out, PodUpdate{Op: op, Source: source, Pods: copyPods(pods)})
@@ -254,7 +256,7 @@ func copyPods(pods []*v1.Pod) []*v1.Pod {
 }
 
 // mergedLocked returns deep copies of every source's pods. It runs with mu held.
-func (s *Storage) mergedLocked() []*v1.Pod {
+func (s *storage) mergedLocked() []*v1.Pod {
 	n := 0
 	for _, pods := range s.pods {
 		n += len(pods)

@@ -24,7 +24,7 @@ func testPod(name, namespace, uid, image string) *v1.Pod {
 
 func mustMerge(t *testing.T, cfg *PodConfig, source string, u PodUpdate) []PodUpdate {
 	t.Helper()
-	if err := cfg.Merge(context.Background(), source, u); err != nil {
+	if err := cfg.store.merge(context.Background(), source, u); err != nil {
 		t.Fatal(err)
 	}
 	return drain(cfg.Updates())
@@ -173,7 +173,7 @@ func TestUnreadOutputDoesNotDeadlock(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- cfg.Merge(ctx, "api", PodUpdate{Op: Add, Pods: []*v1.Pod{testPod("p9", "default", "u9", "a")}})
+		done <- cfg.store.merge(ctx, "api", PodUpdate{Op: Add, Pods: []*v1.Pod{testPod("p9", "default", "u9", "a")}})
 	}()
 	cancel()
 	select {

@@ -180,8 +180,10 @@ func TestAPISourceChanges(t *testing.T) {
 	first := c.Until("a")
 	// The merge annotates what it keeps; nothing of that may reach the
 	// source's store, whose own objects the SET carries.
-	if err := merge.New(merge.Options{}).Merge(ctx, KindAPI, first); err != nil {
-		t.Fatal(err)
+	cfg := merge.New(merge.Options{})
+	cfg.Channel(ctx, KindAPI) <- first
+	if n := len((<-cfg.Updates()).Pods); n != 1 {
+		t.Fatalf("the merge notified %d pods of the first SET, want 1", n)
 	}
 	select {
 	case <-watching:
