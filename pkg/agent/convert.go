@@ -156,10 +156,11 @@ func latency(s pleg.LatencySummary) api.Latency {
 }
 
 // servedPod returns the pod as the agent serves it: projected unless
-// --expose-pod-specs.
+// --expose-pod-specs, and then the view's own pod, which nobody changes
+// (the merge shares its pods; see merge.PodUpdate).
 func servedPod(p *v1.Pod, expose bool) *v1.Pod {
 	if expose {
-		return p.DeepCopy()
+		return p
 	}
 	return projectPod(p)
 }

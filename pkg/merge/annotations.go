@@ -67,3 +67,15 @@ func mergedAnnotations(stored, incoming map[string]string) map[string]string {
 	}
 	return out
 }
+
+// withLocalAnnotations returns a new pod's annotations: the incoming ones
+// with the source and the first-seen time set, as the kubelet sets them.
+func withLocalAnnotations(incoming map[string]string, source, seenAt string) map[string]string {
+	out := make(map[string]string, len(incoming)+2)
+	for k, v := range incoming {
+		out[k] = v
+	}
+	out[ConfigSourceAnnotation] = source
+	out[ConfigSeenAnnotation] = seenAt
+	return out
+}

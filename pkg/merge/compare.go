@@ -28,33 +28,44 @@ func differsSemantically(stored, incoming *v1.Pod) bool {
 		!annotationsEqual(stored.Annotations, incoming.Annotations)
 }
 
-// apply merges incoming into stored in place and says what kind of change it
-// was. A status-only change replaces the status and asks for a reconcile; a
-// semantic change replaces spec, labels, deletion fields, status and the
-// non-local annotations (and, with KubeletV136, the generation), keeps the
-// first-seen time, and is a delete when the pod carries a deletion timestamp.
-func (s Semantics) apply(stored, incoming *v1.Pod) change {
+// apply merges incoming into stored and says what kind of change it was,
+// with the pod to store from now on; neither pod is changed. A status-only
+// change takes the incoming status and asks for a reconcile; a semantic
+// change takes spec, labels, deletion fields, status and the non-local
+// annotations (and, with KubeletV136, the generation), keeps the stored
+// local annotations (first-seen time, source, mirror) and the rest of the
+// stored metadata, and is a delete when the pod carries a deletion
+// timestamp.
+func (s Semantics) apply(stored, incoming *v1.Pod) (change, *v1.Pod) {
 	if !differsSemantically(stored, incoming) {
 		if reflect.DeepEqual(stored.Status, incoming.Status) {
-			return unchanged
+			return unchanged, stored
 		}
-		stored.Status = incoming.Status
-		return needsReconcile
+		out := *stored
+		// Spec, labels and deletion fields are deeply equal: taking the
+		// incoming ones changes nothing but lets the stored pod share them
+		// with the source's current object instead of an older one.
+		out.Spec = incoming.Spec
+		out.Labels = incoming.Labels
+		out.DeletionTimestamp = incoming.DeletionTimestamp
+		out.DeletionGracePeriodSeconds = incoming.DeletionGracePeriodSeconds
+		out.Status = incoming.Status
+		return needsReconcile, &out
 	}
 
-	incoming.Annotations[ConfigSeenAnnotation] = stored.Annotations[ConfigSeenAnnotation]
-	stored.Spec = incoming.Spec
-	stored.Labels = incoming.Labels
-	stored.DeletionTimestamp = incoming.DeletionTimestamp
-	stored.DeletionGracePeriodSeconds = incoming.DeletionGracePeriodSeconds
-	stored.Status = incoming.Status
+	out := *stored
+	out.Spec = incoming.Spec
+	out.Labels = incoming.Labels
+	out.DeletionTimestamp = incoming.DeletionTimestamp
+	out.DeletionGracePeriodSeconds = incoming.DeletionGracePeriodSeconds
+	out.Status = incoming.Status
 	if s == KubeletV136 {
-		stored.Generation = incoming.Generation
+		out.Generation = incoming.Generation
 	}
-	stored.Annotations = mergedAnnotations(stored.Annotations, incoming.Annotations)
+	out.Annotations = mergedAnnotations(stored.Annotations, incoming.Annotations)
 
 	if incoming.DeletionTimestamp != nil {
-		return needsDelete
+		return needsDelete, &out
 	}
-	return needsUpdate
+	return needsUpdate, &out
 }

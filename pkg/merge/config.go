@@ -145,8 +145,9 @@ func (c *PodConfig) SeenSources() []string { return c.store.seenSources() }
 // sorted by source name.
 func (c *PodConfig) Stats() []SourceStats { return c.store.sourceStats() }
 
-// Pods returns one source's pods.
+// Pods returns one source's pods, shared: the caller must not change them.
 func (c *PodConfig) Pods(source string) []*v1.Pod { return c.store.sourcePods(source) }
 
-// MergedState returns every source's pods.
+// MergedState returns every source's pods, shared: the caller must not
+// change them.
 func (c *PodConfig) MergedState() []*v1.Pod { return c.store.mergedState() }

@@ -3,6 +3,7 @@ package merge
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,13 +178,20 @@ func drainEvents(ch <-chan string) []string {
 // normalize replaces the config.seen time with the traces' placeholder and
 // sorts the pods as the traces do.
 func normalize(pods []*v1.Pod) []*v1.Pod {
-	for _, p := range pods {
+	out := make([]*v1.Pod, len(pods))
+	for i, p := range pods {
+		out[i] = p
 		if _, ok := p.Annotations[ConfigSeenAnnotation]; ok {
-			p.Annotations[ConfigSeenAnnotation] = seenPlaceholder
+			// The merge's pods are shared and never changed: the
+			// placeholder goes into a copy.
+			cp := *p
+			cp.Annotations = maps.Clone(p.Annotations)
+			cp.Annotations[ConfigSeenAnnotation] = seenPlaceholder
+			out[i] = &cp
 		}
 	}
-	sortPods(pods)
-	return pods
+	sortPods(out)
+	return out
 }
 
 // sortPods orders pods by UID, then source annotation, namespace and name.

@@ -73,8 +73,8 @@ func run(t *testing.T, file string, withFingerprints bool) [][]PodUpdate {
 			t.Fatal(err)
 		}
 		got := drain(cfg.Updates())
-		for _, g := range got {
-			normalize(g.Pods)
+		for j := range got {
+			got[j].Pods = normalize(got[j].Pods)
 		}
 		out = append(out, got)
 	}

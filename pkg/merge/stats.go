@@ -86,18 +86,18 @@ func (s *storage) hasSeen(sources ...string) bool {
 	return true
 }
 
-// sourcePods returns deep copies of one source's pods.
+// sourcePods returns one source's pods.
 func (s *storage) sourcePods(source string) []*v1.Pod {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]*v1.Pod, 0, len(s.pods[source]))
 	for _, e := range s.pods[source] {
-		out = append(out, e.pod.DeepCopy())
+		out = append(out, e.pod)
 	}
 	return out
 }
 
-// mergedState returns deep copies of every source's pods.
+// mergedState returns every source's pods.
 func (s *storage) mergedState() []*v1.Pod {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -135,10 +135,17 @@ func (s *storage) apply(ctx context.Context, source string, u PodUpdate) changes
 
 // mergePods merges the update's pods, looked up in old, into into; old and
 // into are the same map except for a SET. A UID that appears twice is
-// merged twice, exactly as the kubelet does it. The kubelet annotates and
-// keeps the pods it is given; the merge does so with copies, made only of
-// the pods it compares or keeps, so that a pod whose fingerprint is
-// unchanged costs no copy and sources need not copy what they send.
+// merged twice, exactly as the kubelet does it.
+//
+// The kubelet annotates and changes the pods it keeps in place. The merge
+// never changes a pod: what a source sends is immutable from then on (see
+// PodUpdate), and so is every pod the merge stores and emits. A new pod is
+// stored as a shallow copy whose annotations are its own, with the merge's
+// config.source and config.seen; a change replaces the stored pod with
+// another shallow copy that takes the changed parts of the incoming pod.
+// Spec, status and everything else are shared with the source, so a pod
+// costs one copy of its metadata struct and annotations, and comparing or
+// skipping a pod (fingerprint unchanged) costs no copy at all.
 //
 // Every pod the update adds gets the same first-seen time, taken once from
 // the clock; the kubelet reads the clock for each new pod, so its values
@@ -161,48 +168,42 @@ func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 		}
 		if stored, ok := old[pod.UID]; ok {
 			e := entry{pod: stored.pod, fingerprint: fingerprint}
+			if fingerprint == "" || fingerprint != stored.fingerprint {
+				var kind change
+				kind, e.pod = s.semantics.apply(stored.pod, pod)
+				switch kind {
+				case needsUpdate:
+					c.updates = append(c.updates, e.pod)
+				case needsReconcile:
+					c.reconciles = append(c.reconciles, e.pod)
+				case needsDelete:
+					c.deletes = append(c.deletes, e.pod)
+				}
+			}
 			old[pod.UID], into[pod.UID] = e, e
-			if fingerprint != "" && fingerprint == stored.fingerprint {
-				continue
-			}
-			pod = pod.DeepCopy()
-			annotate(pod, source)
-			switch s.semantics.apply(stored.pod, pod) {
-			case needsUpdate:
-				c.updates = append(c.updates, stored.pod)
-			case needsReconcile:
-				c.reconciles = append(c.reconciles, stored.pod)
-			case needsDelete:
-				c.deletes = append(c.deletes, stored.pod)
-			}
 			continue
 		}
-		pod = pod.DeepCopy()
-		annotate(pod, source)
 		if seenAt == "" {
 			seenAt = now.Format(SeenTimeLayout)
 		}
 		logger.V(4).Info("Receiving a new pod", "pod", klog.KObj(pod), "source", source)
-		pod.Annotations[ConfigSeenAnnotation] = seenAt
-		into[pod.UID] = entry{pod: pod, fingerprint: fingerprint}
-		c.adds = append(c.adds, pod)
+		added := *pod
+		added.Annotations = withLocalAnnotations(pod.Annotations, source, seenAt)
+		into[pod.UID] = entry{pod: &added, fingerprint: fingerprint}
+		c.adds = append(c.adds, &added)
 	}
-}
-
-// annotate sets the source annotation on an incoming pod.
-func annotate(pod *v1.Pod, source string) {
-	if pod.Annotations == nil {
-		pod.Annotations = make(map[string]string, 2)
-	}
-	pod.Annotations[ConfigSourceAnnotation] = source
 }
 
 // notifications turns one merge's changes into the updates the mode emits,
-// in the kubelet's order. It runs with mu held; every pod is a deep copy.
+// in the kubelet's order. It runs with mu held; the pods are the stored
+// ones, which nobody changes.
 func (s *storage) notifications(source string, c changes, firstSet bool) []PodUpdate {
 	var out []PodUpdate
 	add := func(op Op, pods []*v1.Pod) {
-		out = append(out, PodUpdate{Op: op, Source: source, Pods: copyPods(pods)})
+		if pods == nil {
+			pods = []*v1.Pod{}
+		}
+		out = append(out, PodUpdate{Op: op, Source: source, Pods: pods})
 	}
 	snapshot := func() {
 		out = append(out, PodUpdate{Op: Set, Source: source, Pods: s.mergedLocked()})
@@ -246,16 +247,7 @@ func (s *storage) notifications(source string, c changes, firstSet bool) []PodUp
 	return out
 }
 
-// copyPods deep-copies pods; the result is never nil.
-func copyPods(pods []*v1.Pod) []*v1.Pod {
-	out := make([]*v1.Pod, len(pods))
-	for i, p := range pods {
-		out[i] = p.DeepCopy()
-	}
-	return out
-}
-
-// mergedLocked returns deep copies of every source's pods. It runs with mu held.
+// mergedLocked returns every source's pods. It runs with mu held.
 func (s *storage) mergedLocked() []*v1.Pod {
 	n := 0
 	for _, pods := range s.pods {
@@ -264,7 +256,7 @@ func (s *storage) mergedLocked() []*v1.Pod {
 	out := make([]*v1.Pod, 0, n)
 	for _, pods := range s.pods {
 		for _, e := range pods {
-			out = append(out, e.pod.DeepCopy())
+			out = append(out, e.pod)
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -70,34 +71,47 @@ func TestFingerprintSkipsComparison(t *testing.T) {
 	}
 }
 
-func TestEmittedPodsAreCopies(t *testing.T) {
+// TestEmittedPodsAreNeverChanged follows one pod through every kind of
+// change: the storage replaces what it stores and never changes a pod it
+// has emitted, so the consumer may keep emitted pods without copying them.
+func TestEmittedPodsAreNeverChanged(t *testing.T) {
 	cfg := New(Options{})
-	out := mustMerge(t, cfg, "file", PodUpdate{Op: Set, Pods: []*v1.Pod{testPod("web", "default", "u1", "app:1")}})
-	if len(out) != 1 || len(out[0].Pods) != 1 {
-		t.Fatalf("got %v", ops(out))
-	}
-	out[0].Pods[0].Spec.Containers[0].Image = "mutated"
-	out[0].Pods[0].Annotations["x"] = "y"
-	for _, p := range [][]*v1.Pod{cfg.Pods("file"), cfg.MergedState()} {
-		if img := p[0].Spec.Containers[0].Image; img != "app:1" {
-			t.Fatalf("storage image %q after the consumer changed its copy", img)
+	web := testPod("web", "default", "u1", "app:1")
+	reconciled := web.DeepCopy()
+	reconciled.Status.Phase = v1.PodRunning
+	updated := reconciled.DeepCopy()
+	updated.Spec.Containers[0].Image = "app:2"
+	updated.Labels = map[string]string{"v": "2"}
+	deleted := updated.DeepCopy()
+	deleted.DeletionTimestamp = &metav1.Time{Time: time.Unix(1700000000, 0)}
+	var emitted []*v1.Pod
+	for _, p := range []*v1.Pod{web, reconciled, updated, deleted} {
+		for _, u := range mustMerge(t, cfg, "file", PodUpdate{Op: Set, Pods: []*v1.Pod{p}}) {
+			emitted = append(emitted, u.Pods...)
 		}
-		if _, ok := p[0].Annotations["x"]; ok {
-			t.Fatal("storage annotations changed with the consumer's copy")
+	}
+	if len(emitted) != 4 {
+		t.Fatalf("emitted %d pods, want an ADD, a RECONCILE, an UPDATE and a DELETE", len(emitted))
+	}
+	want := []*v1.Pod{emitted[0].DeepCopy(), emitted[1].DeepCopy(), emitted[2].DeepCopy(), emitted[3].DeepCopy()}
+	// Later merges do not reach back into what was emitted.
+	mustMerge(t, cfg, "file", PodUpdate{Op: Set, Pods: []*v1.Pod{web}})
+	mustMerge(t, cfg, "file", PodUpdate{Op: Set, Pods: []*v1.Pod{}})
+	for i, p := range emitted {
+		if diff := cmp.Diff(want[i], p); diff != "" {
+			t.Errorf("emitted pod %d changed after later merges (-emitted +now):\n%s", i, diff)
 		}
 	}
-	// A pod read from the storage is a copy too.
-	cfg.Pods("file")[0].Labels = map[string]string{"a": "b"}
-	if cfg.Pods("file")[0].Labels != nil {
-		t.Fatal("storage labels changed through Pods")
+	if got := emitted[2].Annotations[ConfigSeenAnnotation]; got != emitted[0].Annotations[ConfigSeenAnnotation] || got == "" {
+		t.Errorf("the update's first-seen time is %q, the add's %q", got, emitted[0].Annotations[ConfigSeenAnnotation])
 	}
 }
 
-// TestInputPodsAreNeitherChangedNorKept sends the same pod objects through
-// every path of a merge (new, changed, unchanged by fingerprint, compared
-// and equal, duplicate name): the merge annotates and keeps copies, so the
-// objects a source sends, a cache's own, stay as they were.
-func TestInputPodsAreNeitherChangedNorKept(t *testing.T) {
+// TestInputPodsAreSharedNotChanged sends the same pod objects through every
+// path of a merge (new, changed, unchanged by fingerprint, compared and
+// equal, duplicate name): the merge changes none of them, and what it
+// stores shares the sources' specs instead of copying them.
+func TestInputPodsAreSharedNotChanged(t *testing.T) {
 	web := testPod("web", "default", "u1", "app:1")
 	db := testPod("db", "default", "u2", "db:1")
 	dup := testPod("web", "default", "u3", "app:1")
@@ -124,13 +138,13 @@ func TestInputPodsAreNeitherChangedNorKept(t *testing.T) {
 			t.Errorf("the merge changed input pod %s (%s): annotations %v", p.Name, p.UID, p.Annotations)
 		}
 	}
-	// The stored pods are the merge's own: changing an input object
-	// afterwards changes nothing in the storage.
-	webV2.Spec.Containers[0].Image = "changed-by-the-source"
-	db.Spec.Containers[0].Image = "changed-by-the-source"
+	sources := map[types.UID]*v1.Pod{"u1": webV2, "u2": db}
 	for _, p := range cfg.Pods("api") {
-		if img := p.Spec.Containers[0].Image; img == "changed-by-the-source" {
-			t.Errorf("the storage shares pod %s with its source", p.Name)
+		if &p.Spec.Containers[0] != &sources[p.UID].Spec.Containers[0] {
+			t.Errorf("the storage holds a copy of pod %s's spec, not the source's", p.Name)
+		}
+		if p.Annotations[ConfigSourceAnnotation] != "api" {
+			t.Errorf("stored pod %s has annotations %v", p.Name, p.Annotations)
 		}
 	}
 }

@@ -47,10 +47,12 @@ func (o Op) String() string {
 // merge and its consumer. Source is the name of the source the update came
 // from ("file", "http", "api").
 //
-// The merge never modifies the pods of an update it is given, nor keeps
-// them: a source may send the pods it keeps itself (a cache's objects) as
-// long as it does not change them while the merge runs. Updates the merge
-// emits carry deep copies that the consumer owns.
+// A pod in an update is immutable from then on, on both sides: a source
+// hands over pods it never changes again (a cache's objects qualify, as an
+// informer's already are), and the merge stores them, shares them with the
+// updates it emits and never changes them either. The merge's own
+// annotations go into a shallow copy of a pod's metadata, never into the
+// source's pod. A consumer that needs to change an emitted pod copies it.
 type PodUpdate struct {
 	Op     Op
 	Source string

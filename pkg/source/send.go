@@ -8,8 +8,9 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 )
 
-// SendSet delivers a SET of pods on updates; the merge copies what it keeps,
-// so pods and the slice stay the caller's, unchanged. It returns false,
+// SendSet delivers a SET of pods on updates. The pods are immutable from
+// then on (see merge.PodUpdate): the merge keeps and shares them; the slice
+// stays the caller's. It returns false,
 // having sent nothing, when ctx ends first. pods must be non-nil for an
 // empty SET.
 func SendSet(ctx context.Context, updates chan<- merge.PodUpdate, source string, pods []*v1.Pod) bool {

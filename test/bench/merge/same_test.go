@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -59,9 +60,15 @@ func collect(p pipeline) func(n int) []update {
 		for got := 0; got < n; {
 			op, pods := p.next()
 			got += len(pods)
-			for _, pod := range pods {
+			// Both keep the pods they emit (podsrc shares them), so the
+			// placeholder goes into copies.
+			pods = slices.Clone(pods)
+			for i, pod := range pods {
 				if _, ok := pod.Annotations[merge.ConfigSeenAnnotation]; ok {
-					pod.Annotations[merge.ConfigSeenAnnotation] = "<seen>"
+					cp := *pod
+					cp.Annotations = maps.Clone(pod.Annotations)
+					cp.Annotations[merge.ConfigSeenAnnotation] = "<seen>"
+					pods[i] = &cp
 				}
 			}
 			slices.SortFunc(pods, func(a, b *v1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
