@@ -185,15 +185,16 @@ func (s *FileSource) relistAndRecord(ctx context.Context, logger klog.Logger) {
 
 // sendStore delivers the content of the kubelet's store as a SET.
 func (s *FileSource) sendStore(ctx context.Context) {
-	s.sendPods(ctx, s.state.list())
+	pods, fingerprints := s.state.list()
+	s.sendPods(ctx, pods, fingerprints)
 }
 
-// sendPods delivers pods as a SET and records it.
-func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod) {
+// sendPods delivers pods as a SET, with their fingerprints, and records it.
+func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints []string) {
 	// Rejections and shadows are published first, so that a reader that
 	// received the SET sees the files behind it.
 	s.publishFiles()
-	if SendSet(ctx, s.updates, staticpod.KindFile, pods) {
+	if SendSet(ctx, s.updates, staticpod.KindFile, pods, fingerprints) {
 		s.status.Delivered(s.now(), PodRefs(pods, s.state.originOf))
 	}
 }

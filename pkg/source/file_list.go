@@ -32,7 +32,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 		}
 		s.state.keepOnly(nil)
 		// The kubelet sends an empty SET without touching its store.
-		s.sendPods(ctx, []*v1.Pod{})
+		s.sendPods(ctx, []*v1.Pod{}, nil)
 		return fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)
 	}
 	switch {
@@ -50,7 +50,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 			// Here too the kubelet leaves its store as it was: pods of
 			// files that vanished without a watch event stay in it and
 			// come back with the next watch event.
-			s.sendPods(ctx, []*v1.Pod{})
+			s.sendPods(ctx, []*v1.Pod{}, nil)
 			return nil
 		}
 		s.state.replace(pods)
@@ -58,12 +58,12 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 		return nil
 	case info.Mode().IsRegular():
 		s.state.keepOnly(map[string]bool{s.hostPath: true})
-		pod, err := s.readManifest(s.readPath)
+		m, err := s.readManifest(s.readPath)
 		if err != nil {
 			// A single manifest that fails sends nothing at all.
 			return err
 		}
-		s.state.replace([]filePod{{path: s.hostPath, pod: pod}})
+		s.state.replace([]filePod{m})
 		s.sendStore(ctx)
 		return nil
 	default:
@@ -111,7 +111,7 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 		case info.IsDir():
 			logger.Error(nil, "Provided manifest path is a directory, not recursing into manifest path", "manifest", host)
 		case info.Mode().IsRegular():
-			pod, err := s.readManifest(read)
+			m, err := s.readManifest(read)
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					// Gone between the listing and the read: the kubelet
@@ -123,7 +123,7 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 				continue
 			}
 			seen[host] = true
-			pods = append(pods, filePod{path: host, pod: pod})
+			pods = append(pods, m)
 		default:
 			err := notRegular(host, info.Mode())
 			logger.Error(err, "Manifest path is not a directory or file", "manifest", host)
@@ -138,9 +138,9 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 // readManifest reads and decodes one manifest at a read path, recording the
 // outcome for the file's host path as the kubelet's mapping and podsrc's
 // rejected list need it.
-func (s *FileSource) readManifest(read string) (*v1.Pod, error) {
+func (s *FileSource) readManifest(read string) (filePod, error) {
 	host := s.hostPathOf(read)
-	pod, err := s.decodeManifest(read, host)
+	m, err := s.decodeManifest(read, host)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
 			// Gone, or a directory seen through a watch event: not a
@@ -149,31 +149,37 @@ func (s *FileSource) readManifest(read string) (*v1.Pod, error) {
 		} else {
 			s.state.readFailed(host, err, s.now())
 		}
-		return nil, err
+		return filePod{}, err
 	}
-	s.state.readOK(host, pod)
-	return pod, nil
+	s.state.readOK(m)
+	return m, nil
 }
 
 // decodeManifest reads at most staticpod.MaxManifestBytes of a manifest and
-// decodes it.
-func (s *FileSource) decodeManifest(read, host string) (*v1.Pod, error) {
+// decodes it, unless its fingerprint is the one of the file's last good
+// read: decoding is a function of what the fingerprint covers, so the pod
+// of that read is the answer, without decoding or comparing it again.
+func (s *FileSource) decodeManifest(read, host string) (filePod, error) {
 	f, err := openManifest(read, host)
 	if err != nil {
-		return nil, err
+		return filePod{}, err
 	}
 	defer f.Close()
 	data, err := utilio.ReadAtMost(f, staticpod.MaxManifestBytes)
 	if err != nil {
-		return nil, fmt.Errorf("reading manifest %s: %w", host, err)
+		return filePod{}, fmt.Errorf("reading manifest %s: %w", host, err)
+	}
+	fingerprint := manifestFingerprint(host, s.nodeName, data)
+	if last, ok := s.state.lastRead(host); ok && last.fingerprint == fingerprint {
+		return last, nil
 	}
 	pod, err := s.decoder.DecodeFile(data, host, s.nodeName)
 	if err != nil {
 		if strings.Contains(err.Error(), host) {
 			// The kubelet's message already names the file.
-			return nil, err
+			return filePod{}, err
 		}
-		return nil, fmt.Errorf("manifest %s: %w", host, err)
+		return filePod{}, fmt.Errorf("manifest %s: %w", host, err)
 	}
-	return pod, nil
+	return filePod{path: host, pod: pod, fingerprint: fingerprint}, nil
 }

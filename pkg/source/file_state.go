@@ -21,8 +21,10 @@ type fileState struct {
 	// fileKeys models the kubelet's file-to-key mapping: set on every good
 	// read, removed only by a delete event, never by a relist.
 	fileKeys map[string]string
-	// valid is the key of every file whose last read gave a pod.
-	valid map[string]string
+	// valid is the pod of every file whose last read gave one, with its
+	// fingerprint, by host path: a file read again with the same
+	// fingerprint is not decoded again.
+	valid map[string]filePod
 	// rejected are the files whose last read failed, by host path.
 	rejected map[string]staticpod.RejectedFile
 }
@@ -31,7 +33,7 @@ func newFileState() fileState {
 	return fileState{
 		store:    map[string]filePod{},
 		fileKeys: map[string]string{},
-		valid:    map[string]string{},
+		valid:    map[string]filePod{},
 		rejected: map[string]staticpod.RejectedFile{},
 	}
 }
@@ -47,29 +49,37 @@ func podKey(pod *v1.Pod) string {
 }
 
 // list returns the store's pods sorted by key (the kubelet's order is map
-// order, which means nothing).
-func (f *fileState) list() []*v1.Pod {
+// order, which means nothing), with their fingerprints.
+func (f *fileState) list() ([]*v1.Pod, []string) {
 	keys := make([]string, 0, len(f.store))
 	for k := range f.store {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	pods := make([]*v1.Pod, 0, len(keys))
+	fingerprints := make([]string, 0, len(keys))
 	for _, k := range keys {
-		pods = append(pods, f.store[k].pod)
+		p := f.store[k]
+		pods = append(pods, p.pod)
+		fingerprints = append(fingerprints, p.fingerprint)
 	}
-	return pods
+	return pods, fingerprints
 }
 
 // originOf returns the file a stored pod came from.
 func (f *fileState) originOf(pod *v1.Pod) string { return f.store[podKey(pod)].path }
 
-// readOK records a good read of path, as the kubelet's mapping does.
-func (f *fileState) readOK(path string, pod *v1.Pod) {
-	key := podKey(pod)
-	f.fileKeys[path] = key
-	f.valid[path] = key
-	delete(f.rejected, path)
+// readOK records a good read of a file, as the kubelet's mapping does.
+func (f *fileState) readOK(m filePod) {
+	f.fileKeys[m.path] = podKey(m.pod)
+	f.valid[m.path] = m
+	delete(f.rejected, m.path)
+}
+
+// lastRead returns the pod of the file's last read, if it gave one.
+func (f *fileState) lastRead(path string) (filePod, bool) {
+	m, ok := f.valid[path]
+	return m, ok
 }
 
 // readFailed records a file that contributes no pod.
@@ -100,8 +110,8 @@ func (f *fileState) replace(pods []filePod) {
 }
 
 // add models the store's Add (insert or replace by key).
-func (f *fileState) add(path string, pod *v1.Pod) {
-	f.store[podKey(pod)] = filePod{path: path, pod: pod}
+func (f *fileState) add(m filePod) {
+	f.store[podKey(m.pod)] = m
 }
 
 // keepOnly drops reporting for files not in seen (after a full listing).
@@ -127,7 +137,8 @@ func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile
 	sort.Slice(rejected, func(i, j int) bool { return rejected[i].Path < rejected[j].Path })
 
 	var shadowed []staticpod.ShadowedFile
-	for path, key := range f.valid {
+	for path, m := range f.valid {
+		key := podKey(m.pod)
 		by, ok := f.store[key]
 		if !ok || by.path == path {
 			continue
@@ -138,8 +149,10 @@ func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile
 	return rejected, shadowed
 }
 
-// filePod is a pod and the host path of its manifest.
+// filePod is a pod, the host path of its manifest and the manifest's
+// fingerprint.
 type filePod struct {
-	path string
-	pod  *v1.Pod
+	path        string
+	pod         *v1.Pod
+	fingerprint string
 }

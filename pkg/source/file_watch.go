@@ -91,7 +91,7 @@ func (s *FileSource) watchOnce(ctx context.Context, logger klog.Logger) error {
 			return fmt.Errorf("watching static pod path %s: %w", s.hostPath, err)
 		}
 		// The kubelet's watcher, too, sends an empty SET for a missing path.
-		if SendSet(ctx, s.updates, staticpod.KindFile, []*v1.Pod{}) {
+		if SendSet(ctx, s.updates, staticpod.KindFile, []*v1.Pod{}, nil) {
 			s.status.Delivered(s.now(), []PodRef{})
 		}
 		return &retryableWatchError{fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)}
@@ -160,11 +160,11 @@ func (s *FileSource) applyEvent(ctx context.Context, logger klog.Logger, ev watc
 	switch ev.op {
 	case watchAdd, watchModify:
 		logger.V(4).Info("Reading manifest after watch event", "manifest", host)
-		pod, err := s.readManifest(ev.read)
+		m, err := s.readManifest(ev.read)
 		if err != nil {
 			return fmt.Errorf("processing watch event: %w", err)
 		}
-		s.state.add(host, pod)
+		s.state.add(m)
 		s.sendStore(ctx)
 	case watchDelete:
 		s.state.forget(host)

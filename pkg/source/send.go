@@ -8,14 +8,15 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 )
 
-// SendSet delivers a SET of pods on updates. The pods are immutable from
-// then on (see merge.PodUpdate): the merge keeps and shares them; the slice
-// stays the caller's. It returns false,
+// SendSet delivers a SET of pods, with their fingerprints (nil, or one per
+// pod), on updates. The pods are immutable from then on (see
+// merge.PodUpdate): the merge keeps and shares them; the slices stay the
+// caller's. It returns false,
 // having sent nothing, when ctx ends first. pods must be non-nil for an
 // empty SET.
-func SendSet(ctx context.Context, updates chan<- merge.PodUpdate, source string, pods []*v1.Pod) bool {
+func SendSet(ctx context.Context, updates chan<- merge.PodUpdate, source string, pods []*v1.Pod, fingerprints []string) bool {
 	select {
-	case updates <- merge.PodUpdate{Op: merge.Set, Source: source, Pods: pods}:
+	case updates <- merge.PodUpdate{Op: merge.Set, Source: source, Pods: pods, Fingerprints: fingerprints}:
 		return true
 	case <-ctx.Done():
 		return false

@@ -184,7 +184,7 @@ func (s *URLSource) poll(ctx context.Context) error {
 	if len(data) == 0 {
 		// The kubelet neither remembers an empty body nor forgets the last
 		// one: when that same body comes back, nothing is sent.
-		s.send(ctx, []*v1.Pod{})
+		s.send(ctx, []*v1.Pod{}, nil)
 		return fmt.Errorf("zero-length data received from %v", s.shown)
 	}
 	if bytes.Equal(data, s.last) {
@@ -198,13 +198,13 @@ func (s *URLSource) poll(ctx context.Context) error {
 		msg := strings.ReplaceAll(err.Error(), string(data), fmt.Sprintf("<the %d-byte body>", len(data)))
 		return fmt.Errorf("decoding pods from %s: %s", s.shown, msg)
 	}
-	s.send(ctx, pods)
+	s.send(ctx, pods, bodyFingerprints(s.url, s.nodeName, data, len(pods)))
 	return nil
 }
 
-// send delivers pods as a SET and records it.
-func (s *URLSource) send(ctx context.Context, pods []*v1.Pod) {
-	if SendSet(ctx, s.updates, staticpod.KindURL, pods) {
+// send delivers pods as a SET, with their fingerprints, and records it.
+func (s *URLSource) send(ctx context.Context, pods []*v1.Pod, fingerprints []string) {
+	if SendSet(ctx, s.updates, staticpod.KindURL, pods, fingerprints) {
 		s.status.Delivered(s.now(), PodRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}
 }
