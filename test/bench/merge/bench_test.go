@@ -32,6 +32,11 @@ func (noSLI) ObservedPodOnWatch(*v1.Pod, time.Time) {}
 // pipeline is one implementation's source channel and update channel.
 type pipeline struct {
 	send func(pods []*v1.Pod, fps []string)
+	// stop closes the source channel. The kubelet's mux reads a source's
+	// channel until it is closed, whatever its context says, so a pipeline
+	// left open keeps its storage, and a benchmark that starts one per
+	// iteration keeps every one of them.
+	stop func()
 	// next returns the op and pods of the next update.
 	next func() (string, []*v1.Pod)
 }
@@ -53,6 +58,7 @@ func kubelet(ctx context.Context) pipeline {
 	ch := cfg.Channel(ctx, kubetypes.ApiserverSource)
 	return pipeline{
 		send: func(pods []*v1.Pod, _ []string) { ch <- struct{ Pods []*v1.Pod }{Pods: pods} },
+		stop: func() { close(ch) },
 		next: func() (string, []*v1.Pod) {
 			u := <-cfg.Updates()
 			return kubeletOps[u.Op], u.Pods
@@ -70,6 +76,7 @@ func podsrc(ctx context.Context, fingerprints bool) pipeline {
 			}
 			ch <- merge.PodUpdate{Op: merge.Set, Pods: pods, Fingerprints: fps}
 		},
+		stop: func() { close(ch) },
 		next: func() (string, []*v1.Pod) {
 			u := <-cfg.Updates()
 			return u.Op.String(), u.Pods
@@ -97,6 +104,7 @@ func BenchmarkSteadySet(b *testing.B) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				p := impl.new(ctx)
+				defer p.stop()
 				w := mergebench.NewWorkload(n, 1)
 				pods, fps := w.Current()
 				p.send(pods, fps)
@@ -141,6 +149,7 @@ func BenchmarkFirstSet(b *testing.B) {
 						b.Fatalf("notified %d pods, want %d", got, n)
 					}
 					b.StopTimer()
+					p.stop()
 					cancel()
 					b.StartTimer()
 				}
