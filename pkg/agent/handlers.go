@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"net/http"
 	"runtime"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/version"
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -70,25 +72,29 @@ func (a *Agent) withRuntime(info *api.PodInfo, rp pleg.RuntimePod) {
 	info.Runtime = runtimePod(rp, cached, ok)
 }
 
-// Pods returns the configured pods joined with the runtime's view, and the
-// runtime's pods that no source configures; source, when set, keeps only
-// that source's pods.
-func (a *Agent) Pods(sourceName string) api.PodList {
+// configured returns the view's pods, sorted, shared with the view.
+func (a *Agent) configured() []sourced {
 	a.viewMu.Lock()
-	configured := a.view.list()
-	a.viewMu.Unlock()
-	return a.podList(configured, sourceName)
+	defer a.viewMu.Unlock()
+	return a.view.list()
 }
 
-// podList joins configured pods with the runtime's view; sourceName, when
-// set, keeps only that source's pods and leaves out the runtime's own.
-func (a *Agent) podList(configured []sourced, sourceName string) api.PodList {
-	rt := a.runtimeView()
+// podListHead is a pod list without its items.
+func (a *Agent) podListHead() api.PodList {
+	return api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: a.cfg.Sources.NodeName}
+}
 
-	out := api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: a.cfg.Sources.NodeName, Items: []api.PodInfo{}}
-	known := map[types.UID]bool{}
+// eachPodInfo yields, one at a time, the items of podList: the configured
+// pods joined with the runtime's view, then (without sourceName) the
+// runtime's pods that no source configures, sorted. It stops at the first
+// error yield returns.
+func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(api.PodInfo) error) error {
+	rt := a.runtimeView()
+	configuredInRuntime := map[types.UID]bool{}
 	for _, p := range configured {
-		known[p.pod.UID] = true
+		if _, ok := rt[p.pod.UID]; ok {
+			configuredInRuntime[p.pod.UID] = true
+		}
 		if sourceName != "" && p.source != sourceName {
 			continue
 		}
@@ -96,33 +102,57 @@ func (a *Agent) podList(configured []sourced, sourceName string) api.PodList {
 		if rp, ok := rt[p.pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
-		out.Items = append(out.Items, info)
-	}
-	if sourceName == "" {
-		var orphans []api.PodInfo
-		for uid, rp := range rt {
-			if known[uid] {
-				continue
-			}
-			info := api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: uid}
-			a.withRuntime(&info, rp)
-			orphans = append(orphans, info)
+		if err := yield(info); err != nil {
+			return err
 		}
-		slices.SortFunc(orphans, func(x, y api.PodInfo) int {
-			return strings.Compare(x.Namespace+"/"+x.Name+"/"+string(x.UID), y.Namespace+"/"+y.Name+"/"+string(y.UID))
-		})
-		out.Items = append(out.Items, orphans...)
 	}
-	return out
+	if sourceName != "" {
+		return nil
+	}
+	var orphans []api.PodInfo
+	for uid, rp := range rt {
+		if configuredInRuntime[uid] {
+			continue
+		}
+		info := api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: uid}
+		a.withRuntime(&info, rp)
+		orphans = append(orphans, info)
+	}
+	slices.SortFunc(orphans, func(x, y api.PodInfo) int {
+		return strings.Compare(x.Namespace+"/"+x.Name+"/"+string(x.UID), y.Namespace+"/"+y.Name+"/"+string(y.UID))
+	})
+	for _, info := range orphans {
+		if err := yield(info); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
+// handlePods writes the pod list item by item (see writeWithItems): a
+// client that reads slowly holds the view's sorted pointers and a bounded
+// buffer, not an encoding of every pod.
 func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
 	src, err := parseSource(r.URL.Query().Get("source"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, a.Pods(src))
+	configured := a.configured()
+	doc, err := json.MarshalIndent(a.podListHead(), "", "  ")
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "encoding the pod list: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	err = writeWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(api.PodInfo) error) error {
+		return a.eachPodInfo(configured, src, yield)
+	})
+	if err != nil {
+		klog.FromContext(r.Context()).V(3).Info("Pod list not written", "remote", r.RemoteAddr, "err", err)
+	}
 }
 
 func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {

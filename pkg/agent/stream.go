@@ -105,6 +105,20 @@ func (s *stream) send(m api.StreamMessage) error {
 	return s.enc.Encode(m)
 }
 
+// sendSnapshot writes a snapshot message, its pods one at a time (see
+// writeWithItems), so that a client that reads it slowly holds no encoding
+// of the whole snapshot.
+func (s *stream) sendSnapshot(seq uint64, head api.PodList, each func(yield func(api.PodInfo) error) error) error {
+	doc, err := json.Marshal(api.StreamMessage{Type: api.MessageSnapshot, Epoch: s.epoch, Seq: seq, Snapshot: &head, Time: metav1.NowMicro()})
+	if err != nil {
+		return fmt.Errorf("encoding the snapshot: %w", err)
+	}
+	if err := s.writeBuffered(); err != nil {
+		return err
+	}
+	return writeWithItems(s.w, s.extendDeadline, append(doc, '\n'), "", each)
+}
+
 // sendEvents writes the events of s.batch: their lines as the hub encoded
 // them, unless this stream's filter changed an event. The lines go out in
 // writes of up to streamWriteSize rather than one by one, which keeps a
@@ -186,8 +200,9 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 		cursor = a.hub.LastSeq()
 		configured := a.view.list()
 		a.viewMu.Unlock()
-		snap := a.podList(configured, "")
-		err := s.send(api.StreamMessage{Type: api.MessageSnapshot, Seq: cursor, Snapshot: &snap})
+		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(api.PodInfo) error) error {
+			return a.eachPodInfo(configured, "", yield)
+		})
 		s.snapshotWritten()
 		if err != nil {
 			return err
