@@ -19,13 +19,30 @@ const (
 // differsSemantically reports whether the incoming pod changes anything the
 // kubelet acts on: spec, labels, deletion timestamp and grace period, and
 // annotations other than the kubelet-local ones. The comparisons are
-// reflect.DeepEqual's, as in the kubelet: nil and empty labels differ.
+// reflect.DeepEqual's, as in the kubelet: nil and empty labels differ. Spec
+// and status are compared through pointers, which DeepEqual follows to the
+// same result, so that no copy of them is boxed for the call; and parts
+// that a stored pod shares with the incoming one compare at once.
 func differsSemantically(stored, incoming *v1.Pod) bool {
-	return !reflect.DeepEqual(stored.Spec, incoming.Spec) ||
-		!reflect.DeepEqual(stored.Labels, incoming.Labels) ||
+	return !reflect.DeepEqual(&stored.Spec, &incoming.Spec) ||
+		!labelsEqual(stored.Labels, incoming.Labels) ||
 		!reflect.DeepEqual(stored.DeletionTimestamp, incoming.DeletionTimestamp) ||
 		!reflect.DeepEqual(stored.DeletionGracePeriodSeconds, incoming.DeletionGracePeriodSeconds) ||
 		!annotationsEqual(stored.Annotations, incoming.Annotations)
+}
+
+// labelsEqual is reflect.DeepEqual for two label maps, without reflection:
+// nil and empty differ, and so does any entry.
+func labelsEqual(stored, incoming map[string]string) bool {
+	if (stored == nil) != (incoming == nil) || len(stored) != len(incoming) {
+		return false
+	}
+	for k, v := range stored {
+		if iv, ok := incoming[k]; !ok || iv != v {
+			return false
+		}
+	}
+	return true
 }
 
 // apply merges incoming into stored and says what kind of change it was,
@@ -38,7 +55,7 @@ func differsSemantically(stored, incoming *v1.Pod) bool {
 // timestamp.
 func (s Semantics) apply(stored, incoming *v1.Pod) (change, *v1.Pod) {
 	if !differsSemantically(stored, incoming) {
-		if reflect.DeepEqual(stored.Status, incoming.Status) {
+		if reflect.DeepEqual(&stored.Status, &incoming.Status) {
 			return unchanged, stored
 		}
 		out := *stored

@@ -296,3 +296,14 @@ func TestParseMode(t *testing.T) {
 		})
 	}
 }
+
+func TestLabelsEqualIsDeepEqual(t *testing.T) {
+	maps := []map[string]string{nil, {}, {"a": "1"}, {"a": "2"}, {"b": "1"}, {"a": "1", "b": "1"}, {"a": ""}}
+	for _, x := range maps {
+		for _, y := range maps {
+			if got, want := labelsEqual(x, y), reflect.DeepEqual(x, y); got != want {
+				t.Errorf("labelsEqual(%#v, %#v) = %v, reflect.DeepEqual says %v", x, y, got, want)
+			}
+		}
+	}
+}
