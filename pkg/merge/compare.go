@@ -54,33 +54,26 @@ func labelsEqual(stored, incoming map[string]string) bool {
 // stored metadata, and is a delete when the pod carries a deletion
 // timestamp.
 func (s Semantics) apply(stored, incoming *v1.Pod) (change, *v1.Pod) {
-	if !differsSemantically(stored, incoming) {
-		if reflect.DeepEqual(&stored.Status, &incoming.Status) {
-			return unchanged, stored
-		}
-		out := *stored
-		// Spec, labels and deletion fields are deeply equal: taking the
-		// incoming ones changes nothing but lets the stored pod share them
-		// with the source's current object instead of an older one.
-		out.Spec = incoming.Spec
-		out.Labels = incoming.Labels
-		out.DeletionTimestamp = incoming.DeletionTimestamp
-		out.DeletionGracePeriodSeconds = incoming.DeletionGracePeriodSeconds
-		out.Status = incoming.Status
-		return needsReconcile, &out
+	semantic := differsSemantically(stored, incoming)
+	if !semantic && reflect.DeepEqual(&stored.Status, &incoming.Status) {
+		return unchanged, stored
 	}
-
+	// On a status-only change, spec, labels and deletion fields are deeply
+	// equal: taking the incoming ones changes nothing but lets the stored
+	// pod share them with the source's current object, not an older one.
 	out := *stored
 	out.Spec = incoming.Spec
 	out.Labels = incoming.Labels
 	out.DeletionTimestamp = incoming.DeletionTimestamp
 	out.DeletionGracePeriodSeconds = incoming.DeletionGracePeriodSeconds
 	out.Status = incoming.Status
-	if s == KubeletV136 {
+	switch {
+	case !semantic:
+		return needsReconcile, &out
+	case s == KubeletV136:
 		out.Generation = incoming.Generation
 	}
 	out.Annotations = mergedAnnotations(stored.Annotations, incoming.Annotations)
-
 	if incoming.DeletionTimestamp != nil {
 		return needsDelete, &out
 	}
