@@ -39,6 +39,7 @@ a resumable event stream for kubectl podsrc.`,
 			if err != nil {
 				return err
 			}
+			tuneGC()
 			a, err := New(cfg, decoder)
 			if err != nil {
 				return err
