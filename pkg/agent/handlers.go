@@ -84,10 +84,10 @@ func (a *Agent) podListHead() api.PodList {
 	return api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: a.cfg.Sources.NodeName}
 }
 
-// eachPodInfo yields, one at a time, the items of podList: the configured
-// pods joined with the runtime's view, then (without sourceName) the
-// runtime's pods that no source configures, sorted. It stops at the first
-// error yield returns.
+// eachPodInfo yields, one at a time, the items of a pod list: the
+// configured pods joined with the runtime's view (only sourceName's, when
+// set), then, without sourceName, the runtime's pods that no source
+// configures, sorted. It stops at the first error yield returns.
 func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(api.PodInfo) error) error {
 	rt := a.runtimeView()
 	configuredInRuntime := map[types.UID]bool{}
