@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -15,33 +16,37 @@ import (
 )
 
 // TestSameOutputAsTheKubelet feeds the benchmark's workload to the
-// kubelet's pod config and to podsrc's (with fingerprints, as the API source
-// sends them) and requires the same notifications, pod for pod: the speed
-// must come at no cost in fidelity.
+// kubelet's pod config and to podsrc's, with fingerprints (as every source
+// sends them) and without (the full comparison), and requires the same
+// notifications, pod for pod: the speed must come at no cost in fidelity.
 func TestSameOutputAsTheKubelet(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	kubeletCfg := kubelet(ctx)
-	podsrcCfg := podsrc(ctx, true)
-	kubeletUpdates, podsrcUpdates := collect(kubeletCfg), collect(podsrcCfg)
+	for _, fingerprints := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fingerprints=%v", fingerprints), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			kubeletCfg := kubelet(ctx)
+			podsrcCfg := podsrc(ctx, fingerprints)
+			kubeletUpdates, podsrcUpdates := collect(kubeletCfg), collect(podsrcCfg)
 
-	w := mergebench.NewWorkload(300, 2)
-	for step := range 30 {
-		if step > 0 {
-			w.Advance()
-		}
-		pods, fps := w.Current()
-		kubeletCfg.send(pods, fps)
-		pods, fps = w.Current()
-		podsrcCfg.send(pods, fps)
-		want := 300
-		if step > 0 {
-			want = 6
-		}
-		got, exp := podsrcUpdates(want), kubeletUpdates(want)
-		if diff := cmp.Diff(exp, got); diff != "" {
-			t.Fatalf("step %d: podsrc's notifications differ from the kubelet's (-kubelet +podsrc):\n%s", step, diff)
-		}
+			w := mergebench.NewWorkload(300, 2)
+			for step := range 30 {
+				if step > 0 {
+					w.Advance()
+				}
+				pods, fps := w.Current()
+				kubeletCfg.send(pods, fps)
+				pods, fps = w.Current()
+				podsrcCfg.send(pods, fps)
+				want := 300
+				if step > 0 {
+					want = 6
+				}
+				got, exp := podsrcUpdates(want), kubeletUpdates(want)
+				if diff := cmp.Diff(exp, got); diff != "" {
+					t.Fatalf("step %d: podsrc's notifications differ from the kubelet's (-kubelet +podsrc):\n%s", step, diff)
+				}
+			}
+		})
 	}
 }
 
