@@ -29,6 +29,12 @@ type CommonOptions struct {
 	AgentPort      int
 	AgentTLS       bool
 	AgentNamespace string
+	// NodeTimeout bounds everything a command asks one node's agent
+	// (fanout.go).
+	NodeTimeout time.Duration
+	// Terminal is stderr when it is a terminal, for the fan-out's progress
+	// line; nil otherwise.
+	Terminal *Terminal
 
 	// Now is the clock of ages; time.Now unless a test sets it.
 	Now func() time.Time
@@ -43,6 +49,7 @@ const DefaultRequestTimeout = 30 * time.Second
 // passes through printers.NewEscapingWriter: errors and warnings quote what
 // agents and the API server said.
 func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
+	terminal := stderrTerminal(streams.ErrOut)
 	streams.ErrOut = printers.NewEscapingWriter(streams.ErrOut)
 	configFlags := genericclioptions.NewConfigFlags(true)
 	timeout := DefaultRequestTimeout.String()
@@ -53,6 +60,8 @@ func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
 		Via:            string(client.ViaNodeProxy),
 		AgentPort:      client.DefaultAgentPort,
 		AgentNamespace: client.AgentNamespace,
+		NodeTimeout:    DefaultNodeTimeout,
+		Terminal:       terminal,
 		Now:            time.Now,
 	}
 }
@@ -66,6 +75,7 @@ func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
 	fs.IntVar(&o.AgentPort, "agent-port", o.AgentPort, "The port the agents listen on.")
 	fs.BoolVar(&o.AgentTLS, "agent-tls", o.AgentTLS, "The agents serve HTTPS: proxy to https:<node>:<port>.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "The namespace of the agent's pods (--via=pod-proxy).")
+	addNodeTimeoutFlag(fs, &o.NodeTimeout)
 	_ = cmd.RegisterFlagCompletionFunc("via", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{string(client.ViaNodeProxy), string(client.ViaPodProxy)}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -83,6 +93,9 @@ func (o *CommonOptions) Validate() error {
 	}
 	if o.AgentPort <= 0 || o.AgentPort > 65535 {
 		return fmt.Errorf("--agent-port %d: want a port number", o.AgentPort)
+	}
+	if o.NodeTimeout < 0 {
+		return fmt.Errorf("--node-timeout %s: want a duration, or 0 for no limit", o.NodeTimeout)
 	}
 	return nil
 }

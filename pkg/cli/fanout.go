@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/spf13/pflag"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/podsrc/podsrc/pkg/client"
@@ -18,10 +23,32 @@ type result[T any] struct {
 	Err   error
 }
 
-// fanOut runs fn for every node, at most limit at once, and returns the
-// results in the order of nodes.
-func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx context.Context, node string) (T, error)) []result[T] {
+// DefaultNodeTimeout bounds, unless --node-timeout says otherwise,
+// everything a command asks one node's agent: its /version, then its
+// answer. A node that takes longer fails with an error that names the flag,
+// and the other nodes print; each single request is bounded by
+// --request-timeout as well, whichever ends first.
+const DefaultNodeTimeout = 10 * time.Second
+
+// addNodeTimeoutFlag binds --node-timeout to d.
+func addNodeTimeoutFlag(fs *pflag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "node-timeout", *d, "Give up on a node whose agent has not answered all a command asks it (its version, then the answer) within this long; the other nodes still print. Each single request is also bounded by --request-timeout. 0: no limit. watch's streams are bounded by --idle-timeout instead.")
+}
+
+// fanOut runs fn for every node, at most limit at once. It hands each
+// node's result to each (when not nil) as soon as the node is done, one
+// result at a time, and returns all the results in the order of nodes.
+func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx context.Context, node string) (T, error), each func(result[T])) []result[T] {
 	out := make([]result[T], len(nodes))
+	var eachMu sync.Mutex
+	done := func(i int, r result[T]) {
+		out[i] = r
+		if each != nil {
+			eachMu.Lock()
+			defer eachMu.Unlock()
+			each(r)
+		}
+	}
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
@@ -31,27 +58,50 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				out[i] = result[T]{Node: n, Err: ctx.Err()}
+				done(i, result[T]{Node: n, Err: ctx.Err()})
 				return
 			}
 			defer func() { <-sem }()
 			v, err := fn(ctx, n)
-			out[i] = result[T]{Node: n, Value: v, Err: err}
+			done(i, result[T]{Node: n, Value: v, Err: err})
 		}()
 	}
 	wg.Wait()
 	return out
 }
 
-// agentCall runs call against the agent of every node, at most
-// --max-concurrency at once (a streaming command: all at once). Before the
-// call it learns the versions of the node's agent and kubelet, which call
-// gets, and warns on stderr about skew, once for the whole command. A
-// node whose agent does not answer /version fails at once, as call would;
-// a streaming command's call gets a zero NodeVersion instead unless the
-// failure is permanent, and retries on its own. A streaming command's
-// node errors are printed when they happen, while the other nodes go on.
+// agentCall runs call against the agent of every node (agentCallEach); a
+// streaming command's node errors are printed when they happen, while the
+// other nodes go on.
 func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error)) ([]result[T], error) {
+	var each func(result[T])
+	if nf.Streaming {
+		each = func(r result[T]) {
+			if r.Err != nil {
+				printErrors([]result[T]{r}, o.ErrOut)
+			}
+		}
+	}
+	return agentCallEach(ctx, o, nf, call, each)
+}
+
+// agentCallEach runs call against the agent of every node, at most
+// --max-concurrency at once (a streaming command: all at once), and
+// returns the results in the order of the nodes. each, when not nil, gets
+// every node's result as soon as that node is done, so that a printer that
+// does not need all rows may print them as nodes answer.
+//
+// Before the call it learns the versions of the node's agent and kubelet,
+// which call gets, and warns on stderr about skew, once for the whole
+// command. A node whose agent does not answer /version fails at once, as
+// call would; a streaming command's call gets a zero NodeVersion instead
+// unless the failure is permanent, and retries on its own.
+//
+// A command that is not streaming gives each node --node-timeout for all
+// of it, and on a terminal shows the nodes it still waits for on a
+// progress line on stderr, cleared before it returns. A streaming command
+// says on stderr which nodes it follows before the first event.
+func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error), each func(result[T])) ([]result[T], error) {
 	conn, err := o.Connector()
 	if err != nil {
 		return nil, err
@@ -67,33 +117,70 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 		}
 	}
 	skew := newSkewCheck(o.ErrOut, len(nodes), nodeClient, kubelets)
+	ask := func(ctx context.Context, node string) (T, error) {
+		var zero T
+		a, err := conn.Agent(node)
+		if err != nil {
+			skew.checked()
+			return zero, err
+		}
+		v, err := skew.check(ctx, a)
+		if err != nil && (!nf.Streaming || client.IsPermanent(err)) {
+			return zero, err
+		}
+		return call(ctx, a, v)
+	}
 	limit := nf.MaxConcurrency
+	var prog *progress
 	if nf.Streaming {
 		limit = len(nodes)
-	}
-	results := fanOut(ctx, nodes, limit, func(ctx context.Context, node string) (T, error) {
-		v, err := func() (T, error) {
-			var zero T
-			a, err := conn.Agent(node)
-			if err != nil {
-				skew.checked()
-				return zero, err
-			}
-			v, err := skew.check(ctx, a)
-			if err != nil && (!nf.Streaming || client.IsPermanent(err)) {
-				return zero, err
-			}
-			return call(ctx, a, v)
-		}()
-		if err != nil && nf.Streaming {
-			// The other nodes' streams go on: say so now.
-			printErrors([]result[T]{{Node: node, Err: err}}, o.ErrOut)
+		announceStreams(o, nodes)
+	} else {
+		if o.NodeTimeout > 0 {
+			ask = withNodeTimeout(o.NodeTimeout, ask)
 		}
-		return v, err
+		if !o.Direct() {
+			prog = startProgress(o.Terminal, nodes)
+		}
+	}
+	results := fanOut(ctx, nodes, limit, ask, func(r result[T]) {
+		prog.answered(r.Node)
+		if each != nil {
+			each(r)
+		}
 	})
+	prog.finish()
 	// Nodes the fan-out never reached (the context ended) were not counted.
 	skew.warn()
 	return results, nil
+}
+
+// withNodeTimeout bounds ask by d, and says so when the bound is what
+// ended it.
+func withNodeTimeout[T any](d time.Duration, ask func(ctx context.Context, node string) (T, error)) func(ctx context.Context, node string) (T, error) {
+	return func(ctx context.Context, node string) (T, error) {
+		nodeCtx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		v, err := ask(nodeCtx, node)
+		if err != nil && ctx.Err() == nil && errors.Is(nodeCtx.Err(), context.DeadlineExceeded) {
+			err = &client.Error{Kind: client.KindTimeout, Err: err,
+				Message: fmt.Sprintf("the agent did not answer within --node-timeout=%s; raise it if the node is only slow (0: no limit)", d)}
+		}
+		return v, err
+	}
+}
+
+// announceStreams says on stderr which nodes a streaming command follows,
+// before their first event.
+func announceStreams(o *CommonOptions, nodes []string) {
+	switch {
+	case o.Direct():
+		printers.PrintLine(o.ErrOut, "watching the agent at %s", o.AgentURL)
+	case len(nodes) == 1:
+		printers.PrintLine(o.ErrOut, "watching node %s", nodes[0])
+	default:
+		printers.PrintLine(o.ErrOut, "watching %d nodes: %s", len(nodes), strings.Join(nodes, ", "))
+	}
 }
 
 // splitResults returns the values of the nodes that answered; failed says

@@ -38,6 +38,9 @@ type Agent struct {
 	// Fault, when set, makes every answer but /healthz, /livez and
 	// /readyz misbehave.
 	Fault Fault
+	// Hold, when set, makes every answer but /healthz, /livez and /readyz
+	// wait until it is closed or the client hangs up: a slow node.
+	Hold <-chan struct{}
 
 	events  []v1alpha1.Event
 	lastSeq uint64
@@ -131,9 +134,16 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.mu.Lock()
-	served, fault := a.Served, a.Fault
+	served, fault, hold := a.Served, a.Fault, a.Hold
 	a.mu.Unlock()
 	p := r.URL.Path
+	if hold != nil && p != "/healthz" && p != "/livez" && p != "/readyz" {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == "/api/v1alpha1/events") {
 		serveFault(fault, w, r)
 		return

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/podsrc/podsrc/pkg/client/fakeagent"
+)
+
+// fakeTerminal is what a terminal shows of what is written to it: lines,
+// the last one being where the cursor is, with the carriage return and
+// erase-to-end-of-line that the progress line uses.
+type fakeTerminal struct {
+	mu    sync.Mutex
+	lines []string
+	line  []rune
+	col   int
+}
+
+func (f *fakeTerminal) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := string(p)
+	for len(s) > 0 {
+		switch {
+		case strings.HasPrefix(s, clearToEnd):
+			f.line = f.line[:f.col]
+			s = s[len(clearToEnd):]
+		case s[0] == '\r':
+			f.col = 0
+			s = s[1:]
+		case s[0] == '\n':
+			f.lines = append(f.lines, string(f.line))
+			f.line, f.col = nil, 0
+			s = s[1:]
+		default:
+			r := []rune(s)[0]
+			if f.col < len(f.line) {
+				f.line[f.col] = r
+			} else {
+				f.line = append(f.line, r)
+			}
+			f.col++
+			s = s[len(string(r)):]
+		}
+	}
+	return len(p), nil
+}
+
+// current returns the line the cursor is on.
+func (f *fakeTerminal) current() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return string(f.line)
+}
+
+// awaitLine ticks the progress line until the cursor's line is want.
+func awaitLine(t *testing.T, term *fakeTerminal, ticks chan time.Time, want string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for term.current() != want {
+		select {
+		case ticks <- time.Time{}:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("the terminal shows %q, want %q", term.current(), want)
+		}
+	}
+}
+
+// TestFanOutProgressAndNodeTimeout: a slow node and a stalled one show on
+// the progress line while the others are done; the slow one's answer is
+// printed with the others', the stalled one fails on --node-timeout, and
+// the line is gone when the command ends.
+func TestFanOutProgressAndNodeTimeout(t *testing.T) {
+	_, u1 := newAgent(t, "node-1")
+	slow, stalled := fakeagent.New("slow"), fakeagent.New("stalled")
+	hold := make(chan struct{})
+	slow.Hold = hold
+	stalled.Fault = fakeagent.FaultStall
+	agents := map[string]string{"node-1": u1}
+	for name, a := range map[string]*fakeagent.Agent{"slow": slow, "stalled": stalled} {
+		srv := httptest.NewServer(a)
+		t.Cleanup(srv.Close)
+		agents[name] = srv.URL
+	}
+	api := httptest.NewServer(&fakeAPIServer{agents: agents, nodes: []string{"node-1", "slow", "stalled"}})
+	t.Cleanup(api.Close)
+
+	term := &fakeTerminal{}
+	ticks := make(chan time.Time)
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	common.Terminal = &Terminal{Out: term, Width: 80, Ticks: ticks}
+	cmd := newRootCommand(common)
+	cmd.SetArgs([]string{"sources", "node-1", "slow", "stalled", "--kubeconfig", kubeconfig(t, api.URL), "--node-timeout", "5s"})
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(context.Background()) }()
+
+	awaitLine(t, term, ticks, "waiting for 2/3 nodes: slow, stalled")
+	if out.String() != "" {
+		t.Fatalf("printed before the slow node answered:\n%s", out)
+	}
+	close(hold)
+	awaitLine(t, term, ticks, "waiting for 1/3 nodes: stalled")
+
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the command did not end after the node timeout")
+	}
+	if !errors.Is(err, errFailed) {
+		t.Fatalf("err %v, want the nodes' failure; stderr %s", err, errOut)
+	}
+	if got := term.current(); got != "" {
+		t.Errorf("the progress line was not cleared: %q", got)
+	}
+	for _, n := range []string{"node-1", "slow"} {
+		if !strings.Contains(out.String(), n) {
+			t.Errorf("output lacks node %s:\n%s", n, out)
+		}
+	}
+	if want := `error: node "stalled": the agent did not answer within --node-timeout=5s`; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+	if strings.Contains(errOut.String(), "waiting for") {
+		t.Errorf("the progress line went to the error stream, not the terminal:\n%s", errOut)
+	}
+}
+
+func TestProgressLineFitsTheTerminal(t *testing.T) {
+	tests := []struct {
+		name    string
+		pending []string
+		width   int
+		want    string
+	}{
+		{"fits", []string{"a", "b"}, 80, "waiting for 2/120 nodes: a, b"},
+		{"cut to one column less than the width", []string{"node-aaaa", "node-bbbb", "node-cccc"}, 40, "waiting for 3/120 nodes: node-aaaa, no…"},
+		{"names escaped", []string{"a\x1b[2J"}, 80, `waiting for 1/120 nodes: a\x1b[2J`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progressLine(tc.pending, 120, tc.width); got != tc.want {
+				t.Errorf("progressLine = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNoProgressLineOffATerminal(t *testing.T) {
+	if term := stderrTerminal(&lockedBuffer{}); term != nil {
+		t.Fatalf("a buffer is taken for a terminal: %+v", term)
+	}
+}
+
+func TestWatchSaysWhichNodesItWatches(t *testing.T) {
+	_, u1 := newAgent(t, "node-1")
+	_, u2 := newAgent(t, "node-2")
+	api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u1, "node-2": u2}, nodes: []string{"node-1", "node-2"}})
+	t.Cleanup(api.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	errOut := &lockedBuffer{}
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &lockedBuffer{}, ErrOut: errOut})
+	cmd := newRootCommand(common)
+	cmd.SetArgs([]string{"watch", "--all-nodes", "--kubeconfig", kubeconfig(t, api.URL)})
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	deadline := time.After(20 * time.Second)
+	for !strings.Contains(errOut.String(), "watching 2 nodes: node-1, node-2\n") {
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("stderr %q does not say which nodes are watched", errOut)
+		}
+	}
+	cancel()
+	<-done
+}
