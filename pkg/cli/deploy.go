@@ -42,7 +42,7 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "deploy",
 		Short: "Deploy the podsrc agent to the cluster's nodes, fitted to each node's layout",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Deploy podsrc-agent (manifests/daemonset.yaml, built into this plugin)
 			to the cluster's Linux nodes and wait until every agent is ready.
 

@@ -103,7 +103,7 @@ func TestHostileAgents(t *testing.T) {
 	// that is not ready) reaches the user in their error, on the escaping
 	// stderr that TestEscapingWriter covers.
 	// pod asks one node about one pod: TestHostilePod.
-	notAgents := map[string]bool{"completion": true, "help": true, "deploy": true, "undeploy": true, "pod": true}
+	notAgents := map[string]bool{"completion": true, "help": true, "options": true, "deploy": true, "undeploy": true, "pod": true}
 	for _, c := range newRootCommand(NewCommonOptions(genericiooptions.NewTestIOStreamsDiscard())).Commands() {
 		if name := c.Name(); !notAgents[name] && hostileCommands[name] == nil {
 			t.Errorf("command %q is not run against hostile agents: add it to hostileCommands", name)
@@ -229,31 +229,52 @@ func errorLine(stderr, node string) string {
 	return ""
 }
 
-// TestDefaultRequestTimeout: without --request-timeout a stalled agent
-// fails its node after DefaultRequestTimeout, and help says so.
+// TestDefaultRequestTimeout: without --node-timeout a stalled agent fails
+// its node after DefaultNodeTimeout, without it and --request-timeout
+// after DefaultRequestTimeout, and the options say so.
 func TestDefaultRequestTimeout(t *testing.T) {
 	t.Parallel()
 	help, _, code := func() (string, string, int) {
-		out, errOut, done := startExit(context.Background(), "pods", "--help")
+		out, errOut, done := startExit(context.Background(), "options")
 		c := <-done
 		return out.String(), errOut.String(), c
 	}()
-	if code != 0 || !regexp.MustCompile(`--request-timeout string +.*\(default "30s"\)`).MatchString(help) {
-		t.Errorf("pods --help (exit %d) does not give the default request timeout:\n%s", code, help)
+	if code != 0 || !regexp.MustCompile(`--request-timeout='30s'`).MatchString(help) || !regexp.MustCompile(`--node-timeout=10s`).MatchString(help) {
+		t.Errorf("options (exit %d) do not give the default request and node timeouts:\n%s", code, help)
 	}
 	fa := fakeagent.New("node-1")
 	fa.Fault = fakeagent.FaultStall
 	u := serveUntilCleanup(t, fa)
-	start := time.Now()
-	_, stderr, done := startExit(context.Background(), "pods", "--agent-url", u)
-	select {
-	case code = <-done:
-	case <-time.After(DefaultRequestTimeout + 20*time.Second):
-		t.Fatalf("pods against a stalled agent did not end within %s", DefaultRequestTimeout+20*time.Second)
+	tests := []struct {
+		name  string
+		args  []string
+		after time.Duration
+		want  []string
+	}{
+		{"node timeout", nil, DefaultNodeTimeout, []string{"did not answer within --node-timeout=10s"}},
+		{"request timeout", []string{"--node-timeout=0"}, DefaultRequestTimeout, []string{"did not answer within 30s", "--request-timeout"}},
 	}
-	took := time.Since(start)
-	t.Logf("pods against a stalled agent ended after %s", took.Round(time.Millisecond))
-	if code != 1 || took < DefaultRequestTimeout || !strings.Contains(stderr.String(), "did not answer within 30s") || !strings.Contains(stderr.String(), "--request-timeout") {
-		t.Fatalf("exit %d after %s, stderr %q; want 1 after %s with the timeout and what to try", code, took, stderr, DefaultRequestTimeout)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			_, stderr, done := startExit(context.Background(), append([]string{"pods", "--agent-url", u}, tc.args...)...)
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(tc.after + 20*time.Second):
+				t.Fatalf("pods against a stalled agent did not end within %s", tc.after+20*time.Second)
+			}
+			took := time.Since(start)
+			t.Logf("pods against a stalled agent ended after %s", took.Round(time.Millisecond))
+			if code != 1 || took < tc.after {
+				t.Fatalf("exit %d after %s, stderr %q; want 1 after %s", code, took, stderr, tc.after)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
 	}
 }

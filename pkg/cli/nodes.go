@@ -99,22 +99,3 @@ func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) (names []stri
 	}
 	return names, kubelets, nil
 }
-
-// completeNodes completes node names from the cluster.
-func completeNodes(o *CommonOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		cs, err := o.Clientset()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		nodes, err := cs.CoreV1().Nodes().List(cmd.Context(), metav1.ListOptions{})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for _, n := range nodes.Items {
-			out = append(out, n.Name)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
-}

@@ -22,7 +22,7 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pleg NODE...",
 		Short: "Show the health and latencies of the kubelet's PLEG on nodes",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Show what the kubelet's generic PLEG sees on each node: whether it is
 			healthy (the kubelet's "PLEG is not healthy" verdict), how long ago it
 			last relisted, relist duration p50/p99/max, the relist interval, failures

@@ -29,7 +29,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pods NODE...",
 		Short: "Show the pods the kubelet's sources configure on nodes",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Show the pods of each node as the kubelet's merged configuration and its
 			PLEG see them: where each pod came from (file, http, api; <runtime> for
 			pods the runtime runs that no source configures), whether it is a static

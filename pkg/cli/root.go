@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/klog/v2"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	// The client-go credential plugins (exec, OIDC) for kubeconfigs that use
@@ -43,7 +41,7 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kubectl-podsrc",
 		Short: "Show what a node's kubelet sees: pod sources, their merge and the PLEG",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			kubectl podsrc shows what the kubelet of a node sees: its pod sources
 			(static pod files, the static pod URL, the API server), the
 			notifications their merge makes (ADD, UPDATE, DELETE, REMOVE, RECONCILE)
@@ -58,10 +56,12 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 			(ClusterRole ` + client.PodProxyRole + `, bound there by a RoleBinding).
 			--agent-url talks to one agent directly, without a cluster.
 
-			Every request but watch's stream gives up after --request-timeout
-			(default ` + DefaultRequestTimeout.String() + `; 0: no limit): a node whose agent or proxy
-			does not answer in time is reported with its error, the other nodes
-			still print. What agents send is printed with its control characters
+			Each node gets --node-timeout (default ` + DefaultNodeTimeout.String() + `; 0: no limit) for all
+			a command asks its agent, and each single request --request-timeout
+			(default ` + DefaultRequestTimeout.String() + `), watch's streams excepted: a node whose agent
+			or proxy does not answer in time is reported with its error, the other
+			nodes still print. On a terminal, a line on stderr names the nodes still
+			awaited. What agents send is printed with its control characters
 			escaped (ESC as \x1b, CSI as \u009b, a line feed in a table cell as
 			\n), so that no agent can steer the terminal; -o json keeps the values.`),
 		Example: templates.Examples(`
@@ -79,10 +79,10 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 	cmd.SetIn(common.In)
 	cmd.SetOut(common.Out)
 	cmd.SetErr(common.ErrOut)
+	// As kubectl: without a command, the help.
+	cmd.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
 	common.AddFlags(cmd)
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	cmd.PersistentFlags().AddGoFlagSet(klogFlags)
+	addLogFlags(cmd.PersistentFlags())
 	cmd.AddCommand(
 		NewCmdSources(common),
 		NewCmdPods(common),
@@ -93,6 +93,8 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 		NewCmdDeploy(common),
 		NewCmdUndeploy(common),
 	)
-	cmd.AddCommand(NewCmdCompletion(cmd))
+	cmd.AddCommand(NewCmdCompletion(cmd), NewCmdOptions(common.Out))
+	registerGlobalCompletions(cmd, common)
+	useKubectlHelp(cmd)
 	return cmd
 }

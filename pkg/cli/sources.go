@@ -22,7 +22,7 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sources NODE...",
 		Short: "Show the kubelet's pod sources on nodes",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Show the pod sources the kubelet of each node merges: static pod files,
 			the static pod URL and the API server. One row per node and source:
 			what it watches, whether it sent its first full list (SEEN), whether all

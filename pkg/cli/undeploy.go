@@ -27,7 +27,7 @@ func NewCmdUndeploy(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undeploy",
 		Short: "Remove everything kubectl podsrc deploy made",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Remove what kubectl podsrc deploy made: every agent DaemonSet, the
 			ClusterRoleBinding, the ClusterRoles, the ServiceAccount and the
 			namespace (only if deploy made it), and say what was removed. Only

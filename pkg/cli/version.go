@@ -49,7 +49,7 @@ func NewCmdVersion(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version [NODE...]",
 		Short: "Print the client's version, and the agent's and kubelet's of nodes",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Print the version of kubectl podsrc. With nodes, also print the version of
 			their agent, the kubelet version whose behavior the agent reproduces and
 			the version of the node's kubelet, and warn when they are skewed. Without

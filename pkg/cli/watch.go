@@ -41,7 +41,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch NODE...",
 		Short: "Follow the kubelet's pod config notifications and PLEG events on nodes",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Follow, like kubectl get -w, what the kubelet of each node is told by its
 			pod sources (ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET) and what its
 			PLEG reports (ContainerStarted, ContainerDied, ...), as they happen.
