@@ -19,6 +19,7 @@ type WatchOptions struct {
 	*CommonOptions
 	Nodes      NodeFlags
 	PrintFlags *printers.PrintFlags
+	Display    watchDisplayFlags
 
 	Since         string
 	Snapshot      bool
@@ -71,6 +72,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 	o.Nodes.Streaming = true
 	o.Nodes.AddFlags(cmd)
 	o.PrintFlags.AddFlags(cmd)
+	o.Display.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.Since, "since", o.Since, "Start after this event sequence number, or with the events of this last while (a duration such as 5m). Default: new events only.")
 	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods.")
 	cmd.Flags().StringVar(&o.Kind, "kind", o.Kind, "Only events of this kind: config or pleg.")
@@ -100,7 +102,11 @@ func (o *WatchOptions) Complete(args []string) error {
 			return fmt.Errorf("--since %q: want an event sequence number or a duration such as 5m", o.Since)
 		}
 	}
-	p, err := o.PrintFlags.ToWatchPrinter(o.Out, nil)
+	display, err := o.Display.ToDisplay(o.Now(), severalNodes(&o.Nodes, o.CommonOptions))
+	if err != nil {
+		return err
+	}
+	p, err := o.PrintFlags.ToWatchPrinterFor(o.Out, display)
 	if err != nil {
 		return err
 	}

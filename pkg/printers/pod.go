@@ -105,7 +105,7 @@ func PrintPodDetail(w io.Writer, d PodDetail, now time.Time, loc *time.Location)
 		} else {
 			fmt.Fprintln(w, "Events:")
 		}
-		wt := &WatchTable{Out: w, Location: loc}
+		wt := &WatchTable{Out: w, Display: WatchDisplay{Location: loc}}
 		for i := range d.Events {
 			if err := wt.PrintMessage(p.NodeName, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &d.Events[i]}); err != nil {
 				return err

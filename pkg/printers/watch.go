@@ -26,16 +26,39 @@ type WatchPrinter interface {
 	PrintMessage(node string, m *v1alpha1.StreamMessage) error
 }
 
-// ToWatchPrinter returns the watch printer the flags ask for: a live table,
-// one JSON message per line, YAML documents, or a template per message.
+// WatchDisplay is how the live table shows times and nodes.
+type WatchDisplay struct {
+	// Times is the format of the TIME column; TimeLocal when empty.
+	Times TimeFormat
+	// Location is the time zone of TimeLocal and TimeRFC3339 (local when
+	// nil).
+	Location *time.Location
+	// Start is when the watch started, for TimeRelative and the date of
+	// the first line; zero: relative times count from the first line, which
+	// shows no date.
+	Start time.Time
+	// NodeColors gives each node its own colour in the NODE column, when
+	// the table is coloured (several nodes are watched).
+	NodeColors bool
+}
+
+// ToWatchPrinter returns the watch printer the flags ask for with the local
+// time of day in loc (ToWatchPrinterFor).
 func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPrinter, error) {
+	return f.ToWatchPrinterFor(out, WatchDisplay{Location: loc})
+}
+
+// ToWatchPrinterFor returns the watch printer the flags ask for: a live
+// table shown as d says, one JSON message per line, YAML documents, or a
+// template per message.
+func (f *PrintFlags) ToWatchPrinterFor(out io.Writer, d WatchDisplay) (WatchPrinter, error) {
 	o := f.format()
 	color, err := f.ColorEnabled(out)
 	if err != nil {
 		return nil, err
 	}
 	if f.IsHuman() {
-		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: *f.NoHeaders, Color: color, Location: loc}, nil
+		return &WatchTable{Out: out, Wide: o == "wide", NoHeaders: *f.NoHeaders, Color: color, Display: d}, nil
 	}
 	// Made safe for a terminal as ToGenericPrinter's printers are.
 	switch o {
@@ -113,21 +136,23 @@ type WatchTable struct {
 	Wide      bool
 	NoHeaders bool
 	Color     bool
-	// Location is the time zone of the TIME column (local when nil).
-	Location *time.Location
+	Display   WatchDisplay
 
 	mu      sync.Mutex
 	widths  []int
 	started bool
+	clock   *watchClock
+	nodes   nodeColors
 }
 
 // PrintMessage implements WatchPrinter.
 func (t *WatchTable) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
-	rows := WatchRows(node, m, t.Location)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.started {
 		t.started = true
+		t.clock = newWatchClock(t.Display.Times, t.Display.Location, t.Display.Start)
+		t.nodes = nodeColors{}
 		for _, c := range watchColumns {
 			t.widths = append(t.widths, max(c.min, len(c.name)))
 		}
@@ -136,21 +161,25 @@ func (t *WatchTable) PrintMessage(node string, m *v1alpha1.StreamMessage) error 
 			for _, c := range watchColumns {
 				names = append(names, c.name)
 			}
-			if err := t.line(Row{Cells: names}); err != nil {
+			if err := t.line(Row{Cells: names}, NoColor); err != nil {
 				return err
 			}
 		}
 	}
-	for _, r := range rows {
-		if err := t.line(r); err != nil {
+	nodeColor := NoColor
+	if t.Display.NodeColors {
+		nodeColor = t.nodes.of(node)
+	}
+	for _, r := range WatchRows(node, m, t.clock.cell(messageTime(m))) {
+		if err := t.line(r, nodeColor); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// line writes one padded row.
-func (t *WatchTable) line(r Row) error {
+// line writes one padded row, its NODE cell in nodeColor.
+func (t *WatchTable) line(r Row, nodeColor Color) error {
 	var b strings.Builder
 	last := len(watchColumns) - 1
 	for i, c := range watchColumns {
@@ -165,8 +194,13 @@ func (t *WatchTable) line(r Row) error {
 		if len(v) > t.widths[i] {
 			t.widths[i] = len(v)
 		}
+		pad := strings.Repeat(" ", t.widths[i]-len(v)+3)
+		if i == nodeColumn && t.Color && nodeColor != NoColor {
+			// Back to the row's colour after the node's.
+			v = paint(nodeColor, v) + string(r.Color)
+		}
 		b.WriteString(v)
-		b.WriteString(strings.Repeat(" ", t.widths[i]-len(v)+3))
+		b.WriteString(pad)
 	}
 	line := strings.TrimRight(b.String(), " ")
 	if t.Color {
@@ -176,21 +210,22 @@ func (t *WatchTable) line(r Row) error {
 	return err
 }
 
-// WatchRows returns the live table's rows for one message: a row per pod
-// of a config event or snapshot, one for a PLEG event, a gap or a reset.
-// Cells follow watchColumns.
-func WatchRows(node string, m *v1alpha1.StreamMessage, loc *time.Location) []Row {
-	if loc == nil {
-		loc = time.Local
-	}
-	ts := m.Time.Time
+// nodeColumn is the index of NODE in watchColumns.
+const nodeColumn = 1
+
+// messageTime returns when what a stream message tells happened: its
+// event's time, else the message's; zero when unknown.
+func messageTime(m *v1alpha1.StreamMessage) time.Time {
 	if m.Event != nil && !m.Event.Time.IsZero() {
-		ts = m.Event.Time.Time
+		return m.Event.Time.Time
 	}
-	clock := "-"
-	if !ts.IsZero() {
-		clock = ts.In(loc).Format("15:04:05.000")
-	}
+	return m.Time.Time
+}
+
+// WatchRows returns the live table's rows for one message: a row per pod
+// of a config event or snapshot, one for a PLEG event, a gap or a reset,
+// with clock in the TIME column. Cells follow watchColumns.
+func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 	row := func(kind, op, source, pod, container, seq, uid, detail string, c Color) Row {
 		return Row{Cells: []any{clock, node, kind, op, orDash(source), orDash(pod), orDash(container), seq, orDash(uid), detail}, Color: c}
 	}
