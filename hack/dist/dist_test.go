@@ -89,14 +89,28 @@ func TestDistMatchesTheKrewManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Contains(files, pl.Bin) || !slices.Contains(files, "LICENSE") {
-			t.Fatalf("%s holds %v, want %s and LICENSE", name, files, pl.Bin)
+		shim := completionShim
+		if pl.Selector.MatchLabels["os"] == "windows" {
+			shim += ".cmd"
+		}
+		if !slices.Contains(files, pl.Bin) || !slices.Contains(files, "LICENSE") || !slices.Contains(files, shim) {
+			t.Fatalf("%s holds %v, want %s, LICENSE and %s", name, files, pl.Bin, shim)
 		}
 	}
 
 	root := t.TempDir()
-	if _, err := krew.Install(fresh, runtime.GOOS, runtime.GOARCH, out, root); err != nil {
+	link, err := krew.Install(fresh, runtime.GOOS, runtime.GOARCH, out, root)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// krew links only the plugin: the README has the completion shim
+	// linked next to it.
+	target, err := os.Readlink(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(target), completionShim), filepath.Join(root, "bin", completionShim)); err != nil {
+		t.Fatalf("the completion shim is not in the plugin's directory: %v", err)
 	}
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -110,6 +124,11 @@ func TestDistMatchesTheKrewManifest(t *testing.T) {
 	version, err := runIn(env, kubectl, "podsrc", "version")
 	if err != nil || !strings.Contains(version, committed.Spec.Version) {
 		t.Fatalf("kubectl podsrc version: %v\n%s", err, version)
+	}
+	// kubectl podsrc <TAB>, as the shells ask kubectl.
+	comps, err := runIn(env, kubectl, "__complete", "podsrc", "")
+	if err != nil || !strings.Contains(comps, "sources\t") || !strings.Contains(comps, "options\t") {
+		t.Fatalf("kubectl __complete podsrc: %v\n%s", err, comps)
 	}
 }
 

@@ -86,6 +86,10 @@ pod files, the static pod URL, the API server), which of them are seen and
 ready, how their updates merge into ADD, UPDATE, DELETE, REMOVE and
 RECONCILE, and what the kubelet's PLEG reports from the container runtime,
 without reading kubelet logs at -v=4.
+
+Each archive also holds ` + completionShim + ` (.cmd on Windows): linked
+next to the plugin on the PATH, it completes kubectl podsrc <TAB> through
+kubectl (the homepage's README shows how).
 `,
 			Caveats: `Start the podsrc agent on the cluster's nodes (as a cluster administrator):
   kubectl podsrc deploy
@@ -131,7 +135,7 @@ then ask a node: kubectl podsrc sources <node>
 }
 
 // release builds the plugin for one platform and archives it with the
-// license; it returns the archive's name and sha256.
+// license and the completion shim; it returns the archive's name and sha256.
 func release(version, goos, goarch, out string, license []byte) (string, string, error) {
 	tmp, err := os.MkdirTemp("", "podsrc-dist-")
 	if err != nil {
@@ -149,7 +153,7 @@ func release(version, goos, goarch, out string, license []byte) (string, string,
 	if err != nil {
 		return "", "", err
 	}
-	files := []archived{{name: "LICENSE", mode: 0o644, data: license}, {name: bin, mode: 0o755, data: exe}}
+	files := []archived{{name: "LICENSE", mode: 0o644, data: license}, {name: bin, mode: 0o755, data: exe}, shim(goos)}
 	var buf bytes.Buffer
 	name := fmt.Sprintf("kubectl-podsrc_%s_%s_%s", version, goos, goarch)
 	if goos == "windows" {

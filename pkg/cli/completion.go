@@ -10,9 +10,9 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 )
 
-// CompletionShim is the executable kubectl (1.26 and later) runs to
-// complete kubectl podsrc <TAB>; the release archives ship it.
-const CompletionShim = "kubectl_complete-podsrc"
+// completionShim is the executable kubectl (1.26 and later) runs to
+// complete kubectl podsrc <TAB>; the release archives ship it (hack/dist).
+const completionShim = "kubectl_complete-podsrc"
 
 // NewCmdCompletion returns the completion command.
 func NewCmdCompletion(root *cobra.Command) *cobra.Command {
@@ -23,8 +23,8 @@ func NewCmdCompletion(root *cobra.Command) *cobra.Command {
 			Print the completion script of kubectl-podsrc for a shell.
 
 			For kubectl podsrc <TAB> to complete through kubectl itself (kubectl 1.26
-			and later), put the ` + CompletionShim + ` executable of the release archive
-			(` + CompletionShim + `.cmd on Windows) on the PATH, next to kubectl-podsrc:
+			and later), put the ` + completionShim + ` executable of the release archive
+			(` + completionShim + `.cmd on Windows) on the PATH, next to kubectl-podsrc:
 			kubectl runs it to complete its plugin. With krew, link it from the
 			plugin's directory into krew's bin directory, as the README shows.`),
 		Example: templates.Examples(`
