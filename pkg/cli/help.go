@@ -81,6 +81,8 @@ func NewCmdOptions(out io.Writer) *cobra.Command {
 	cmd.SetOut(out)
 	cmd.SetErr(out)
 	templates.UseOptionsTemplates(cmd)
+	// kubectl's options help is empty: show the list there too.
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
 	return cmd
 }
 
