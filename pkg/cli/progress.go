@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,10 @@ type Terminal struct {
 // terminal a line can be redrawn on.
 func stderrTerminal(errOut io.Writer) *Terminal {
 	if !printers.IsTerminal(errOut) || os.Getenv("TERM") == "dumb" {
+		return nil
+	}
+	// As for colours: older Windows consoles print the sequences.
+	if runtime.GOOS == "windows" && os.Getenv("WT_SESSION") == "" {
 		return nil
 	}
 	t := &Terminal{Out: errOut, Width: 80}
