@@ -55,6 +55,22 @@ func run(t *testing.T, ctx context.Context, args ...string) (string, string, err
 	return out.String(), errOut.String(), err
 }
 
+// checkOutput checks that out holds every string of want and none of
+// notWant.
+func checkOutput(t *testing.T, out string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(out, w) {
+			t.Errorf("output has %q:\n%s", w, out)
+		}
+	}
+}
+
 // newAgent serves a fake agent for node on loopback.
 func newAgent(t *testing.T, node string) (*fakeagent.Agent, string) {
 	t.Helper()
@@ -93,16 +109,7 @@ func TestDirectCommands(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error %v, stderr %s", err, errOut)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("output has %q:\n%s", w, out)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.notWant)
 		})
 	}
 }

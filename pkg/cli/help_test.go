@@ -28,16 +28,7 @@ func TestHelpPages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error %v, stderr %s", err, errOut)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("has %q:\n%s", w, out)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.notWant)
 			if regexp.MustCompile("\n\n [^ ]").MatchString(out) {
 				t.Errorf("a paragraph starts with a space:\n%s", out)
 			}
