@@ -31,7 +31,7 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pod NODE UID|NAMESPACE/NAME",
 		Short: "Show one pod as a node's kubelet sees it",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Show one pod of a node: where it came from and the state of that source,
 			whether it is a static or a mirror pod, its labels, what the container
 			runtime has of it (sandbox, IPs, containers) and the notifications and
