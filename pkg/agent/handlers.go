@@ -41,6 +41,8 @@ func (a *Agent) Sources() api.SourceList {
 		KubeletVersion: a.kubeletSemantics(),
 		Items:          []api.Source{},
 	}
+	out.NodeKubeletVersion = a.nodeKubelet()
+	out.KubeletSkew = kubeletSkew(out.KubeletVersion, out.NodeKubeletVersion)
 	for _, s := range a.sources {
 		st := s.src.Status()
 		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name], a.cfg.ExposePodSpecs))
@@ -227,12 +229,13 @@ func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
 
 func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, api.Version{
-		TypeMeta:         api.TypeMetaFor(api.KindVersion),
-		AgentVersion:     version.Version,
-		ServedVersion:    api.VersionName,
-		KubeletSemantics: a.kubeletSemantics(),
-		NodeName:         a.cfg.Sources.NodeName,
-		GoVersion:        runtime.Version(),
+		TypeMeta:           api.TypeMetaFor(api.KindVersion),
+		AgentVersion:       version.Version,
+		ServedVersion:      api.VersionName,
+		KubeletSemantics:   a.kubeletSemantics(),
+		NodeKubeletVersion: a.nodeKubelet(),
+		NodeName:           a.cfg.Sources.NodeName,
+		GoVersion:          runtime.Version(),
 	})
 }
 
@@ -251,8 +254,15 @@ func (a *Agent) handleLivez(w http.ResponseWriter, _ *http.Request) {
 	writeText(w, http.StatusOK, "ok")
 }
 
-// handleReadyz is ready once every configured source has sent a full list.
+// handleReadyz is ready once every configured source has sent a full list,
+// and not while the node's kubelet is of another minor than the one the
+// agent reproduces: then what it serves is not what the kubelet does, and
+// a DaemonSet rollout of the wrong agent stops instead of spreading.
 func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
+	if skew := a.kubeletSkew(); skew != "" {
+		writeText(w, http.StatusServiceUnavailable, skew)
+		return
+	}
 	var unseen []string
 	for _, name := range a.config.Sources() {
 		if !a.config.HasSeen(name) {

@@ -79,6 +79,13 @@ type testAgent struct {
 // startAgent runs an agent until the test ends; adjust may change its config.
 func startAgent(t *testing.T, adjust func(*Config)) *testAgent {
 	t.Helper()
+	return startAgentWith(t, adjust, nil)
+}
+
+// startAgentWith is startAgent with extra sources run beside the
+// configured ones (stubs of a source's state).
+func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *testAgent {
+	t.Helper()
 	manifests := t.TempDir()
 	rt := critest.NewForTest(t)
 	if err := rt.Start(); err != nil {
@@ -105,6 +112,7 @@ func startAgent(t *testing.T, adjust func(*Config)) *testAgent {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.sources = append(a.sources, extra...)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

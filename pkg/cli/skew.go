@@ -17,6 +17,7 @@ import (
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/printers"
 )
 
@@ -54,6 +55,11 @@ func (s *skewCheck) check(ctx context.Context, a *client.Agent) (NodeVersion, er
 		return NodeVersion{}, err
 	}
 	nv := NodeVersion{Node: a.Node, Agent: v, KubeletVersion: s.kubeletVersion(ctx, a.Node)}
+	if nv.KubeletVersion == "" {
+		// The agent's own reading of its Node, for a caller who may not
+		// read nodes.
+		nv.KubeletVersion = v.NodeKubeletVersion
+	}
 	if nv.Node == "" {
 		nv.Node = v.NodeName
 	}
@@ -155,8 +161,8 @@ func skewWarnings(found []NodeVersion) []string {
 			out = append(out, fmt.Sprintf("the %s %s %s %s/%s, this kubectl-podsrc speaks %s",
 				plural(ns, "agent on", "agents on"), nodeList(ns), plural(ns, "serves", "serve"), v1alpha1.GroupName, k.a, v1alpha1.GroupVersion))
 		case "kubelet":
-			out = append(out, fmt.Sprintf("%s %s kubelet %s, but %s kubelet %s: what podsrc shows may differ from what this kubelet does",
-				nodeList(ns), plural(ns, "runs", "run"), k.a, plural(ns, "its agent reproduces", "their agents reproduce"), k.b))
+			out = append(out, fmt.Sprintf("%s %s kubelet %s, but %s kubelet %s: what podsrc shows may differ from what this kubelet does; %s",
+				nodeList(ns), plural(ns, "runs", "run"), k.a, plural(ns, "its agent reproduces", "their agents reproduce"), k.b, kubeletminor.SkewAdvice(k.a)))
 		}
 	}
 	return out

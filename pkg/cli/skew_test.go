@@ -181,8 +181,8 @@ func TestSkewWarnings(t *testing.T) {
 				{Node: "h", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.36.0"},
 			},
 			want: []string{
-				"nodes a, b, c, d, f and 1 more run kubelet v1.35.0, but their agents reproduce kubelet v1.36.3: what podsrc shows may differ from what this kubelet does",
-				"node e runs kubelet v1.37.1, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does",
+				"nodes a, b, c, d, f and 1 more run kubelet v1.35.0, but their agents reproduce kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; run kubectl podsrc deploy, which gives each node the agent of its kubelet's minor",
+				"node e runs kubelet v1.37.1, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; podsrc reproduces kubelet v1.33 to v1.36 only",
 			},
 		},
 	}
@@ -224,6 +224,33 @@ func TestSkewCheckStopsReadingNodesWhenForbidden(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "the agents on nodes node-1, node-2 and node-3 ("+otherRelease+") are different releases") || strings.Contains(errOut.String(), "kubelet") {
 		t.Fatalf("stderr %q, want the agents' skew only", errOut.String())
+	}
+}
+
+// TestSkewFromTheAgentsOwnNode checks that a caller who may not read nodes
+// is still warned about a kubelet of another minor than its agent's, from
+// the kubelet version the agent read from its own Node.
+func TestSkewFromTheAgentsOwnNode(t *testing.T) {
+	cs := fake.NewClientset()
+	cs.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "node-1", nil)
+	})
+	fa, agentURL := newAgent(t, "node-1")
+	fa.Lock()
+	fa.Version.AgentVersion, fa.Version.NodeKubeletVersion = version.Version, "v1.34.4"
+	fa.Unlock()
+	var errOut lockedBuffer
+	check := newSkewCheck(&errOut, 1, cs.CoreV1().Nodes(), nil)
+	a, err := (&client.Connector{Via: client.ViaDirect, AgentURL: agentURL}).Agent("node-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := check.check(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	want := "WARNING: node node-1 runs kubelet v1.34.4, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; run kubectl podsrc deploy"
+	if !strings.Contains(errOut.String(), want) {
+		t.Fatalf("stderr %q, want %q", errOut.String(), want)
 	}
 }
 

@@ -48,7 +48,7 @@ func Parse(version string) (Minor, error) {
 		return 0, err
 	}
 	if !m.Supported() {
-		return 0, fmt.Errorf("kubelet %s: podsrc reproduces kubelet %s to %s only", strings.TrimSpace(version), Supported[0], Supported[len(Supported)-1])
+		return 0, fmt.Errorf("kubelet %s: %s", strings.TrimSpace(version), reproducedOnly())
 	}
 	return m, nil
 }
@@ -61,4 +61,20 @@ func (m Minor) Supported() bool {
 		}
 	}
 	return false
+}
+
+// reproducedOnly names the range of minors podsrc reproduces.
+func reproducedOnly() string {
+	return fmt.Sprintf("podsrc reproduces kubelet %s to %s only", Supported[0], Supported[len(Supported)-1])
+}
+
+// SkewAdvice says what to do about an agent that reproduces another minor
+// than the node's kubelet, of version kubelet: deploy again, which gives
+// each node the agent of its minor, or, for a minor podsrc does not
+// reproduce, that it does not.
+func SkewAdvice(kubelet string) string {
+	if m, err := Of(kubelet); err == nil && !m.Supported() {
+		return reproducedOnly()
+	}
+	return "run kubectl podsrc deploy, which gives each node the agent of its kubelet's minor"
 }

@@ -45,3 +45,17 @@ func TestOfUnsupported(t *testing.T) {
 		t.Fatalf("Of(v1.27.16) = %v (supported %v), %v; want v1.27, unsupported", m, m.Supported(), err)
 	}
 }
+
+func TestSkewAdvice(t *testing.T) {
+	for version, want := range map[string]string{
+		"v1.34.4": "run kubectl podsrc deploy",
+		"v1.36.0": "run kubectl podsrc deploy",
+		"v1.32.9": "podsrc reproduces kubelet v1.33 to v1.36 only",
+		"v1.40.0": "podsrc reproduces kubelet v1.33 to v1.36 only",
+		"unknown": "run kubectl podsrc deploy",
+	} {
+		if got := SkewAdvice(version); !strings.Contains(got, want) {
+			t.Errorf("SkewAdvice(%q) = %q, want it to contain %q", version, got, want)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type Status struct {
 	// KubeletVersion is the kubelet version whose decoding podsrc follows;
 	// pod UIDs are only right for a kubelet of that version.
 	KubeletVersion string
+	// NodeKubeletVersion is the version of the node's kubelet as its Node
+	// object reports it (API server source only; empty until it is read).
+	NodeKubeletVersion string
 	// Seen reports whether the source has delivered its first SET.
 	Seen bool
 	// LastUpdate is when the last SET was delivered.

@@ -11,6 +11,9 @@ type Version struct {
 	ServedVersion string `json:"servedVersion"`
 	// KubeletSemantics is the kubelet version podsrc reproduces.
 	KubeletSemantics string `json:"kubeletSemantics"`
+	// NodeKubeletVersion is the version of the node's kubelet as the agent
+	// learnt it (see SourceList.NodeKubeletVersion); empty when unknown.
+	NodeKubeletVersion string `json:"nodeKubeletVersion,omitempty"`
 	// NodeName is the node the agent runs for.
 	NodeName string `json:"nodeName"`
 	// GoVersion is the Go release the agent was built with.

@@ -262,6 +262,11 @@ func (s *APISource) observe(ctx context.Context, resource, verb string, err erro
 func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 	logger := klog.FromContext(ctx)
 	found := len(objs) > 0
+	if found {
+		if n, ok := objs[0].(*v1.Node); ok {
+			s.status.Update(func(st *source.Status) { st.NodeKubeletVersion = n.Status.NodeInfo.KubeletVersion })
+		}
+	}
 	first := !s.nodeSynced.Load()
 	switch {
 	case !found && (first || s.nodeSeen):

@@ -454,3 +454,29 @@ func TestAPISourceWatchListRefused(t *testing.T) {
 		t.Errorf("the reflector's fallback to a list left the error %q", st.LastError)
 	}
 }
+
+// TestAPISourceReportsTheNodesKubelet checks that the status carries the
+// kubelet version of the node's Node object, and follows its changes (a
+// kubelet upgraded in place).
+func TestAPISourceReportsTheNodesKubelet(t *testing.T) {
+	node := apiNode(testNode)
+	node.Status.NodeInfo.KubeletVersion = "v1.34.4"
+	client := fake.NewClientset(node)
+	src, c := startAPI(t, client)
+	c.Next()
+	if got := src.Status().NodeKubeletVersion; got != "v1.34.4" {
+		t.Fatalf("node kubelet %q after the first list, want v1.34.4", got)
+	}
+	node = node.DeepCopy()
+	node.Status.NodeInfo.KubeletVersion = "v1.35.4"
+	if _, err := client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for src.Status().NodeKubeletVersion != "v1.35.4" {
+		if time.Now().After(deadline) {
+			t.Fatalf("node kubelet %q after the Node's update, want v1.35.4", src.Status().NodeKubeletVersion)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

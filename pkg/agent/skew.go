@@ -1,0 +1,42 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+)
+
+// nodeKubelet returns the version of the node's kubelet as a source learnt
+// it (the API server source, from the Node object), or "" when none did.
+func (a *Agent) nodeKubelet() string {
+	for _, s := range a.sources {
+		if v := s.src.Status().NodeKubeletVersion; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// kubeletSkew says, when the node's kubelet is of another minor than the
+// one this agent build reproduces, that and what to run; "" when they
+// agree or the node's kubelet is not known.
+func (a *Agent) kubeletSkew() string {
+	return kubeletSkew(a.kubeletSemantics(), a.nodeKubelet())
+}
+
+// kubeletSkew compares the kubelet version an agent reproduces with the
+// node's kubelet version.
+func kubeletSkew(reproduced, node string) string {
+	if node == "" {
+		return ""
+	}
+	nm, err := kubeletminor.Of(node)
+	if err != nil {
+		return fmt.Sprintf("the node's kubelet version %q cannot be read (%v); this agent reproduces kubelet %s", node, err, reproduced)
+	}
+	rm, err := kubeletminor.Of(reproduced)
+	if err == nil && nm == rm {
+		return ""
+	}
+	return fmt.Sprintf("the node runs kubelet %s but this agent reproduces kubelet %s: static pod UIDs, config hashes, validation and the merge may differ from the kubelet's; %s", node, reproduced, kubeletminor.SkewAdvice(node))
+}
