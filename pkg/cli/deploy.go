@@ -15,6 +15,7 @@ import (
 	"github.com/podsrc/podsrc/manifests"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/deploy"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 // pollInterval is how often deploy and undeploy look at what they wait for.
@@ -49,11 +50,15 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 			Each node's layout (static pod path, static pod URL and headers, check
 			frequencies, CRI socket) is read from its kubelet's running configuration
 			(/configz through the API server's node proxy) with your credentials
-			(get nodes/proxy); the agents themselves never need that permission. Nodes
-			that share a layout share a DaemonSet. The most common layout's
-			DaemonSet, podsrc-agent, also takes every node that is added later;
-			the others are pinned to their nodes by name. Run deploy again after
-			adding nodes of another layout.
+			(get nodes/proxy); the agents themselves never need that permission. An
+			agent build reproduces one kubelet minor, so each node gets the agent of
+			its kubelet's minor (status.nodeInfo.kubeletVersion): the image
+			<--image>-kubelet1.N. Nodes that share a layout and a kubelet minor share
+			a DaemonSet. The most common one's DaemonSet, podsrc-agent, also takes
+			every node that is added later; the others are pinned to their nodes by
+			name. Run deploy again after adding nodes of another layout or
+			upgrading kubelets. Nodes whose kubelet podsrc does not reproduce get no
+			agent, and a warning names them.
 
 			When a kubelet's /configz cannot be read, the layout of the distribution
 			the node looks like (kubeadm, kind, minikube, k3s, RKE2, CRI-O,
@@ -79,7 +84,7 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Image, "image", o.Image, "The agent image.")
+	f.StringVar(&o.Image, "image", o.Image, "The agent image, by tag: the nodes of kubelet minor 1.N run this tag with -kubelet1.N appended.")
 	f.StringVar(&o.APIServerURL, "api-server-url", o.APIServerURL, "The https URL at which the agents reach the API server, instead of the in-cluster kubernetes Service (for nodes without a working service network). Its serving certificate must name the host.")
 	f.StringVar(&o.NodeSelector, "node-selector", o.NodeSelector, "Deploy to the nodes matching this label selector only.")
 	f.StringVar(&o.StaticPodPath, "static-pod-path", o.StaticPodPath, "The kubelet's staticPodPath on every selected node, overriding what /configz says or the assumed layout (\"\" for none).")
@@ -120,6 +125,9 @@ func (o *DeployOptions) Validate() error {
 	if o.Image == "" {
 		return fmt.Errorf("--image must not be empty")
 	}
+	if _, err := deploy.ImageFor(o.Image, kubeletminor.Supported[0]); err != nil {
+		return err
+	}
 	if o.Timeout <= 0 {
 		return fmt.Errorf("--timeout %v: want a positive duration", o.Timeout)
 	}
@@ -147,9 +155,14 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.warnAssumed(layouts)
-	groups := deploy.GroupByLayout(layouts, o.overrides.Apply(deploy.DefaultLayout()))
+	groups, unsupported := deploy.GroupNodes(layouts, o.overrides.Apply(deploy.DefaultLayout()))
+	o.warnUnsupported(unsupported)
+	var excluded []string
+	for _, n := range unsupported {
+		excluded = append(excluded, n.Node)
+	}
 	objs, err := deploy.Render(manifests.DaemonSet, deploy.RenderOptions{
-		Namespace: o.namespace, Image: o.Image, APIServerURL: o.APIServerURL, NodeSelector: o.NodeSelector, Groups: groups,
+		Namespace: o.namespace, Image: o.Image, APIServerURL: o.APIServerURL, NodeSelector: o.NodeSelector, Groups: groups, Excluded: excluded,
 	})
 	if err != nil {
 		return err
@@ -165,7 +178,11 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 				nodes = "nodes added later"
 			}
 		}
-		fmt.Fprintf(o.Out, "layout %s (%s): %s\n", deploy.DaemonSetName(g), g.Layout, nodes)
+		image, err := deploy.ImageFor(o.Image, g.Minor)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "layout %s (%s), kubelet %s, image %s: %s\n", deploy.DaemonSetName(g), g.Layout, g.Minor, image, nodes)
 	}
 	if err := c.Apply(ctx, objs, o.namespace, o.Out, o.ErrOut); err != nil {
 		return err
@@ -175,10 +192,17 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	r := deploy.Rollout{Namespace: o.namespace, Image: o.Image, AgentSelector: client.AgentSelector, AgentPort: o.AgentPort}
+	r := deploy.Rollout{Namespace: o.namespace, Images: map[string]string{}, AgentSelector: client.AgentSelector, AgentPort: o.AgentPort}
 	for _, g := range groups {
 		r.DaemonSets = append(r.DaemonSets, deploy.DaemonSetName(g))
 		r.Nodes = append(r.Nodes, g.Nodes...)
+		image, err := deploy.ImageFor(o.Image, g.Minor)
+		if err != nil {
+			return err
+		}
+		for _, n := range g.Nodes {
+			r.Images[n] = image
+		}
 	}
 	sort.Strings(r.Nodes)
 	if err := c.Wait(wctx, r, pollInterval, o.Out); err != nil {
@@ -211,6 +235,23 @@ func (o *DeployOptions) warnAssumed(layouts []deploy.NodeLayout) {
 		if len(l.Layout.StaticPodURLHeader) > 0 {
 			fmt.Fprintf(o.ErrOut, "Warning: node %s's kubelet sends headers to its static pod URL; the agent gets them as flags, readable by whoever may read DaemonSets in namespace %s\n", l.Node, o.namespace)
 		}
+	}
+}
+
+// warnUnsupported names, on stderr, the nodes whose kubelet is of a minor
+// podsrc does not reproduce, which get no agent, one warning per version.
+func (o *DeployOptions) warnUnsupported(nodes []deploy.NodeLayout) {
+	byVersion := map[string][]string{}
+	var versions []string
+	for _, n := range nodes {
+		if byVersion[n.Kubelet] == nil {
+			versions = append(versions, n.Kubelet)
+		}
+		byVersion[n.Kubelet] = append(byVersion[n.Kubelet], n.Node)
+	}
+	for _, v := range versions {
+		fmt.Fprintf(o.ErrOut, "Warning: %s %s kubelet %q, which podsrc does not reproduce (kubelet %s to %s); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).\n",
+			nodeList(byVersion[v]), plural(byVersion[v], "runs", "run"), v, kubeletminor.Supported[0], kubeletminor.Supported[len(kubeletminor.Supported)-1])
 	}
 }
 

@@ -37,3 +37,22 @@ func TestWarnAssumed(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnUnsupported checks that nodes whose kubelet podsrc does not
+// reproduce are named, one warning per kubelet version.
+func TestWarnUnsupported(t *testing.T) {
+	var errOut bytes.Buffer
+	o := &DeployOptions{CommonOptions: NewCommonOptions(genericiooptions.IOStreams{ErrOut: &errOut}), namespace: "podsrc-system"}
+	o.warnUnsupported([]deploy.NodeLayout{
+		{Node: "a", Kubelet: "v1.31.4", Minor: 31},
+		{Node: "b", Kubelet: "v1.37.0", Minor: 37},
+		{Node: "c", Kubelet: "v1.31.4", Minor: 31},
+	})
+	want := []string{
+		`Warning: nodes a and c run kubelet "v1.31.4", which podsrc does not reproduce (kubelet v1.33 to v1.36); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
+		`Warning: node b runs kubelet "v1.37.0", which podsrc does not reproduce (kubelet v1.33 to v1.36); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
+	}
+	if got := strings.TrimSpace(errOut.String()); got != strings.Join(want, "\n") {
+		t.Fatalf("warnings:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}

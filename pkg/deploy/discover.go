@@ -13,12 +13,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
-// NodeLayout is one node's layout and where it came from.
+// NodeLayout is one node's layout and where it came from, and its
+// kubelet's version.
 type NodeLayout struct {
 	Node   string
 	Layout Layout
+	// Kubelet is the node's status.nodeInfo.kubeletVersion, and Minor its
+	// minor (0 when it cannot be read).
+	Kubelet string
+	Minor   kubeletminor.Minor
 	// Assumed names the distribution whose layout was assumed, and
 	// Reason why /configz was not used; both empty when it was.
 	Assumed string
@@ -68,7 +75,8 @@ func Discover(ctx context.Context, cs kubernetes.Interface, nodes []corev1.Node,
 	for i := range nodes {
 		n := &nodes[i]
 		g.Go(func() error {
-			nl := NodeLayout{Node: n.Name}
+			nl := NodeLayout{Node: n.Name, Kubelet: n.Status.NodeInfo.KubeletVersion}
+			nl.Minor, _ = kubeletminor.Of(nl.Kubelet)
 			kc, err := ReadConfigz(gctx, cs, n.Name)
 			if err != nil {
 				if gctx.Err() != nil {

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 func TestLayoutFromKubelet(t *testing.T) {
@@ -83,55 +85,89 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
-func TestGroupByLayout(t *testing.T) {
+func TestGroupNodes(t *testing.T) {
 	kubeadm := DefaultLayout()
 	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
 	crio := kubeadm
 	crio.RuntimeEndpoint = crioSocket
+	const v133, v134, v136 = kubeletminor.V133, kubeletminor.V134, kubeletminor.V136
 	tests := []struct {
-		name  string
-		nodes []NodeLayout
-		want  []Group
+		name        string
+		nodes       []NodeLayout
+		want        []Group
+		unsupported []string
 	}{{
-		name: "no nodes: one default group of the fallback, for nodes that join later",
-		want: []Group{{Layout: kubeadm, Default: true}},
+		name: "no nodes: one default group of the fallback and the newest minor, for nodes that join later",
+		want: []Group{{Layout: kubeadm, Minor: v136, Default: true}},
 	}, {
-		name:  "one layout",
-		nodes: []NodeLayout{{Node: "b", Layout: kubeadm}, {Node: "a", Layout: kubeadm}},
-		want:  []Group{{Layout: kubeadm, Nodes: []string{"a", "b"}, Default: true}},
+		name:  "one layout, one minor",
+		nodes: []NodeLayout{{Node: "b", Layout: kubeadm, Minor: v136}, {Node: "a", Layout: kubeadm, Minor: v136}},
+		want:  []Group{{Layout: kubeadm, Minor: v136, Nodes: []string{"a", "b"}, Default: true}},
 	}, {
-		name: "the most common layout is the default, the others follow by hash",
+		name: "the most common layout and minor is the default, the others follow by layout hash and minor",
 		nodes: []NodeLayout{
-			{Node: "w1", Layout: k3s}, {Node: "cp", Layout: kubeadm}, {Node: "w2", Layout: k3s},
-			{Node: "w3", Layout: k3s}, {Node: "c1", Layout: crio},
+			{Node: "w1", Layout: k3s, Minor: v136}, {Node: "cp", Layout: kubeadm, Minor: v136}, {Node: "w2", Layout: k3s, Minor: v136},
+			{Node: "w3", Layout: k3s, Minor: v136}, {Node: "c1", Layout: crio, Minor: v136},
 		},
-		want: sortedByHash(Group{Layout: k3s, Nodes: []string{"w1", "w2", "w3"}, Default: true},
-			Group{Layout: kubeadm, Nodes: []string{"cp"}}, Group{Layout: crio, Nodes: []string{"c1"}}),
+		want: sortedByKey(Group{Layout: k3s, Minor: v136, Nodes: []string{"w1", "w2", "w3"}, Default: true},
+			Group{Layout: kubeadm, Minor: v136, Nodes: []string{"cp"}}, Group{Layout: crio, Minor: v136, Nodes: []string{"c1"}}),
+	}, {
+		name: "one layout, three minors: a group per minor, the older ones by minor",
+		nodes: []NodeLayout{
+			{Node: "new-1", Layout: kubeadm, Minor: v136}, {Node: "old-1", Layout: kubeadm, Minor: v134}, {Node: "new-2", Layout: kubeadm, Minor: v136},
+			{Node: "oldest", Layout: kubeadm, Minor: v133}, {Node: "old-2", Layout: kubeadm, Minor: v134}, {Node: "new-3", Layout: kubeadm, Minor: v136},
+		},
+		want: []Group{
+			{Layout: kubeadm, Minor: v136, Nodes: []string{"new-1", "new-2", "new-3"}, Default: true},
+			{Layout: kubeadm, Minor: v133, Nodes: []string{"oldest"}},
+			{Layout: kubeadm, Minor: v134, Nodes: []string{"old-1", "old-2"}},
+		},
+	}, {
+		name: "unsupported and unreadable minors are left out",
+		nodes: []NodeLayout{
+			{Node: "a", Layout: kubeadm, Minor: v134}, {Node: "old", Layout: kubeadm, Kubelet: "v1.31.4", Minor: 31},
+			{Node: "odd", Layout: kubeadm, Kubelet: "unknown"},
+		},
+		want:        []Group{{Layout: kubeadm, Minor: v134, Nodes: []string{"a"}, Default: true}},
+		unsupported: []string{"old", "odd"},
+	}, {
+		name:        "only unsupported nodes: the default group is for nodes that join later",
+		nodes:       []NodeLayout{{Node: "old", Layout: crio, Kubelet: "v1.31.4", Minor: 31}},
+		want:        []Group{{Layout: kubeadm, Minor: v136, Default: true}},
+		unsupported: []string{"old"},
 	}, {
 		name:  "a tie is broken by hash, the same on every run",
-		nodes: []NodeLayout{{Node: "a", Layout: kubeadm}, {Node: "b", Layout: crio}},
-		want:  tie(Group{Layout: kubeadm, Nodes: []string{"a"}}, Group{Layout: crio, Nodes: []string{"b"}}),
+		nodes: []NodeLayout{{Node: "a", Layout: kubeadm, Minor: v136}, {Node: "b", Layout: crio, Minor: v136}},
+		want:  tie(Group{Layout: kubeadm, Minor: v136, Nodes: []string{"a"}}, Group{Layout: crio, Minor: v136, Nodes: []string{"b"}}),
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, GroupByLayout(tc.nodes, kubeadm)); diff != "" {
+			groups, unsupported := GroupNodes(tc.nodes, kubeadm)
+			if diff := cmp.Diff(tc.want, groups); diff != "" {
 				t.Errorf("groups (-want +got):\n%s", diff)
+			}
+			var names []string
+			for _, n := range unsupported {
+				names = append(names, n.Node)
+			}
+			if !cmp.Equal(names, tc.unsupported) {
+				t.Errorf("unsupported %v, want %v", names, tc.unsupported)
 			}
 		})
 	}
 }
 
-// sortedByHash returns def first, then the others by layout hash.
-func sortedByHash(def Group, others ...Group) []Group {
-	if len(others) == 2 && others[0].Layout.Hash() > others[1].Layout.Hash() {
+// sortedByKey returns def first, then the others by layout hash and minor.
+func sortedByKey(def Group, others ...Group) []Group {
+	if len(others) == 2 && others[0].key() > others[1].key() {
 		others[0], others[1] = others[1], others[0]
 	}
 	return append([]Group{def}, others...)
 }
 
-// tie returns two one-node groups with the lower hash as the default.
+// tie returns two one-node groups with the lower key as the default.
 func tie(a, b Group) []Group {
-	if a.Layout.Hash() > b.Layout.Hash() {
+	if a.key() > b.key() {
 		a, b = b, a
 	}
 	a.Default = true

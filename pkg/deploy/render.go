@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"path"
+	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -37,13 +38,18 @@ const (
 // RenderOptions say how to fit the manifest to a cluster.
 type RenderOptions struct {
 	Namespace string
-	Image     string
+	// Image is the agent image's base: each group runs ImageFor(Image, its
+	// minor); empty keeps the manifest's.
+	Image string
 	// APIServerURL, when set, is the https URL the agents reach the API
 	// server at instead of the in-cluster kubernetes Service.
 	APIServerURL string
 	// NodeSelector is a label selector on nodes ("" for all).
 	NodeSelector string
 	Groups       []Group
+	// Excluded are nodes no DaemonSet may run on (kubelets of a minor
+	// podsrc does not reproduce).
+	Excluded []string
 }
 
 // Render fits the manifest to the options: the namespace set everywhere, and
@@ -84,9 +90,16 @@ func Render(manifest []byte, o RenderOptions) ([]*unstructured.Unstructured, err
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &tmpl); err != nil {
 			return nil, fmt.Errorf("manifest: DaemonSet %s: %w", obj.GetName(), err)
 		}
-		others := otherNodes(o.Groups)
+		others := append(otherNodes(o.Groups), o.Excluded...)
+		sort.Strings(others)
 		for _, g := range o.Groups {
-			ds, err := renderDaemonSet(&tmpl, g, o.Image, env, nodeReqs, others)
+			image := ""
+			if o.Image != "" {
+				if image, err = ImageFor(o.Image, g.Minor); err != nil {
+					return nil, err
+				}
+			}
+			ds, err := renderDaemonSet(&tmpl, g, image, env, nodeReqs, others)
 			if err != nil {
 				return nil, err
 			}
@@ -143,12 +156,13 @@ func otherNodes(groups []Group) []string {
 	return out
 }
 
-// DaemonSetName is the name of a group's DaemonSet.
+// DaemonSetName is the name of a group's DaemonSet: podsrc-agent for the
+// default group, else podsrc-agent-<layout hash>-kubelet1-<minor>.
 func DaemonSetName(g Group) string {
 	if g.Default {
 		return agentName
 	}
-	return agentName + "-" + g.Layout.Hash()
+	return fmt.Sprintf("%s-%s-kubelet1-%d", agentName, g.Layout.Hash(), int(g.Minor))
 }
 
 // renderDaemonSet makes the DaemonSet of one group from the template.

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,19 +18,23 @@ import (
 
 	"github.com/podsrc/podsrc/manifests"
 	"github.com/podsrc/podsrc/pkg/agent"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// goldenOptions are two layouts: kubeadm nodes, and one k3s node whose
-// kubelet also polls a static pod URL.
+// goldenOptions are three groups: kubeadm nodes with kubelet v1.36, one
+// kubeadm node with kubelet v1.34, and one k3s node whose kubelet also
+// polls a static pod URL; a v1.31 node is left out.
 func goldenOptions() RenderOptions {
 	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
 	k3s.StaticPodURL = "http://10.0.0.9/pods"
 	k3s.StaticPodURLHeader = map[string][]string{"X-B": {"2"}, "X-A": {"1", "0"}}
 	k3s.HTTPCheckFrequency = 30 * time.Second
-	groups := GroupByLayout([]NodeLayout{
-		{Node: "cp-1", Layout: DefaultLayout()}, {Node: "cp-2", Layout: DefaultLayout()}, {Node: "edge-1", Layout: k3s},
+	groups, unsupported := GroupNodes([]NodeLayout{
+		{Node: "cp-1", Layout: DefaultLayout(), Minor: kubeletminor.V136}, {Node: "cp-2", Layout: DefaultLayout(), Minor: kubeletminor.V136},
+		{Node: "old-1", Layout: DefaultLayout(), Minor: kubeletminor.V134},
+		{Node: "edge-1", Layout: k3s, Minor: kubeletminor.V136}, {Node: "legacy-1", Layout: DefaultLayout(), Minor: 31},
 	}, DefaultLayout())
 	return RenderOptions{
 		Namespace:    "podsrc-test",
@@ -37,6 +42,7 @@ func goldenOptions() RenderOptions {
 		APIServerURL: "https://10.0.0.1:6443",
 		NodeSelector: "pool in (a,b),!spot",
 		Groups:       groups,
+		Excluded:     []string{unsupported[0].Node},
 	}
 }
 
@@ -100,8 +106,8 @@ func TestRenderDaemonSets(t *testing.T) {
 			t.Errorf("DaemonSet %s: selector %v, template labels %v", ds.Name, ds.Spec.Selector.MatchLabels, ds.Spec.Template.Labels)
 		}
 		c := ds.Spec.Template.Spec.Containers[0]
-		if c.Image != o.Image {
-			t.Errorf("%s: image %s, want %s", ds.Name, c.Image, o.Image)
+		if want := fmt.Sprintf("%s-kubelet1.%d", o.Image, int(g.Minor)); c.Image != want {
+			t.Errorf("%s: image %s, want %s", ds.Name, c.Image, want)
 		}
 		// The agent parses the arguments as the DaemonSet gives them.
 		fs := pflag.NewFlagSet("podsrc-agent", pflag.ContinueOnError)
@@ -143,8 +149,8 @@ func TestRenderDaemonSets(t *testing.T) {
 		}
 		f := aff[0].MatchFields[0]
 		switch {
-		case g.Default && (f.Operator != corev1.NodeSelectorOpNotIn || !cmp.Equal(f.Values, []string{"edge-1"})):
-			t.Errorf("%s: the default layout's DaemonSet should run on every node but edge-1: %+v", ds.Name, f)
+		case g.Default && (f.Operator != corev1.NodeSelectorOpNotIn || !cmp.Equal(f.Values, []string{"edge-1", "legacy-1", "old-1"})):
+			t.Errorf("%s: the default group's DaemonSet should run on every node but edge-1, legacy-1 (unsupported) and old-1: %+v", ds.Name, f)
 		case !g.Default && (f.Operator != corev1.NodeSelectorOpIn || !cmp.Equal(f.Values, g.Nodes)):
 			t.Errorf("%s: should run on %v only: %+v", ds.Name, g.Nodes, f)
 		}

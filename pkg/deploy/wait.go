@@ -16,13 +16,14 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// Rollout is what Wait waits for: the DaemonSets deploy applied, the image
-// they run and the nodes they cover.
+// Rollout is what Wait waits for: the DaemonSets deploy applied, the nodes
+// they cover and the image each node's agent runs.
 type Rollout struct {
 	Namespace  string
 	DaemonSets []string
-	Image      string
 	Nodes      []string
+	// Images is the agent image of each node, by node name.
+	Images map[string]string
 	// AgentSelector selects the agents' pods; AgentPort is where their
 	// readiness endpoint answers.
 	AgentSelector string
@@ -66,7 +67,7 @@ func (c *Cluster) Wait(ctx context.Context, r Rollout, interval time.Duration, o
 		if state.ready[node] {
 			continue
 		}
-		why = append(why, fmt.Sprintf("node %s: %s", node, c.notReadyReason(rctx, r, state.pods[node])))
+		why = append(why, fmt.Sprintf("node %s: %s", node, c.notReadyReason(rctx, r, node, state.pods[node])))
 	}
 	return fmt.Errorf("%d/%d agents ready when the wait ended (%v):\n  %s\nsee kubectl -n %s get pods -l %s -o wide, and deploy again with a longer --timeout if they are only slow", len(state.ready), len(r.Nodes), err, strings.Join(why, "\n  "), r.Namespace, r.AgentSelector)
 }
@@ -107,7 +108,7 @@ func (c *Cluster) observe(ctx context.Context, r Rollout) (rolloutState, error) 
 		}
 	}
 	for node, p := range s.pods {
-		if podReady(p) && runsImage(p, r.Image) {
+		if podReady(p) && runsImage(p, r.Images[node]) {
 			s.ready[node] = true
 		}
 	}
@@ -168,7 +169,8 @@ var imagePullReasons = map[string]bool{"ErrImagePull": true, "ImagePullBackOff":
 // notReadyReason says why the node's agent is not ready: no pod, not
 // scheduled, an image it cannot pull, a crash loop with its last log line,
 // or the source its readiness endpoint is waiting for.
-func (c *Cluster) notReadyReason(ctx context.Context, r Rollout, p *corev1.Pod) string {
+func (c *Cluster) notReadyReason(ctx context.Context, r Rollout, node string, p *corev1.Pod) string {
+	image := r.Images[node]
 	if p == nil {
 		return "no agent pod yet (the DaemonSet controller has not made one for this node)"
 	}
@@ -177,7 +179,7 @@ func (c *Cluster) notReadyReason(ctx context.Context, r Rollout, p *corev1.Pod) 
 			return fmt.Sprintf("pod %s is unschedulable: %s", p.Name, cond.Message)
 		}
 	}
-	if !runsImage(p, r.Image) {
+	if !runsImage(p, image) {
 		return fmt.Sprintf("pod %s still runs the previous image; the rollout has not reached this node", p.Name)
 	}
 	for _, cs := range p.Status.ContainerStatuses {
@@ -187,7 +189,7 @@ func (c *Cluster) notReadyReason(ctx context.Context, r Rollout, p *corev1.Pod) 
 		if w := cs.State.Waiting; w != nil {
 			switch {
 			case imagePullReasons[w.Reason]:
-				return fmt.Sprintf("pod %s cannot pull image %s: %s: %s", p.Name, r.Image, w.Reason, w.Message)
+				return fmt.Sprintf("pod %s cannot pull image %s: %s: %s", p.Name, image, w.Reason, w.Message)
 			case w.Reason == "CrashLoopBackOff":
 				return fmt.Sprintf("pod %s is in a crash loop (%d restarts); the agent's last log line: %s", p.Name, cs.RestartCount, c.lastLogLine(ctx, p, true))
 			case w.Reason != "":

@@ -51,7 +51,7 @@ func TestNotReadyReason(t *testing.T) {
 				}
 			}
 			c := &Cluster{Client: cs}
-			got := c.notReadyReason(context.Background(), Rollout{Namespace: "podsrc-system", Image: image, AgentPort: 10270}, tc.pod)
+			got := c.notReadyReason(context.Background(), Rollout{Namespace: "podsrc-system", Images: map[string]string{"n1": image}, AgentPort: 10270}, "n1", tc.pod)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("reason %q does not say %q", got, w)
