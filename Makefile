@@ -5,9 +5,12 @@ SHELL := /bin/bash
 
 # Go modules of the project: the root (the plugin and every package), the
 # kubelet-exact static pod decoders, one per kubelet minor, and the agent's
-# main, which need k8s.io/kubernetes and its replace directives.
+# mains, one per kubelet minor (cmd/podsrc-agent links v1.36's decoder, its
+# kubelet13x modules the older ones'), which need k8s.io/kubernetes and its
+# replace directives.
 DECODER_MODULES := pkg/staticpod/kubelet133 pkg/staticpod/kubelet134 pkg/staticpod/kubelet135 pkg/staticpod/kubelet136
-MODULES := . $(DECODER_MODULES) cmd/podsrc-agent test/bench/merge
+AGENT_MINOR_MODULES := cmd/podsrc-agent/kubelet133 cmd/podsrc-agent/kubelet134 cmd/podsrc-agent/kubelet135
+MODULES := . $(DECODER_MODULES) cmd/podsrc-agent $(AGENT_MINOR_MODULES) test/bench/merge
 # The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
 # the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
 # (the etcd one has none).
@@ -25,9 +28,16 @@ BIN := $(CURDIR)/bin
 TEST_TIMEOUT ?= 60m
 
 .PHONY: build
-build: ## Build kubectl-podsrc and podsrc-agent into bin/.
+build: ## Build kubectl-podsrc and podsrc-agent (for kubelet v1.36) into bin/.
 	go build $(GOFLAGS_BUILD) -o $(BIN)/kubectl-podsrc ./cmd/kubectl-podsrc
 	cd cmd/podsrc-agent && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent .
+
+.PHONY: build-agents
+build-agents: build ## Also the agents for kubelets v1.33 to v1.35: bin/podsrc-agent-kubelet1.3x.
+	@for m in $(AGENT_MINOR_MODULES); do \
+	  minor=$${m##*/kubelet1}; \
+	  (cd $$m && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent-kubelet1.$$minor .) || exit 1; \
+	done
 
 .PHONY: deps
 deps: ## The Debian packages the tests need (hack/install-deps.sh; root).
@@ -86,7 +96,7 @@ bench: ## Go benchmarks of the merge, the PLEG and the event hub.
 RELEASE_VERSION ?= v0.1.0
 
 .PHONY: dist
-dist: ## kubectl-podsrc archives for every platform, the agent image (OCI layout, amd64+arm64) and krew/podsrc.yaml.
+dist: ## kubectl-podsrc archives for every platform, the agent images, one per kubelet minor (OCI layout, amd64+arm64), and krew/podsrc.yaml.
 	go run ./hack/dist -version $(RELEASE_VERSION) -out dist -manifest krew/podsrc.yaml
 
 .PHONY: demo

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# image.sh builds the podsrc-agent image without a registry or a container
-# engine and imports it into the test cluster's containerd, where pods use it
-# with imagePullPolicy: Never. Run as root, with the cluster up.
+# image.sh builds the podsrc-agent images without a registry or a container
+# engine and imports them into the test cluster's containerd, where pods use
+# them with imagePullPolicy: Never. Run as root, with the cluster up.
 #
 #   hack/image.sh            build, import, print the image reference
-#   hack/image.sh -o FILE    build and write the archive to FILE only
+#   hack/image.sh -o FILE    build and write the archive to FILE only (one minor)
 #
-# The binary is built as the Makefile builds it (-trimpath, version ldflags),
-# but static (CGO_ENABLED=0): the image holds nothing else. The tag is the
-# binary's content hash, so a changed agent is a changed DaemonSet spec and
-# rolls out, and an unchanged one does not. The last line of the output is the
-# image reference.
+# An agent build reproduces one kubelet minor; PODSRC_AGENT_MINORS (default
+# 136, the test cluster's kubelet) lists those to build, e.g. "134 136". The
+# printed reference is the base kubectl podsrc deploy --image takes; each
+# minor's image is that reference with -kubelet1.N appended (pkg/deploy's
+# ImageFor). The binaries are built as the Makefile builds them (-trimpath,
+# version ldflags), but static (CGO_ENABLED=0): an image holds nothing else.
+# The tag is the binaries' content hash, so a changed agent is a changed
+# DaemonSet spec and rolls out, and an unchanged one does not. The last line
+# of the output is the image reference.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ENV_FILE=${PODSRC_ENV_FILE:-/run/podsrc-cluster/env}
 IMAGE_NAME=${PODSRC_AGENT_IMAGE_NAME:-podsrc.local/podsrc-agent}
 VERSION=${VERSION:-$(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)}
+MINORS=${PODSRC_AGENT_MINORS:-136}
 
 log() { echo "image: $*" >&2; }
 die() {
@@ -39,13 +44,28 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/podsrc-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-log "building podsrc-agent $VERSION (static)"
-(cd "$ROOT/cmd/podsrc-agent" &&
-	CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
-		-ldflags "-s -w -X github.com/podsrc/podsrc/internal/version.Version=$VERSION" \
-		-o "$work/podsrc-agent" .) || die "go build of cmd/podsrc-agent failed"
+# agent_dir is the module of the agent build for kubelet minor $1.
+agent_dir() {
+	case $1 in
+	136) echo "$ROOT/cmd/podsrc-agent" ;;
+	133 | 134 | 135) echo "$ROOT/cmd/podsrc-agent/kubelet$1" ;;
+	*) die "no agent build for kubelet minor $1 (PODSRC_AGENT_MINORS: 133 134 135 136)" ;;
+	esac
+}
 
-tag=$(sha256sum "$work/podsrc-agent" | cut -c1-12)
+read -ra minors <<<"$MINORS"
+((${#minors[@]} > 0)) || die "PODSRC_AGENT_MINORS is empty"
+[[ -z $out_file || ${#minors[@]} == 1 ]] || die "-o writes one minor's image; PODSRC_AGENT_MINORS has ${#minors[@]}"
+for m in "${minors[@]}"; do
+	dir=$(agent_dir "$m") || exit 1
+	log "building podsrc-agent $VERSION for kubelet 1.${m#1} (static)"
+	(cd "$dir" &&
+		CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
+			-ldflags "-s -w -X github.com/podsrc/podsrc/internal/version.Version=$VERSION" \
+			-o "$work/podsrc-agent-$m" .) || die "go build of $dir failed"
+done
+
+tag=$(cat "${minors[@]/#/$work/podsrc-agent-}" | sha256sum | cut -c1-12)
 ref=$IMAGE_NAME:$tag
 
 # mkimage: the copy hack/cluster.sh built, or build it now.
@@ -60,10 +80,13 @@ if [[ -z $mkimage ]]; then
 	mkimage=$work/mkimage
 fi
 
-archive=${out_file:-$work/podsrc-agent.tar}
-"$mkimage" -bin "$work/podsrc-agent" -path /usr/local/bin/podsrc-agent -name "$ref" -o "$archive" ||
-	die "packing $ref failed"
-log "packed $ref"
+for m in "${minors[@]}"; do
+	name=$ref-kubelet1.${m#1}
+	archive=${out_file:-$work/podsrc-agent-$m.tar}
+	"$mkimage" -bin "$work/podsrc-agent-$m" -path /usr/local/bin/podsrc-agent -name "$name" -o "$archive" ||
+		die "packing $name failed"
+	log "packed $name"
+done
 
 if [[ -n $out_file ]]; then
 	echo "$ref"
@@ -74,8 +97,10 @@ fi
 ctr=$(sed -n 's/^CTR=//p' "$ENV_FILE")
 sock=$(sed -n 's/^CONTAINERD_SOCKET=//p' "$ENV_FILE")
 [[ -x $ctr && -S $sock ]] || die "ctr ($ctr) or the containerd socket ($sock) from $ENV_FILE is missing"
-# ctr has no timeout of its own; an import of one small layer takes a second.
-timeout 120 "$ctr" --address "$sock" -n k8s.io images import "$archive" >"$work/import.log" 2>&1 ||
-	die "importing $ref into the cluster's containerd failed: $(cat "$work/import.log")"
-log "imported $ref into $sock (namespace k8s.io)"
+for m in "${minors[@]}"; do
+	# ctr has no timeout of its own; an import of one small layer takes a second.
+	timeout 120 "$ctr" --address "$sock" -n k8s.io images import "$work/podsrc-agent-$m.tar" >"$work/import.log" 2>&1 ||
+		die "importing $ref-kubelet1.${m#1} into the cluster's containerd failed: $(cat "$work/import.log")"
+	log "imported $ref-kubelet1.${m#1} into $sock (namespace k8s.io)"
+done
 echo "$ref"

@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
 	github.com/podsrc/podsrc/pkg/staticpod/kubelet136 v0.0.0-00010101000000-000000000000
-	k8s.io/klog/v2 v2.140.0
 )
 
 require (
@@ -61,6 +60,7 @@ require (
 	k8s.io/controller-manager v0.0.0 // indirect
 	k8s.io/cri-api v0.36.3 // indirect
 	k8s.io/cri-client v0.0.0 // indirect
+	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/kubelet v0.36.3 // indirect
 	k8s.io/kubernetes v1.36.3 // indirect

@@ -1,29 +1,16 @@
-// Command podsrc-agent runs podsrc on one node. It lives in a module of its
-// own because the kubelet-exact static pod decoder it injects needs
+// Command podsrc-agent runs podsrc on one node; this build reproduces
+// kubelet v1.36 (pkg/staticpod/kubelet136). It lives in a module of its own
+// because the kubelet-exact static pod decoder it injects needs
 // k8s.io/kubernetes, whose replace directives must stay out of the root
-// module that kubectl-podsrc is installed from.
+// module that kubectl-podsrc is installed from. The builds for older
+// kubelet minors are the modules in kubelet133, kubelet134 and kubelet135.
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
-
-	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/staticpod/kubelet136"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := agent.NewCommand(kubelet136.New()).ExecuteContext(ctx)
-	klog.Flush()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "podsrc-agent:", err)
-		os.Exit(1)
-	}
-}
+func main() { os.Exit(agent.Main(kubelet136.New())) }

@@ -19,6 +19,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/deploy"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 // The agent's image: where the agent sits in it, the repository the
@@ -31,10 +33,40 @@ const (
 
 var imageArchs = []string{"amd64", "arm64"}
 
-// agentImage builds podsrc-agent for linux on every arch, as the Makefile
-// and the Dockerfile build it but static, and writes the image of all of
-// them (see writeAgentImage).
-func agentImage(version, out string, archs []string) (string, v1.Hash, error) {
+// agentBuild is the module of the agent build for one kubelet minor: an
+// agent links one minor's static pod decoder.
+type agentBuild struct {
+	minor kubeletminor.Minor
+	dir   string
+}
+
+// agentBuilds are the agent's builds, one per kubelet minor podsrc
+// reproduces.
+var agentBuilds = []agentBuild{
+	{kubeletminor.V133, "cmd/podsrc-agent/kubelet133"},
+	{kubeletminor.V134, "cmd/podsrc-agent/kubelet134"},
+	{kubeletminor.V135, "cmd/podsrc-agent/kubelet135"},
+	{kubeletminor.V136, "cmd/podsrc-agent"},
+}
+
+// imageTag is the tag of the release's image for nodes of kubelet minor m,
+// the one kubectl podsrc deploy runs there.
+func imageTag(version string, m kubeletminor.Minor) (string, error) {
+	ref, err := deploy.ImageFor(agentRepository+":"+version, m)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(ref, agentRepository+":"), nil
+}
+
+// agentImage builds b's podsrc-agent for linux on every arch, as the
+// Makefile and the Dockerfile build it but static, and writes the image of
+// all of them, tagged for b's minor (see writeAgentImage).
+func agentImage(version string, b agentBuild, out string, archs []string) (string, v1.Hash, error) {
+	tag, err := imageTag(version, b.minor)
+	if err != nil {
+		return "", v1.Hash{}, err
+	}
 	bins := map[string][]byte{}
 	tmp, err := os.MkdirTemp("", "podsrc-dist-agent-")
 	if err != nil {
@@ -43,31 +75,31 @@ func agentImage(version, out string, archs []string) (string, v1.Hash, error) {
 	defer os.RemoveAll(tmp)
 	for _, arch := range archs {
 		bin := filepath.Join(tmp, "podsrc-agent-"+arch)
-		if err := goBuild("cmd/podsrc-agent", ".", "linux", arch, agentTags, version, bin); err != nil {
+		if err := goBuild(b.dir, ".", "linux", arch, agentTags, version, bin); err != nil {
 			return "", v1.Hash{}, err
 		}
 		if bins[arch], err = os.ReadFile(bin); err != nil {
 			return "", v1.Hash{}, err
 		}
 	}
-	return writeAgentImage(version, out, bins)
+	return writeAgentImage(tag, out, bins)
 }
 
 // agentTags are the build tags of the agent (see the Makefile's AGENT_TAGS).
 const agentTags = "grpcnotrace"
 
-// imageArchive and imageDigestFile name the agent image's files in dist.
-func imageArchive(version string) string    { return "podsrc-agent_" + version + ".oci.tar" }
-func imageDigestFile(version string) string { return "podsrc-agent_" + version + ".digest" }
+// imageArchive and imageDigestFile name an agent image's files in dist.
+func imageArchive(tag string) string    { return "podsrc-agent_" + tag + ".oci.tar" }
+func imageDigestFile(tag string) string { return "podsrc-agent_" + tag + ".digest" }
 
-// writeAgentImage writes out/podsrc-agent_<version>.oci.tar, an OCI image
+// writeAgentImage writes out/podsrc-agent_<tag>.oci.tar, an OCI image
 // layout archive holding one multi-arch image index (one linux image per
-// arch of bins, each the agent binary alone), named <version> and
-// ghcr.io/podsrc/podsrc-agent:<version>, and out/podsrc-agent_<version>.digest
+// arch of bins, each the agent binary alone), named <tag> and
+// ghcr.io/podsrc/podsrc-agent:<tag>, and out/podsrc-agent_<tag>.digest
 // with the index's digest, which is the digest the registry serves after a
 // push. Fixed times make the same binaries give the same digest. It
 // returns the archive's name and the digest.
-func writeAgentImage(version, out string, bins map[string][]byte) (string, v1.Hash, error) {
+func writeAgentImage(tag, out string, bins map[string][]byte) (string, v1.Hash, error) {
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	archs := make([]string, 0, len(bins))
 	for arch := range bins {
@@ -75,7 +107,7 @@ func writeAgentImage(version, out string, bins map[string][]byte) (string, v1.Ha
 	}
 	slices.Sort(archs)
 	for _, arch := range archs {
-		img, err := platformImage(version, arch, bins[arch])
+		img, err := platformImage(tag, arch, bins[arch])
 		if err != nil {
 			return "", v1.Hash{}, fmt.Errorf("the agent image for linux/%s: %w", arch, err)
 		}
@@ -99,8 +131,8 @@ func writeAgentImage(version, out string, bins map[string][]byte) (string, v1.Ha
 		return "", v1.Hash{}, fmt.Errorf("writing the OCI layout: %w", err)
 	}
 	names := map[string]string{
-		"org.opencontainers.image.ref.name": version,
-		"io.containerd.image.name":          agentRepository + ":" + version,
+		"org.opencontainers.image.ref.name": tag,
+		"io.containerd.image.name":          agentRepository + ":" + tag,
 	}
 	if err := lp.AppendIndex(idx, layout.WithAnnotations(names)); err != nil {
 		return "", v1.Hash{}, fmt.Errorf("writing the OCI layout: %w", err)
@@ -109,11 +141,11 @@ func writeAgentImage(version, out string, bins map[string][]byte) (string, v1.Ha
 	if err := tarDir(&buf, dir); err != nil {
 		return "", v1.Hash{}, fmt.Errorf("archiving the OCI layout: %w", err)
 	}
-	name := imageArchive(version)
+	name := imageArchive(tag)
 	if err := os.WriteFile(filepath.Join(out, name), buf.Bytes(), 0o644); err != nil {
 		return "", v1.Hash{}, err
 	}
-	if err := os.WriteFile(filepath.Join(out, imageDigestFile(version)), []byte(digest.String()+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, imageDigestFile(tag)), []byte(digest.String()+"\n"), 0o644); err != nil {
 		return "", v1.Hash{}, err
 	}
 	return name, digest, nil
@@ -122,7 +154,7 @@ func writeAgentImage(version, out string, bins map[string][]byte) (string, v1.Ha
 // platformImage is the image of one arch: a single layer with the agent at
 // agentPath, run as root as the Dockerfile's image is (the DaemonSet drops
 // every capability and explains why).
-func platformImage(version, arch string, bin []byte) (v1.Image, error) {
+func platformImage(tag, arch string, bin []byte) (v1.Image, error) {
 	var layerTar bytes.Buffer
 	tw := tar.NewWriter(&layerTar)
 	dir := strings.TrimPrefix(path.Dir(agentPath), "/")
@@ -159,7 +191,7 @@ func platformImage(version, arch string, bin []byte) (v1.Image, error) {
 			User:       "0:0",
 			Labels: map[string]string{
 				"org.opencontainers.image.title":    "podsrc-agent",
-				"org.opencontainers.image.version":  version,
+				"org.opencontainers.image.version":  tag,
 				"org.opencontainers.image.source":   "https://github.com/podsrc/podsrc",
 				"org.opencontainers.image.licenses": "Apache-2.0",
 			},

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 // openImage unpacks the OCI layout archive name in dir and returns the
@@ -162,18 +165,22 @@ func TestAgentImageLayout(t *testing.T) {
 	}
 }
 
-// TestAgentImageRunsTheAgent builds the real agent for this machine's
-// architecture only, as make dist builds it for each, and runs the binary
-// taken out of the image.
+// TestAgentImageRunsTheAgent builds the real agent of the newest kubelet
+// minor for this machine's architecture only, as make dist builds each
+// minor's for each, and runs the binary taken out of the image, named for
+// its minor. The older minors' builds are vetted by make lint.
 func TestAgentImageRunsTheAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the agent")
 	}
 	t.Chdir("../..")
 	out := t.TempDir()
-	name, _, err := agentImage("v0.3.0", out, []string{runtime.GOARCH})
+	name, _, err := agentImage("v0.3.0", agentBuilds[len(agentBuilds)-1], out, []string{runtime.GOARCH})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if name != "podsrc-agent_v0.3.0-kubelet1.36.oci.tar" {
+		t.Fatalf("archive %s, want podsrc-agent_v0.3.0-kubelet1.36.oci.tar", name)
 	}
 	idx, _ := openImage(t, out, name)
 	bin := filepath.Join(t.TempDir(), "podsrc-agent")
@@ -183,5 +190,32 @@ func TestAgentImageRunsTheAgent(t *testing.T) {
 	got, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "v0.3.0") {
 		t.Fatalf("podsrc-agent --version from the image: %v\n%s", err, got)
+	}
+}
+
+// TestAgentBuilds checks that there is one agent build per kubelet minor
+// podsrc reproduces, each a module linking that minor's decoder, and that
+// their images are tagged as kubectl podsrc deploy expects.
+func TestAgentBuilds(t *testing.T) {
+	t.Chdir("../..")
+	if len(agentBuilds) != len(kubeletminor.Supported) {
+		t.Fatalf("%d agent builds for the %d minors %v", len(agentBuilds), len(kubeletminor.Supported), kubeletminor.Supported)
+	}
+	for i, b := range agentBuilds {
+		if b.minor != kubeletminor.Supported[i] {
+			t.Errorf("build %d is for %v, want %v", i, b.minor, kubeletminor.Supported[i])
+		}
+		mod, err := os.ReadFile(filepath.Join(b.dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoder := fmt.Sprintf("github.com/podsrc/podsrc/pkg/staticpod/kubelet1%d ", int(b.minor))
+		if !strings.Contains(string(mod), decoder) {
+			t.Errorf("%s/go.mod does not require %s", b.dir, decoder)
+		}
+		tag, err := imageTag("v0.3.0", b.minor)
+		if want := fmt.Sprintf("v0.3.0-kubelet1.%d", int(b.minor)); err != nil || tag != want {
+			t.Errorf("the %v image's tag is %q (%v), want %q", b.minor, tag, err, want)
+		}
 	}
 }

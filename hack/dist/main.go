@@ -48,13 +48,16 @@ func main() {
 	out := flag.String("out", "dist", "Where to write the archives.")
 	manifest := flag.String("manifest", "krew/podsrc.yaml", "Where to write the krew manifest.")
 	baseURL := flag.String("base-url", "https://github.com/podsrc/podsrc/releases/download", "Where the release archives are published; the version is appended.")
-	image := flag.Bool("agent-image", true, "Also build the agent's image for linux/"+strings.Join(imageArchs, " and linux/")+" as an OCI image layout archive, with its digest.")
+	image := flag.Bool("agent-image", true, "Also build the agent's images, one per kubelet minor, for linux/"+strings.Join(imageArchs, " and linux/")+" as OCI image layout archives, with their digests.")
 	flag.Parse()
 	err := run(*version, *out, *manifest, *baseURL, platforms)
-	if err == nil && *image {
+	for _, b := range agentBuilds {
+		if err != nil || !*image {
+			break
+		}
 		var name string
 		var digest v1.Hash
-		name, digest, err = agentImage(*version, *out, imageArchs)
+		name, digest, err = agentImage(*version, b, *out, imageArchs)
 		if err == nil {
 			fmt.Printf("%s  %s\n", digest, filepath.Join(*out, name))
 		}

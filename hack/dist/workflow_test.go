@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,10 +104,18 @@ func TestReleaseWorkflow(t *testing.T) {
 		}
 	}
 	all := strings.Join(script, "\n")
-	for _, f := range []string{imageArchive("${TAG}"), imageDigestFile("${TAG}")} {
+	for _, f := range []string{imageArchive("${TAG}-kubelet1.${minor}"), imageDigestFile("${TAG}-kubelet1.${minor}")} {
 		if !strings.Contains(all, "dist/"+f) {
-			t.Errorf("the workflow never uses dist/%s, which make dist writes", f)
+			t.Errorf("the workflow never uses dist/%s, which make dist writes for each minor", f)
 		}
+	}
+	// The images pushed are those of every minor make dist builds.
+	var minors []string
+	for _, b := range agentBuilds {
+		minors = append(minors, strconv.Itoa(int(b.minor)))
+	}
+	if loop := "for minor in " + strings.Join(minors, " ") + "; do"; !strings.Contains(all, loop) {
+		t.Errorf("the workflow does not push the image of every minor: no %q", loop)
 	}
 	if bot == nil {
 		t.Fatal("no krew release bot step")

@@ -89,7 +89,7 @@ func TestDeploy(t *testing.T) {
 		t.Cleanup(func() { undeploy(t, c, plugin) })
 	}
 	// The layout comes from the kubelet's /configz: nothing assumed.
-	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s): %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, c.NodeName)
+	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet v1.36, image %s-kubelet1.36: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, image, c.NodeName)
 	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
 		t.Errorf("deploy's output: want %q, 1/1 agents ready and no warning", wantLayout)
 	}
@@ -238,7 +238,8 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		next := tagImage(t, c, image, "podsrc.local/podsrc-agent:e2e-next")
+		const next = "podsrc.local/podsrc-agent:e2e-next"
+		tagImage(t, c, image+"-kubelet1.36", next+"-kubelet1.36")
 		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+next)
 		if err != nil {
 			t.Fatalf("deploy --image=%s: %v\n%s%s", next, err, out, errOut)
@@ -251,8 +252,8 @@ spec:
 			t.Fatal(err)
 		}
 		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != next {
-				t.Errorf("agent pod %s runs %s after the rollout of %s", p.Name, p.Spec.Containers[0].Image, next)
+			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != next+"-kubelet1.36" {
+				t.Errorf("agent pod %s runs %s after the rollout of %s-kubelet1.36", p.Name, p.Spec.Containers[0].Image, next)
 			}
 		}
 		ds1, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Get(context.Background(), "podsrc-agent", metav1.GetOptions{})

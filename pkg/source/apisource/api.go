@@ -231,8 +231,26 @@ func newReflector(ctx context.Context, s *APISource, resource string, selector f
 			return w, err
 		},
 	}
-	return cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, s.client), obj, store,
-		cache.ReflectorOptions{Name: "podsrc-api-" + resource, Logger: &logger, Clock: stopClock{ctx: ctx}})
+	// The reflector logs through ctx's logger once running.
+	return cache.NewReflectorWithOptions(listWatch{ListWatch: lw, client: s.client}, obj, store,
+		cache.ReflectorOptions{Name: "podsrc-api-" + resource, Clock: stopClock{ctx: ctx}})
+}
+
+// listWatch tells the reflector, as client-go v0.35's
+// cache.ToListWatcherWithWatchListSemantics does, when the API client does
+// not support watch-list (client-go's fakes). It is podsrc's own so that
+// the agent builds for kubelets v1.33 and v1.34, which link their minor's
+// client-go, compile too; their reflectors do not ask.
+type listWatch struct {
+	*cache.ListWatch
+	client APIClient
+}
+
+// IsWatchListSemanticsUnSupported reports whether the client says it does
+// not support watch-list.
+func (l listWatch) IsWatchListSemanticsUnSupported() bool {
+	u, ok := l.client.(interface{ IsWatchListSemanticsUnSupported() bool })
+	return ok && u.IsWatchListSemanticsUnSupported()
 }
 
 // observe records the outcome of one list or watch call.

@@ -1,0 +1,28 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"k8s.io/klog/v2"
+
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// Main runs the podsrc-agent command with decoder until SIGINT or SIGTERM
+// and returns the process's exit code. Each agent build's main (one per
+// kubelet minor, each linking that minor's decoder) is a call of it.
+func Main(decoder staticpod.Decoder) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := NewCommand(decoder).ExecuteContext(ctx)
+	klog.Flush()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "podsrc-agent:", err)
+		return 1
+	}
+	return 0
+}
