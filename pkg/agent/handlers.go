@@ -92,6 +92,7 @@ func (a *Agent) podListHead() api.PodList {
 // configures, sorted. It stops at the first error yield returns.
 func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(api.PodInfo) error) error {
 	rt := a.runtimeView()
+	uids := newKubeletUIDs(configured, rt)
 	configuredInRuntime := map[types.UID]bool{}
 	for _, p := range configured {
 		if _, ok := rt[p.pod.UID]; ok {
@@ -104,6 +105,7 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 		if rp, ok := rt[p.pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
+		uids.set(&info)
 		if err := yield(info); err != nil {
 			return err
 		}
@@ -161,6 +163,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	uid := mux.Vars(r)["uid"]
 	a.viewMu.Lock()
 	p, ok := a.view.get(types.UID(uid))
+	configured := a.view.list()
 	a.viewMu.Unlock()
 	rt := a.runtimeView()
 	rp, inRuntime := rt[types.UID(uid)]
@@ -178,6 +181,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	if inRuntime {
 		a.withRuntime(&info, rp)
 	}
+	newKubeletUIDs(configured, rt).set(&info)
 	info.TypeMeta = api.TypeMetaFor(api.KindPod)
 	writeJSON(w, http.StatusOK, info)
 }

@@ -35,7 +35,7 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 		col("Node", false), col("Namespace", false), name, col("Source", false), col("UID", false),
 		col("Static/Mirror", false), col("Sandbox", false), col("Containers", false), col("Restarts", false),
 		col("First Seen", false),
-		col("IPs", true), col("Config Hash", true), col("Images", true), col("Error", true),
+		col("IPs", true), col("Config Hash", true), col("Kubelet UID", true), col("Images", true), col("Error", true),
 	}}
 	for i := range items {
 		pod := items[i].Object.(v1alpha1.PodInfo)
@@ -70,6 +70,19 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 		if hash == "" {
 			hash = pod.ConfigMirror
 		}
+		kubeletUID := none
+		switch {
+		case pod.KubeletUID == "":
+		case pod.KubeletUID == string(pod.UID):
+			kubeletUID = "same (" + pod.KubeletUIDFrom + ")"
+		default:
+			// The kubelet runs this static pod under another UID: podsrc
+			// decodes it otherwise than this kubelet.
+			kubeletUID, c = pod.KubeletUID+" ("+pod.KubeletUIDFrom+", differs)", Red
+			if errMsg == none {
+				errMsg = "the kubelet's UID differs from podsrc's"
+			}
+		}
 		src := pod.Source
 		if src == "" {
 			src = "<runtime>"
@@ -77,7 +90,7 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 		}
 		t.Rows = append(t.Rows, Row{Cells: []any{
 			pod.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, sandbox, containers,
-			itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), images, errMsg,
+			itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), kubeletUID, images, errMsg,
 		}, Color: c, Item: &items[i]})
 	}
 	return []*Table{t}

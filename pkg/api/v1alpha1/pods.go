@@ -36,6 +36,14 @@ type PodInfo struct {
 	// static pod they mirror.
 	Mirror       bool   `json:"mirror,omitempty"`
 	ConfigMirror string `json:"configMirror,omitempty"`
+	// KubeletUID, for a static pod, is the UID the kubelet itself gave it
+	// where the node reveals it, and KubeletUIDFrom where: "mirror" (its
+	// mirror pod's kubernetes.io/config.mirror) or "sandbox" (the pod UID
+	// of a runtime sandbox of the pod's namespace and name, when there is
+	// no mirror pod). It differs from UID when podsrc decodes the pod
+	// otherwise than this kubelet (another minor, or a bug).
+	KubeletUID     string `json:"kubeletUID,omitempty"`
+	KubeletUIDFrom string `json:"kubeletUIDFrom,omitempty"`
 	// FirstSeen is the kubelet's kubernetes.io/config.seen of the pod.
 	FirstSeen string `json:"firstSeen,omitempty"`
 	// Runtime is what the PLEG last saw of the pod; nil when the runtime
