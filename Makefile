@@ -14,7 +14,7 @@ MODULES := . $(DECODER_MODULES) cmd/podsrc-agent $(AGENT_MINOR_MODULES) test/ben
 # The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
 # the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
 # (the etcd one has none).
-TOOL_MODULES := hack/tools/k8s hack/tools/etcd
+TOOL_MODULES := hack/tools/k8s hack/tools/etcd hack/tools/kubelet134
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -s -w -X github.com/podsrc/podsrc/internal/version.Version=$(VERSION)

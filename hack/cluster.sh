@@ -10,6 +10,8 @@
 #   hack/cluster.sh status                   print the env file; exit 1 if not healthy
 #   hack/cluster.sh env                      print the env file of a running cluster
 #   hack/cluster.sh restart-kubelet          restart the kubelet, wait for Ready
+#   hack/cluster.sh restart-kubelet VERSION  restart it as kubelet VERSION (v1.34.4; built on
+#                                            first use), until the next restart-kubelet
 #   hack/cluster.sh restart-containerd       restart the kubelet's containerd
 #   hack/cluster.sh restart-apiserver        restart kube-apiserver, wait for /readyz
 #   hack/cluster.sh containerd-up NAME       start a standalone containerd
@@ -96,6 +98,7 @@ bin_paths() {
 	CTRD_BIN=$(containerd_dir)
 	IMG_DIR=$(images_dir)
 	KUBECTL=$K8S_BIN/kubectl
+	KUBELET_BIN=$K8S_BIN/kubelet
 }
 
 # ---------------------------------------------------------------------------
@@ -593,7 +596,7 @@ start_kubelet() {
 		unshare --mount --propagation unchanged \
 		sh -c "mount --make-rprivate /proc && ${binds}exec \"\$0\" \"\$@\"" \
 		env PATH=/usr/local/bin:/usr/bin \
-		"$K8S_BIN/kubelet" \
+		"$KUBELET_BIN" \
 		--config="$KUBELET_CONFIG" \
 		--kubeconfig="$BASE_DIR/kubelet.kubeconfig" \
 		--root-dir="$KUBELET_DIR" \
@@ -790,16 +793,24 @@ cmd_env() {
 	cat "$ENV_FILE"
 }
 
+# cmd_restart_kubelet [VERSION] restarts the kubelet, as the cluster's own
+# or, given a version with a tools module (hack/tools/kubelet1NN), as that
+# kubelet; the next restart without a version goes back.
 cmd_restart_kubelet() {
 	require_root
 	bin_paths
+	if (($# == 1)) && [[ $1 != "$K8S_VERSION" ]]; then
+		kubelet_module "$1" >/dev/null || die "no kubelet $1 to run: hack/tools has no kubelet module for it"
+		build_kubelet "$1" || die "building kubelet $1 failed"
+		KUBELET_BIN=$(kubelet_dir "$1")/kubelet
+	fi
 	lock
 	[[ -f "$ENV_FILE" ]] || die "no cluster running"
 	stop kubelet
 	start_kubelet
 	wait_until "kubelet /healthz" kubelet "$KUBELET_LOG" kubelet_healthy
 	wait_node_usable
-	log "kubelet restarted"
+	log "kubelet restarted ($KUBELET_BIN)"
 }
 
 cmd_restart_containerd() {
@@ -950,7 +961,7 @@ main() {
 	down) cmd_down ;;
 	status) cmd_status ;;
 	env) cmd_env ;;
-	restart-kubelet) cmd_restart_kubelet ;;
+	restart-kubelet) (($# <= 1)) || usage && cmd_restart_kubelet "$@" ;;
 	restart-containerd) cmd_restart_containerd ;;
 	restart-apiserver) cmd_restart_apiserver ;;
 	containerd-up) (($# == 1)) || usage && cmd_containerd_up "$1" ;;

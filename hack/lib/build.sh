@@ -54,6 +54,48 @@ build_k8s_into() {
 		k8s.io/kubernetes/cmd/kubectl)
 }
 
+# kubelet_module VERSION prints the tools module that builds kubelet VERSION
+# when it is not the cluster's own (hack/tools/kubelet1NN, requiring
+# k8s.io/kubernetes VERSION), or fails.
+kubelet_module() {
+	local v=$1 minor mod
+	minor=${v#v1.}
+	minor=${minor%%.*}
+	mod=$HACK_DIR/tools/kubelet1$minor
+	[[ -f $mod/go.mod ]] && grep -qE "^\s*k8s.io/kubernetes $v( |$)" "$mod/go.mod" || return 1
+	echo "$mod"
+}
+
+kubelet_dir() {
+	local mod
+	mod=$(kubelet_module "$1") || return 1
+	echo "$CACHE_DIR/kubelet-$1-$(inputs_hash "$mod/go.mod" "$mod/go.sum")"
+}
+
+# build_kubelet_into OUT builds the kubelet of KUBELET_BUILD_VERSION, as
+# build_k8s_into builds the cluster's.
+build_kubelet_into() {
+	local out=$1 v=k8s.io/component-base/version mod minor
+	mod=$(kubelet_module "$KUBELET_BUILD_VERSION") || return 1
+	minor=${KUBELET_BUILD_VERSION#v1.}
+	minor=${minor%%.*}
+	echo "build: kubelet $KUBELET_BUILD_VERSION (cold: several minutes)" >&2
+	(cd "$mod" && CGO_ENABLED=0 go build -trimpath \
+		-ldflags "-s -w -X $v.gitVersion=$KUBELET_BUILD_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
+		-o "$out/" k8s.io/kubernetes/cmd/kubelet)
+}
+
+# build_kubelet VERSION builds (cached) the kubelet VERSION, not part of
+# build_all: only restart-kubelet VERSION needs it.
+build_kubelet() {
+	mkdir -p "$CACHE_DIR"
+	exec {build_lock}>"$CACHE_DIR/.build.lock"
+	flock "$build_lock"
+	KUBELET_BUILD_VERSION=$1 cache_build "$(kubelet_dir "$1")" build_kubelet_into
+	flock -u "$build_lock"
+	exec {build_lock}>&-
+}
+
 etcd_dir() {
 	local mod="$HACK_DIR/tools/etcd"
 	echo "$CACHE_DIR/etcd-$ETCD_VERSION-$(inputs_hash "$mod/go.mod" "$mod/go.sum")"

@@ -227,6 +227,22 @@ func (c *Cluster) RestartKubelet(t testing.TB) {
 	}
 }
 
+// RunKubelet restarts the kubelet as kubelet version (hack/cluster.sh
+// restart-kubelet VERSION, which builds it on first use: minutes when cold)
+// and waits until the node is usable; "" goes back to the cluster's own.
+func (c *Cluster) RunKubelet(t testing.TB, version string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	args := []string{"restart-kubelet"}
+	if version != "" {
+		args = append(args, version)
+	}
+	if out, err := run(ctx, c.script, args...); err != nil {
+		t.Fatalf("running kubelet %q: %v\n%s", version, err, out)
+	}
+}
+
 // RestartContainerd restarts the kubelet's containerd; containers keep
 // running.
 func (c *Cluster) RestartContainerd(t testing.TB) {

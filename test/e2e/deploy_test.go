@@ -300,15 +300,16 @@ func deploy(t *testing.T, c *cluster.Cluster, root, plugin string) string {
 	return image
 }
 
-// buildImage builds the agent's image and imports it into the node's
-// containerd, and returns its reference.
-func buildImage(t *testing.T, root string) string {
+// buildImage builds the agent's images, for kubelet v1.36 and the other
+// minors given (such as "134"), imports them into the node's containerd, and
+// returns the reference kubectl podsrc deploy --image takes.
+func buildImage(t *testing.T, root string, minors ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deployTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "image.sh"))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion)
+	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, "136"), " "))
 	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
