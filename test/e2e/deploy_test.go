@@ -80,14 +80,7 @@ func TestDeploy(t *testing.T) {
 		assertNothingLeft(t, c)
 	})
 
-	out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image)
-	if err != nil {
-		t.Fatalf("kubectl podsrc deploy: %v\n%s%s", err, out, errOut)
-	}
-	t.Logf("kubectl podsrc deploy:\n%s%s", out, errOut)
-	if os.Getenv("PODSRC_E2E_KEEP") == "" {
-		t.Cleanup(func() { undeploy(t, c, plugin) })
-	}
+	out, errOut := deployImage(t, c, plugin, image)
 	// The layout comes from the kubelet's /configz: nothing assumed.
 	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet v1.36, image %s-kubelet1.36: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, image, c.NodeName)
 	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
@@ -117,19 +110,7 @@ func TestDeploy(t *testing.T) {
 
 	t.Run("a static pod and its mirror pod", func(t *testing.T) {
 		createNamespace(t, c, testNamespace)
-		c.WriteStaticPod(t, "podsrc-e2e-deploy.yaml", []byte(fmt.Sprintf(`apiVersion: v1
-kind: Pod
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: %s
-      imagePullPolicy: Never
-      args: ["-sleep", "0"]
-`, staticPodName, testNamespace, c.TestImage)))
+		c.WriteStaticPod(t, "podsrc-e2e-deploy.yaml", sleepingStaticPod(c, testNamespace, staticPodName))
 		// The kubelet names a static pod after its node.
 		name := staticPodName + "-" + c.NodeName
 
@@ -283,12 +264,39 @@ spec:
 	})
 }
 
+// sleepingStaticPod is the manifest of a static pod whose one container
+// runs until stopped.
+func sleepingStaticPod(c *cluster.Cluster, namespace, name string) []byte {
+	return []byte(fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+    - name: main
+      image: %s
+      imagePullPolicy: Never
+      args: ["-sleep", "0"]
+`, name, namespace, c.TestImage))
+}
+
 // deploy builds the agent image (hack/image.sh imports it into the node's
 // containerd) and runs kubectl podsrc deploy with it, and undeploys when the
 // test ends unless PODSRC_E2E_KEEP is set. It returns the image.
 func deploy(t *testing.T, c *cluster.Cluster, root, plugin string) string {
 	t.Helper()
 	image := buildImage(t, root)
+	deployImage(t, c, plugin, image)
+	return image
+}
+
+// deployImage runs kubectl podsrc deploy --image=image, and undeploys when
+// the test ends unless PODSRC_E2E_KEEP is set; it returns deploy's stdout
+// and stderr.
+func deployImage(t *testing.T, c *cluster.Cluster, plugin, image string) (string, string) {
+	t.Helper()
 	out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image)
 	if err != nil {
 		t.Fatalf("kubectl podsrc deploy: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
@@ -297,7 +305,7 @@ func deploy(t *testing.T, c *cluster.Cluster, root, plugin string) string {
 	if os.Getenv("PODSRC_E2E_KEEP") == "" {
 		t.Cleanup(func() { undeploy(t, c, plugin) })
 	}
-	return image
+	return out, errOut
 }
 
 // buildImage builds the agent's images, for kubelet v1.36 and the other

@@ -59,14 +59,7 @@ func TestOlderKubelet(t *testing.T) {
 		return n.Status.NodeInfo.KubeletVersion == version, nil
 	})
 
-	out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image)
-	if err != nil {
-		t.Fatalf("kubectl podsrc deploy: %v\n%s%s", err, out, errOut)
-	}
-	t.Logf("kubectl podsrc deploy:\n%s%s", out, errOut)
-	if os.Getenv("PODSRC_E2E_KEEP") == "" {
-		t.Cleanup(func() { undeploy(t, c, plugin) })
-	}
+	out, _ := deployImage(t, c, plugin, image)
 	wantImage := fmt.Sprintf("kubelet %s, image %s-kubelet1.%d: %s", minor, image, int(minor), c.NodeName)
 	if !strings.Contains(out, wantImage) || !strings.Contains(out, "1/1 agents ready") {
 		t.Errorf("deploy's output: want %q and 1/1 agents ready", wantImage)
@@ -88,19 +81,7 @@ func TestOlderKubelet(t *testing.T) {
 	// Two static pods: one bare, one with what defaulting fills in
 	// differently (a probe, an init container, resources).
 	names := []string{"older-plain", "older-defaults"}
-	c.WriteStaticPod(t, "podsrc-e2e-older-plain.yaml", []byte(fmt.Sprintf(`apiVersion: v1
-kind: Pod
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: %s
-      imagePullPolicy: Never
-      args: ["-sleep", "0"]
-`, names[0], olderNamespace, c.TestImage)))
+	c.WriteStaticPod(t, "podsrc-e2e-older-plain.yaml", sleepingStaticPod(c, olderNamespace, names[0]))
 	c.WriteStaticPod(t, "podsrc-e2e-older-defaults.yaml", []byte(fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
