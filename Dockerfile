@@ -1,7 +1,13 @@
-# The podsrc-agent image, for users (manifests/daemonset.yaml runs it):
+# The podsrc-agent image for kubelet v1.36 nodes, for users
+# (manifests/daemonset.yaml runs it):
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always --dirty) \
-#       -t <your registry>/podsrc-agent:<tag> .
+#       -t <your registry>/podsrc-agent:<tag>-kubelet1.36 .
+#
+# kubectl podsrc deploy --image=<your registry>/podsrc-agent:<tag> runs it on
+# v1.36 nodes, and <tag>-kubelet1.N on v1.N nodes: the agents of the older
+# minors are the modules cmd/podsrc-agent/kubelet13N (make build-agents,
+# hack/image.sh, make dist).
 #
 # Build from the root of the repository: the agent's module (cmd/podsrc-agent)
 # replaces the root module and the static pod decoder's module
