@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/test/cluster"
 )
@@ -28,8 +32,9 @@ const olderNamespace = "podsrc-e2e-older"
 // gives the node the agent of that minor, which reports no skew, and every
 // mirror pod on the node carries in kubernetes.io/config.mirror the UID
 // podsrc computes for its static pod (v1.34 hashes with MD5, v1.36 with
-// FNV-128a), with the kubelet's own config hash. The kubelet goes back to
-// the cluster's own when the test ends.
+// FNV-128a), with the kubelet's own config hash; pods -o wide says so. Then
+// the v1.36 agent replaces it and reports its skew everywhere. The kubelet
+// goes back to the cluster's own when the test ends.
 //
 // It is gated: the first run builds another kubelet and that minor's agent
 // (minutes each when cold), and it restarts the shared cluster's kubelet
@@ -171,4 +176,79 @@ spec:
 		}
 		return true, nil
 	})
+
+	// pods -o wide shows that the kubelet's UID of each static pod is
+	// podsrc's.
+	for _, n := range names {
+		if row := pluginLine(t, c, plugin, n+"-"+c.NodeName, "pods", c.NodeName, "-n", olderNamespace, "-o", "wide"); !strings.Contains(row, "same (mirror)") {
+			t.Errorf("pods -o wide: the row of %s does not say the kubelet's UID is the same: %q", n, row)
+		}
+	}
+
+	// The v1.36 agent on this node is skewed, and says so: /sources and
+	// /readyz (not ready), every plugin command, and pods -o wide, where
+	// the kubelet's UIDs differ from the ones it computes.
+	patchCtx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":%q}]}}}}`, image+"-kubelet1.36")
+	if _, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Patch(patchCtx, "podsrc-agent", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("running the v1.36 agent on the node: %v", err)
+	}
+	poll(t, "the v1.36 agent to report its skew", func(ctx context.Context) (bool, error) {
+		if err := agentGet(ctx, c, "sources", &sources); err != nil {
+			return false, err
+		}
+		return strings.HasPrefix(sources.KubeletVersion, "v1.36.") && sources.KubeletSkew != "", nil
+	})
+	wantSkew := "the node runs kubelet " + version + " but this agent reproduces kubelet " + sources.KubeletVersion
+	if !strings.HasPrefix(sources.KubeletSkew, wantSkew) || !strings.Contains(sources.KubeletSkew, "run kubectl podsrc deploy") {
+		t.Errorf("kubeletSkew %q, want it to start with %q and say what to run", sources.KubeletSkew, wantSkew)
+	}
+	readyzCtx, cancelReadyz := context.WithTimeout(context.Background(), callTimeout)
+	defer cancelReadyz()
+	readyz, err := c.Client.CoreV1().RESTClient().Get().
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, client.DefaultAgentPort), "proxy", "readyz").DoRaw(readyzCtx)
+	if err == nil || !strings.Contains(string(readyz), wantSkew) {
+		t.Errorf("/readyz of the skewed agent: %v %q, want 503 saying %q", err, readyz, wantSkew)
+	}
+	if _, errOut := runPlugin(t, c, plugin, "sources", c.NodeName); !strings.Contains(errOut, "WARNING: node "+c.NodeName+" runs kubelet "+version+", but its agent reproduces kubelet v1.36") {
+		t.Errorf("kubectl podsrc sources on the skewed node warns %q", errOut)
+	}
+	// The kubelet's UID comes from the runtime's sandbox until the new
+	// agent's API source has the mirror pod: either is flagged.
+	for _, n := range names {
+		if row := pluginLine(t, c, plugin, n+"-"+c.NodeName, "pods", c.NodeName, "-n", olderNamespace, "-o", "wide"); !strings.Contains(row, ", differs)") {
+			t.Errorf("pods -o wide of the skewed agent: the row of %s does not flag the kubelet's UID: %q", n, row)
+		}
+	}
+}
+
+// runPlugin runs kubectl podsrc against the cluster and returns its stdout
+// and stderr; it fails the test when the command fails.
+func runPlugin(t *testing.T, c *cluster.Cluster, plugin string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plugin, append(args, "--kubeconfig="+c.Kubeconfig)...)
+	cmd.WaitDelay = 5 * time.Second
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubectl podsrc %s: %v\n%s%s", strings.Join(args, " "), err, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+// pluginLine returns the first line of kubectl podsrc's output that
+// contains want (the static pod's row of the file source), or "".
+func pluginLine(t *testing.T, c *cluster.Cluster, plugin, want string, args ...string) string {
+	t.Helper()
+	out, _ := runPlugin(t, c, plugin, args...)
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, want) && strings.Contains(l, " file ") {
+			return l
+		}
+	}
+	t.Logf("kubectl podsrc %s:\n%s", strings.Join(args, " "), out)
+	return ""
 }
