@@ -67,7 +67,7 @@ require (
 	k8s.io/apiserver v0.35.4 // indirect
 	k8s.io/client-go v0.36.3 // indirect
 	k8s.io/component-base v0.36.3 // indirect
-	k8s.io/component-helpers v0.0.0 // indirect
+	k8s.io/component-helpers v0.36.3 // indirect
 	k8s.io/controller-manager v0.0.0 // indirect
 	k8s.io/cri-api v0.36.3 // indirect
 	k8s.io/cri-client v0.0.0 // indirect
