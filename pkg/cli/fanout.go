@@ -35,9 +35,11 @@ func addNodeTimeoutFlag(fs *pflag.FlagSet, d *time.Duration) {
 	fs.DurationVar(d, "node-timeout", *d, "Give up on a node whose agent has not answered all a command asks it (its version, then the answer) within this long; the other nodes still print. Each single request is also bounded by --request-timeout. 0: no limit. watch's streams are bounded by --idle-timeout instead.")
 }
 
-// fanOut runs fn for every node, at most limit at once. It hands each
-// node's result to each (when not nil) as soon as the node is done, one
-// result at a time, and returns all the results in the order of nodes.
+// fanOut runs fn for every node, at most limit at once, starting them in
+// the order of nodes. It hands each node's result to each (when not nil)
+// as soon as the node is done, one result at a time, before the node's
+// turn goes to the next (with a limit of 1: in the order of nodes), and
+// returns all the results in the order of nodes.
 func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx context.Context, node string) (T, error), each func(result[T])) []result[T] {
 	out := make([]result[T], len(nodes))
 	var eachMu sync.Mutex
@@ -52,15 +54,15 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			done(i, result[T]{Node: n, Err: ctx.Err()})
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				done(i, result[T]{Node: n, Err: ctx.Err()})
-				return
-			}
 			defer func() { <-sem }()
 			v, err := fn(ctx, n)
 			done(i, result[T]{Node: n, Value: v, Err: err})
@@ -89,7 +91,8 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 // --max-concurrency at once (a streaming command: all at once), and
 // returns the results in the order of the nodes. each, when not nil, gets
 // every node's result as soon as that node is done, so that a printer that
-// does not need all rows may print them as nodes answer.
+// does not need all rows may print them as nodes answer; the progress
+// line is cleared while it prints.
 //
 // Before the call it learns the versions of the node's agent and kubelet,
 // which call gets, and warns on stderr about skew, once for the whole
@@ -144,10 +147,11 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 		}
 	}
 	results := fanOut(ctx, nodes, limit, ask, func(r result[T]) {
-		prog.answered(r.Node)
-		if each != nil {
-			each(r)
-		}
+		prog.answered(r.Node, func() {
+			if each != nil {
+				each(r)
+			}
+		})
 	})
 	prog.finish()
 	// Nodes the fan-out never reached (the context ended) were not counted.

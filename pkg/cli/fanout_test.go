@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
@@ -61,6 +63,13 @@ func (f *fakeTerminal) current() string {
 	return string(f.line)
 }
 
+// printed returns the lines above the cursor.
+func (f *fakeTerminal) printed() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.lines)
+}
+
 // awaitLine ticks the progress line until the cursor's line is want.
 func awaitLine(t *testing.T, term *fakeTerminal, ticks chan time.Time, want string) {
 	t.Helper()
@@ -76,17 +85,18 @@ func awaitLine(t *testing.T, term *fakeTerminal, ticks chan time.Time, want stri
 }
 
 // TestFanOutProgressAndNodeTimeout: a slow node and a stalled one show on
-// the progress line while the others are done; the slow one's answer is
-// printed with the others', the stalled one fails on --node-timeout, and
-// the line is gone when the command ends.
+// the progress line while the others are done; each node's rows are
+// printed when it answers, with the line cleared before and drawn again
+// after, the stalled one fails on --node-timeout, and the line is gone
+// when the command ends. stdout and stderr are the same terminal.
 func TestFanOutProgressAndNodeTimeout(t *testing.T) {
-	_, u1 := newAgent(t, "node-1")
-	slow, stalled := fakeagent.New("slow"), fakeagent.New("stalled")
-	hold := make(chan struct{})
-	slow.Hold = hold
+	first, slow, stalled := fakeagent.New("node-1"), fakeagent.New("slow"), fakeagent.New("stalled")
+	first.Sources.Items = []v1alpha1.Source{{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, Pods: 1}}
+	holdFirst, hold := make(chan struct{}), make(chan struct{})
+	first.Hold, slow.Hold = holdFirst, hold
 	stalled.Fault = fakeagent.FaultStall
-	agents := map[string]string{"node-1": u1}
-	for name, a := range map[string]*fakeagent.Agent{"slow": slow, "stalled": stalled} {
+	agents := map[string]string{}
+	for name, a := range map[string]*fakeagent.Agent{"node-1": first, "slow": slow, "stalled": stalled} {
 		srv := httptest.NewServer(a)
 		t.Cleanup(srv.Close)
 		agents[name] = srv.URL
@@ -96,17 +106,23 @@ func TestFanOutProgressAndNodeTimeout(t *testing.T) {
 
 	term := &fakeTerminal{}
 	ticks := make(chan time.Time)
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
-	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	errOut := &lockedBuffer{}
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: term, ErrOut: errOut})
 	common.Terminal = &Terminal{Out: term, Width: 80, Ticks: ticks}
 	cmd := newRootCommand(common)
 	cmd.SetArgs([]string{"sources", "node-1", "slow", "stalled", "--kubeconfig", kubeconfig(t, api.URL), "--node-timeout", "5s"})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(context.Background()) }()
 
+	awaitLine(t, term, ticks, "waiting for 3/3 nodes: node-1, slow, stalled")
+	close(holdFirst)
 	awaitLine(t, term, ticks, "waiting for 2/3 nodes: slow, stalled")
-	if out.String() != "" {
-		t.Fatalf("printed before the slow node answered:\n%s", out)
+	want := []string{
+		"NODE     SOURCE   TARGET                      SEEN   READY   PODS   LAST UPDATE   ERRORS",
+		"node-1   file     /etc/kubernetes/manifests   true   true    1      <never>       0",
+	}
+	if got := term.printed(); !slices.Equal(got, want) {
+		t.Fatalf("while the slow node is held, the terminal shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	close(hold)
 	awaitLine(t, term, ticks, "waiting for 1/3 nodes: stalled")
@@ -123,10 +139,12 @@ func TestFanOutProgressAndNodeTimeout(t *testing.T) {
 	if got := term.current(); got != "" {
 		t.Errorf("the progress line was not cleared: %q", got)
 	}
-	for _, n := range []string{"node-1", "slow"} {
-		if !strings.Contains(out.String(), n) {
-			t.Errorf("output lacks node %s:\n%s", n, out)
-		}
+	out := strings.Join(term.printed(), "\n")
+	if got := strings.Count(out, "READY"); got != 1 {
+		t.Errorf("the header is printed %d times:\n%s", got, out)
+	}
+	if !strings.Contains(out, "\nslow ") {
+		t.Errorf("output lacks node slow:\n%s", out)
 	}
 	if want := `error: node "stalled": the agent did not answer within --node-timeout=5s`; !strings.Contains(errOut.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errOut)

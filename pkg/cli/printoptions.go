@@ -52,23 +52,47 @@ func (o *printOptions) Validate() error {
 
 // printEach asks every selected node's agent with call (a method
 // expression such as (*client.Agent).Sources) and prints the answers as
-// printable makes them, then the errors of the nodes that failed. The
-// printer takes the answers of all nodes at once: whether one node or
-// many answered, the machine-readable formats print one flat List.
+// printable makes them, then the errors of the nodes that failed.
+//
+// A table, -o name and -o custom-columns without --sort-by print each
+// node's rows as soon as it answers, in the order nodes answer, so that a
+// slow node holds back only its own rows (printers.ChunkPrinter). The
+// other formats take the answers of all nodes at once: --sort-by orders
+// them, and the machine-readable formats print one flat List whether one
+// node or many answered.
 func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(answers []T) printers.Printable) error {
-	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (T, error) {
+	var each func(result[T])
+	var chunkErr error
+	chunks, chunked := printers.AsChunkPrinter(o.printer)
+	if chunked {
+		each = func(r result[T]) {
+			if r.Err == nil && chunkErr == nil {
+				chunkErr = chunks.PrintChunk(printable([]T{r.Value}), o.Out)
+			}
+		}
+	}
+	results, err := agentCallEach(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (T, error) {
 		v, err := call(a, ctx)
 		if err != nil {
 			var zero T
 			return zero, err
 		}
 		return *v, nil
-	})
+	}, each)
 	if err != nil {
 		return err
 	}
+	if chunkErr != nil {
+		return fmt.Errorf("printing: %w", chunkErr)
+	}
 	return finish(results, o.ErrOut, func(items []T) error {
-		if err := o.printer.Print(printable(items), o.Out); err != nil {
+		var err error
+		if chunked {
+			err = chunks.PrintRest(printable(items), o.Out)
+		} else {
+			err = o.printer.Print(printable(items), o.Out)
+		}
+		if err != nil {
 			return fmt.Errorf("printing: %w", err)
 		}
 		return nil

@@ -92,9 +92,11 @@ func startProgress(t *Terminal, nodes []string) *progress {
 	return p
 }
 
-// answered takes node off the line.
-func (p *progress) answered(node string) {
+// answered takes node off the line and runs print, which may print the
+// node's answer, with the line cleared; the line is drawn again after it.
+func (p *progress) answered(node string, print func()) {
 	if p == nil {
+		print()
 		return
 	}
 	p.mu.Lock()
@@ -102,6 +104,10 @@ func (p *progress) answered(node string) {
 	if i := slices.Index(p.pending, node); i >= 0 {
 		p.pending = slices.Delete(p.pending, i, i+1)
 	}
+	if p.shown {
+		fmt.Fprint(p.term.Out, "\r"+clearToEnd)
+	}
+	print()
 	if p.shown {
 		p.drawLocked()
 	}

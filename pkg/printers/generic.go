@@ -20,6 +20,10 @@ type GenericPrinter struct {
 	Itemwise bool
 	// SortBy is --sort-by: a JSONPath over the items.
 	SortBy string
+
+	// chunks is the tab writer of PrintChunk: one for all chunks, which
+	// remembers the column widths of -o custom-columns.
+	chunks tabWriter
 }
 
 // Print implements Printer.
@@ -38,6 +42,31 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 		return err
 	}
 	return g.Delegate.PrintObj(obj, w)
+}
+
+// PrintChunk implements ChunkPrinter for -o name and -o custom-columns:
+// the delegate, reused, prints the custom columns' header once.
+func (g *GenericPrinter) PrintChunk(p Printable, w io.Writer) error {
+	items := p.Items()
+	if len(items) == 0 {
+		return nil
+	}
+	obj, err := metaList(items)
+	if err != nil {
+		return err
+	}
+	if g.chunks == nil {
+		g.chunks = printers.GetNewTabWriter(w)
+	}
+	if err := g.Delegate.PrintObj(obj, g.chunks); err != nil {
+		return err
+	}
+	return g.chunks.Flush()
+}
+
+// PrintRest implements ChunkPrinter: the items were all printed.
+func (g *GenericPrinter) PrintRest(Printable, io.Writer) error {
+	return nil
 }
 
 // ToRuntimeObject turns a JSON-serializable value into an unstructured

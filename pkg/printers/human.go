@@ -33,54 +33,112 @@ type HumanPrinter struct {
 	// ErrOut, when set, hears "No resources found." for an empty result,
 	// as from kubectl get.
 	ErrOut io.Writer
+
+	// chunks and chunkBuf are the tab writer of PrintChunk and what it
+	// writes; chunked says a chunk with rows was printed.
+	chunks   tabWriter
+	chunkBuf bytes.Buffer
+	chunked  bool
 }
 
 // Print implements Printer.
 func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
-	now := time.Now()
-	if h.Now != nil {
-		now = h.Now()
-	}
 	items, err := sortItems(p.Items(), h.SortBy)
 	if err != nil {
 		return err
 	}
 	printed := false
-	for i, t := range p.Tables(items, now) {
+	for i, t := range p.Tables(items, h.now()) {
 		if len(t.Rows) == 0 {
 			if i == 0 && h.ErrOut != nil {
 				fmt.Fprintln(h.ErrOut, "No resources found.")
 			}
 			continue
 		}
-		mt, err := t.metaTable()
-		if err != nil {
+		if printed {
+			fmt.Fprintln(w)
+		}
+		printed = true
+		var buf bytes.Buffer
+		if err := h.printTable(t, printers.GetNewTabWriter(&buf), &buf, !h.NoHeaders, w); err != nil {
 			return err
 		}
-		var buf bytes.Buffer
-		tw := printers.GetNewTabWriter(&buf)
-		if err := h.Delegate.PrintObj(mt, tw); err != nil {
-			return fmt.Errorf("printing a table: %w", err)
-		}
-		if err := tw.Flush(); err != nil {
-			return fmt.Errorf("printing a table: %w", err)
+	}
+	return nil
+}
+
+// PrintChunk implements ChunkPrinter: one tab writer for all chunks
+// remembers the column widths, and the delegate prints the header with the
+// first rows only.
+func (h *HumanPrinter) PrintChunk(p Printable, w io.Writer) error {
+	t := p.Tables(p.Items(), h.now())[0]
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	if h.chunks == nil {
+		h.chunks = printers.GetNewTabWriter(&h.chunkBuf)
+	}
+	header := !h.NoHeaders && !h.chunked
+	h.chunked = true
+	return h.printTable(t, h.chunks, &h.chunkBuf, header, w)
+}
+
+// PrintRest implements ChunkPrinter.
+func (h *HumanPrinter) PrintRest(all Printable, w io.Writer) error {
+	if !h.chunked && h.ErrOut != nil {
+		fmt.Fprintln(h.ErrOut, "No resources found.")
+	}
+	printed := h.chunked
+	for _, t := range all.Tables(all.Items(), h.now())[1:] {
+		if len(t.Rows) == 0 {
+			continue
 		}
 		if printed {
 			fmt.Fprintln(w)
 		}
 		printed = true
-		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-		if !h.NoHeaders {
-			fmt.Fprintln(w, lines[0])
-			lines = lines[1:]
+		var buf bytes.Buffer
+		if err := h.printTable(t, printers.GetNewTabWriter(&buf), &buf, !h.NoHeaders, w); err != nil {
+			return err
 		}
-		for j, line := range lines {
-			if h.Color && j < len(t.Rows) {
-				line = paint(t.Rows[j].Color, line)
-			}
-			if _, err := fmt.Fprintln(w, line); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// now is the time ages are computed against.
+func (h *HumanPrinter) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// printTable prints t with the delegate through tw, which writes to buf,
+// then buf's lines to w, colored; header says the delegate prints a header
+// line first.
+func (h *HumanPrinter) printTable(t *Table, tw tabWriter, buf *bytes.Buffer, header bool, w io.Writer) error {
+	mt, err := t.metaTable()
+	if err != nil {
+		return err
+	}
+	buf.Reset()
+	if err := h.Delegate.PrintObj(mt, tw); err != nil {
+		return fmt.Errorf("printing a table: %w", err)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("printing a table: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if header {
+		fmt.Fprintln(w, lines[0])
+		lines = lines[1:]
+	}
+	for j, line := range lines {
+		if h.Color && j < len(t.Rows) {
+			line = paint(t.Rows[j].Color, line)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
 		}
 	}
 	return nil
