@@ -26,8 +26,9 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 			Show what the kubelet's generic PLEG sees on each node: whether it is
 			healthy (the kubelet's "PLEG is not healthy" verdict), how long ago it
 			last relisted, relist duration p50/p99/max, the relist interval, failures
-			and events dropped for a full channel. Below: the latency of every CRI
-			call and the slowest pod inspections.`),
+			and events dropped for a full channel. Below, once all nodes have
+			answered: the latency of every CRI call and the slowest pod inspections.` +
+			nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The PLEG of one node
 			kubectl podsrc pleg node-1

@@ -36,7 +36,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			or a mirror pod, its sandbox, its containers (running/total) and restarts,
 			and when the kubelet first saw it.
 
-			Unlike kubectl get, all namespaces are shown unless -n is given.`),
+			Unlike kubectl get, all namespaces are shown unless -n is given.` + nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The pods of one node
 			kubectl podsrc pods node-1

@@ -10,6 +10,17 @@ import (
 	"github.com/podsrc/podsrc/pkg/printers"
 )
 
+// nodeByNodeHelp ends the long description of the commands that print
+// with printEach: when the output of each node is printed.
+const nodeByNodeHelp = `
+
+			With several nodes, a table, -o name and -o custom-columns print each
+			node's rows as soon as it answers, in the order nodes answer, under one
+			header; a column widens when a later node's cell needs it, as in kubectl
+			get --watch. --sort-by, -o json, yaml, jsonpath and go-template print
+			once all nodes have answered, in the order of the nodes. On a terminal,
+			stderr names the nodes still awaited.`
+
 // printOptions are what the commands that print one answer per node share:
 // the nodes to ask and how to print.
 type printOptions struct {

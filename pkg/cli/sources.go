@@ -30,7 +30,7 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			how many pods it has and when it last sent a list.
 
 			-o wide adds the last error and the manifests that were rejected or
-			shadowed by another file defining the same pod.`),
+			shadowed by another file defining the same pod.` + nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The sources of one node
 			kubectl podsrc sources node-1
