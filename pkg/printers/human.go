@@ -47,24 +47,11 @@ func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	printed := false
-	for i, t := range p.Tables(items, h.now()) {
-		if len(t.Rows) == 0 {
-			if i == 0 && h.ErrOut != nil {
-				fmt.Fprintln(h.ErrOut, "No resources found.")
-			}
-			continue
-		}
-		if printed {
-			fmt.Fprintln(w)
-		}
-		printed = true
-		var buf bytes.Buffer
-		if err := h.printTable(t, printers.GetNewTabWriter(&buf), &buf, !h.NoHeaders, w); err != nil {
-			return err
-		}
+	tables := p.Tables(items, h.now())
+	if len(tables[0].Rows) == 0 {
+		h.noResources()
 	}
-	return nil
+	return h.printTables(tables, false, w)
 }
 
 // PrintChunk implements ChunkPrinter: one tab writer for all chunks
@@ -85,11 +72,24 @@ func (h *HumanPrinter) PrintChunk(p Printable, w io.Writer) error {
 
 // PrintRest implements ChunkPrinter.
 func (h *HumanPrinter) PrintRest(all Printable, w io.Writer) error {
-	if !h.chunked && h.ErrOut != nil {
+	if !h.chunked {
+		h.noResources()
+	}
+	return h.printTables(all.Tables(all.Items(), h.now())[1:], h.chunked, w)
+}
+
+// noResources says, as kubectl get does, that there is nothing to show.
+func (h *HumanPrinter) noResources() {
+	if h.ErrOut != nil {
 		fmt.Fprintln(h.ErrOut, "No resources found.")
 	}
-	printed := h.chunked
-	for _, t := range all.Tables(all.Items(), h.now())[1:] {
+}
+
+// printTables prints the tables that have rows one after another, each
+// with its own widths, a blank line between; printed says something is
+// printed above them.
+func (h *HumanPrinter) printTables(tables []*Table, printed bool, w io.Writer) error {
+	for _, t := range tables {
 		if len(t.Rows) == 0 {
 			continue
 		}
