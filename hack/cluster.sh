@@ -42,6 +42,9 @@ POD_SUBNET=10.252.0.0/24
 POD_GATEWAY=10.252.0.1
 SERVICE_SUBNET=10.253.0.0/24
 SERVICE_IP=10.253.0.1
+# test/bench/scale's simulated nodes: addresses on its own interface in the
+# namespace, an unreachable route in the root one while it runs.
+SCALE_SUBNET=10.254.0.0/22
 API_PORT=6443
 CGROUP_ROOT=podsrc
 CRI_CGROUP_ROOT=podsrc-cri
@@ -312,6 +315,7 @@ teardown_netns() {
 	ip link del "$VETH_HOST" 2>/dev/null || true
 	ip route del unreachable "$POD_SUBNET" 2>/dev/null || true
 	ip route del unreachable "$SERVICE_SUBNET" 2>/dev/null || true
+	ip route del unreachable "$SCALE_SUBNET" 2>/dev/null || true
 }
 
 write_cni_config() {
@@ -931,7 +935,7 @@ cmd_check_clean() {
 	done
 	[[ -e "$NETNS_PATH" ]] && { log "left: netns $NETNS_PATH"; found=1; }
 	ip link show "$VETH_HOST" >/dev/null 2>&1 && { log "left: interface $VETH_HOST"; found=1; }
-	if ip route show type unreachable | grep -qE "^unreachable (${POD_SUBNET}|${SERVICE_SUBNET})"; then
+	if ip route show type unreachable | grep -qE "^unreachable (${POD_SUBNET}|${SERVICE_SUBNET}|${SCALE_SUBNET})"; then
 		log "left: unreachable routes"
 		found=1
 	fi

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bench-scale.sh: kubectl podsrc over a simulated cluster of many nodes
+# through the test cluster's real API server (issue 16).
+#
+# test/bench/scale creates N Node objects (podsrc-scale-NNN, labelled
+# podsrc.test/scale=<run>, tainted so nothing runs there) whose InternalIPs
+# sit on a veth in the cluster's network namespace, guarded by an
+# unreachable route in the root namespace, each served by a real pkg/agent
+# with synthetic pods and events; then it times the plugin's sources and pods
+# over every node, follows every node with watch, and prints the table. It
+# removes the nodes, the interface and the route at the end.
+#
+# Needs root and the test cluster; runs under the shared lock.
+#
+# Usage: hack/bench-scale.sh [flags of test/bench/scale]   (default -nodes 500)
+#   e.g. hack/bench-scale.sh -nodes 500 -pods 10 -runs 3 -probes 50
+set -euo pipefail
+
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT_DIR=$(dirname "$HACK_DIR")
+LOCK=/run/podsrc-helpers.lock
+
+tmp=$(mktemp -d)
+child=""
+cleanup() {
+	local status=$?
+	trap - EXIT INT TERM
+	if [[ -n "$child" ]] && kill -0 "$child" 2>/dev/null; then
+		# The program cleans up on SIGTERM; give it time to.
+		kill -TERM "$child" 2>/dev/null || true
+		for _ in $(seq 1 600); do
+			kill -0 "$child" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "bench-scale: building kubectl-podsrc and test/bench/scale" >&2
+(cd "$ROOT_DIR" && go build -o "$tmp/kubectl-podsrc" ./cmd/kubectl-podsrc && go build -o "$tmp/bench-scale" ./test/bench/scale)
+echo "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; waiting for $LOCK" >&2
+flock -w 3600 "$LOCK" "$tmp/bench-scale" -plugin "$tmp/kubectl-podsrc" "$@" &
+child=$!
+wait "$child"
