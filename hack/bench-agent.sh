@@ -34,6 +34,8 @@ set -euo pipefail
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(dirname "$HACK_DIR")
 TIMEOUT=${PODSRC_BENCH_TIMEOUT:-900}
+# shellcheck source=hack/lib/child.sh
+source "$HACK_DIR/lib/child.sh"
 what=${1:-all}
 
 log() { echo "bench-agent: $*" >&2; }
@@ -53,16 +55,8 @@ child=""
 cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
-	if [[ -n "$child" ]] && kill -0 "$child" 2>/dev/null; then
-		# The program stops its agents on SIGTERM; then it is killed.
-		kill -TERM "$child" 2>/dev/null || true
-		for _ in $(seq 1 100); do
-			kill -0 "$child" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$child" 2>/dev/null || true
-		wait "$child" 2>/dev/null || true
-	fi
+	# The program stops its agents on SIGTERM; then it is killed.
+	stop_child "$child" 100
 	rm -rf "$tmp"
 	exit "$status"
 }

@@ -20,21 +20,16 @@ HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(dirname "$HACK_DIR")
 LOCK=/run/podsrc-helpers.lock
 
+# shellcheck source=hack/lib/child.sh
+source "$HACK_DIR/lib/child.sh"
+
 tmp=$(mktemp -d)
 child=""
 cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
-	if [[ -n "$child" ]] && kill -0 "$child" 2>/dev/null; then
-		# The program cleans up on SIGTERM; give it time to.
-		kill -TERM "$child" 2>/dev/null || true
-		for _ in $(seq 1 600); do
-			kill -0 "$child" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$child" 2>/dev/null || true
-		wait "$child" 2>/dev/null || true
-	fi
+	# The program removes its nodes, interface and route on SIGTERM.
+	stop_child "$child" 600
 	rm -rf "$tmp"
 	exit "$status"
 }
@@ -44,6 +39,9 @@ trap 'exit 130' INT TERM
 echo "bench-scale: building kubectl-podsrc and test/bench/scale" >&2
 (cd "$ROOT_DIR" && go build -o "$tmp/kubectl-podsrc" ./cmd/kubectl-podsrc && go build -o "$tmp/bench-scale" ./test/bench/scale)
 echo "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; waiting for $LOCK" >&2
-flock -w 3600 "$LOCK" "$tmp/bench-scale" -plugin "$tmp/kubectl-podsrc" "$@" &
+# The lock is this script's for the run; the program inherits it.
+exec 9>"$LOCK"
+flock -w 3600 9
+"$tmp/bench-scale" -plugin "$tmp/kubectl-podsrc" "$@" &
 child=$!
 wait "$child"

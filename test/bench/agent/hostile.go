@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+
+	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
 // hostileConfig are the flags of "agent hostile".
@@ -324,7 +326,7 @@ func hostileRun(ctx context.Context, c hostileConfig, base, addr string, pid, n 
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for phaseCtx.Err() == nil {
-		if m, err := readMem(pid); err == nil {
+		if m, err := procstat.ReadMem(pid); err == nil {
 			p.rssMax = max(p.rssMax, m.RSS)
 		} else {
 			return p, fmt.Errorf("the agent is gone: %w", err)

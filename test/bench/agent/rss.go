@@ -26,6 +26,7 @@ import (
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge/mergebench"
 	"github.com/podsrc/podsrc/pkg/staticpod"
+	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
 // rssConfig are the flags of "agent rss".
@@ -262,7 +263,7 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for done := false; !done; {
-		m, err := readMem(pid)
+		m, err := procstat.ReadMem(pid)
 		if err != nil {
 			return res, err
 		}
@@ -278,13 +279,13 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 			return res, ctx.Err()
 		}
 	}
-	m, err := readMem(pid)
+	m, err := procstat.ReadMem(pid)
 	if err != nil {
 		return res, err
 	}
 	res.rss, res.hwm, res.anon, res.file = m.RSS, m.HWM, m.Anon, m.File
 	res.rssMax = max(res.rssMax, m.RSS)
-	if res.cpu, err = procCPUTime(pid); err != nil {
+	if res.cpu, err = procstat.CPUTime(pid); err != nil {
 		return res, err
 	}
 	met := scrape(base + "/metrics")
@@ -373,3 +374,6 @@ func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// mib formats bytes as MiB.
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+
+	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
 // streamConfig are the flags of "agent stream".
@@ -135,7 +137,7 @@ func runStream(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench-agent: %d subscribers connected to %s; publishing %d events/s for %v\n", c.subscribers, base, c.rate, c.duration)
 
-	cpu0 := cpuTime()
+	cpu0 := procstat.SelfCPUTime()
 	start := time.Now()
 	if _, err := io.WriteString(stdin, "start\n"); err != nil {
 		return fmt.Errorf("starting the agent's publisher: %w", err)
@@ -152,9 +154,9 @@ func runStream(ctx context.Context, args []string) error {
 	drained := waitGroup(ctx, &done, c.drain) == nil
 	cancelSubs()
 	_ = waitGroup(context.Background(), &done, 10*time.Second)
-	clientCPU := cpuTime() - cpu0
+	clientCPU := procstat.SelfCPUTime() - cpu0
 	clientWall := time.Since(start)
-	clientMem, _ := readMem(0)
+	clientMem, _ := procstat.ReadMem(0)
 	metrics := scrape(base + "/metrics")
 
 	return report(c, res, subs, drained, metrics, clientCPU, clientWall, clientMem)
@@ -342,7 +344,7 @@ func scrape(url string) map[string]float64 {
 
 // report prints the summary and fails when the goal is missed.
 func report(c streamConfig, res agentResult, subs []*subscriber, drained bool, metrics map[string]float64,
-	clientCPU, clientWall time.Duration, clientMem memStatus) error {
+	clientCPU, clientWall time.Duration, clientMem procstat.Mem) error {
 	all := newHistogram()
 	var total, lagging, gaps, holes, heartbeats uint64
 	complete, failed := 0, 0

@@ -23,6 +23,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
 // streamAgentCommand is the child process of "agent stream": the agent whose
@@ -127,7 +128,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 func publish(ctx context.Context, hub *agent.Hub, rate int, d time.Duration) (agentResult, error) {
 	pool := eventPool(1000)
 	var res agentResult
-	if m, err := readMem(0); err == nil {
+	if m, err := procstat.ReadMem(0); err == nil {
 		res.RSSBefore = m.RSS
 	}
 	sampleCtx, stopSampling := context.WithCancel(ctx)
@@ -136,7 +137,7 @@ func publish(ctx context.Context, hub *agent.Hub, rate int, d time.Duration) (ag
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if m, err := readMem(0); err == nil {
+			if m, err := procstat.ReadMem(0); err == nil {
 				res.RSSMax = max(res.RSSMax, m.RSS)
 			}
 			select {
@@ -147,7 +148,7 @@ func publish(ctx context.Context, hub *agent.Hub, rate int, d time.Duration) (ag
 		}
 	})
 
-	cpu0 := cpuTime()
+	cpu0 := procstat.SelfCPUTime()
 	start := time.Now()
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
@@ -170,11 +171,11 @@ func publish(ctx context.Context, hub *agent.Hub, rate int, d time.Duration) (ag
 		}
 	}
 	res.Window = time.Since(start)
-	res.CPU = cpuTime() - cpu0
+	res.CPU = procstat.SelfCPUTime() - cpu0
 	res.Published = sent
 	stopSampling()
 	wg.Wait()
-	m, err := readMem(0)
+	m, err := procstat.ReadMem(0)
 	if err != nil {
 		return res, err
 	}

@@ -9,11 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +20,7 @@ import (
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
 // plugin runs kubectl-podsrc against the simulated nodes.
@@ -47,7 +46,7 @@ func (p plugin) run(ctx context.Context, command string) (oneShot, error) {
 	cmd := exec.CommandContext(ctx, p.bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	api0, err := procCPU(p.apiserverPID)
+	api0, err := procstat.CPUTime(p.apiserverPID)
 	if err != nil {
 		return oneShot{}, err
 	}
@@ -65,8 +64,8 @@ func (p plugin) run(ctx context.Context, command string) (oneShot, error) {
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if _, h, err := procMem(cmd.Process.Pid); err == nil {
-				hwm = max(hwm, h)
+			if m, err := procstat.ReadMem(cmd.Process.Pid); err == nil {
+				hwm = max(hwm, m.HWM)
 			}
 			select {
 			case <-done:
@@ -80,7 +79,7 @@ func (p plugin) run(ctx context.Context, command string) (oneShot, error) {
 	close(done)
 	<-sampled
 	r.MaxRSS = hwm
-	api1, perr := procCPU(p.apiserverPID)
+	api1, perr := procstat.CPUTime(p.apiserverPID)
 	if err != nil {
 		return r, fmt.Errorf("kubectl podsrc %s: %w: %s", strings.Join(args, " "), err, lastLines(errOut.String(), 10))
 	}
@@ -149,7 +148,7 @@ func (p plugin) watch(ctx context.Context, s *sim, probeNode string, probes int,
 	if err != nil {
 		return r, err
 	}
-	api0, err := procCPU(p.apiserverPID)
+	api0, err := procstat.CPUTime(p.apiserverPID)
 	if err != nil {
 		return r, err
 	}
@@ -201,11 +200,11 @@ func (p plugin) watch(ctx context.Context, s *sim, probeNode string, probes int,
 	}
 	r.Connect = time.Since(start)
 	pid := cmd.Process.Pid
-	cpu1, err := procCPU(pid)
+	cpu1, err := procstat.CPUTime(pid)
 	if err != nil {
 		return fail(err)
 	}
-	api1, err := procCPU(p.apiserverPID)
+	api1, err := procstat.CPUTime(p.apiserverPID)
 	if err != nil {
 		return fail(err)
 	}
@@ -237,18 +236,20 @@ func (p plugin) watch(ctx context.Context, s *sim, probeNode string, probes int,
 		}
 	}
 	r.Steady = time.Since(steady)
-	cpu2, err := procCPU(pid)
+	cpu2, err := procstat.CPUTime(pid)
 	if err != nil {
 		return fail(err)
 	}
-	api2, err := procCPU(p.apiserverPID)
+	api2, err := procstat.CPUTime(p.apiserverPID)
 	if err != nil {
 		return fail(err)
 	}
 	r.SteadyCPU, r.SteadyAPICPU = cpu2-cpu1, api2-api1
-	if r.RSS, r.HWM, err = procMem(pid); err != nil {
+	m, err := procstat.ReadMem(pid)
+	if err != nil {
 		return fail(err)
 	}
+	r.RSS, r.HWM = m.RSS, m.HWM
 	cancel()
 	for range lines {
 	}
@@ -261,50 +262,6 @@ func plegEvent(name string) api.Event {
 	sends := true
 	return api.Event{Kind: api.EventKindPLEG, PodUID: types.UID(name), PodName: name, Namespace: "default",
 		Type: string(pleg.ContainerStarted), Data: "0123456789abcdef", ContainerName: "app", KubeletSends: &sends}
-}
-
-// procCPU is a process's user plus system CPU time so far.
-func procCPU(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("reading the CPU time of process %d: %w", pid, err)
-	}
-	// Fields after the command name, which may hold spaces: state is the
-	// first, utime and stime the 12th and 13th.
-	_, rest, ok := strings.Cut(string(data), ") ")
-	f := strings.Fields(rest)
-	if !ok || len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-		}
-		ticks += n
-	}
-	// USER_HZ is 100 on Linux.
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
-}
-
-// procMem is a process's VmRSS and VmHWM in bytes.
-func procMem(pid int) (rss, hwm int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("reading the memory of process %d: %w", pid, err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		key, val, _ := strings.Cut(l, ":")
-		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
-		switch key {
-		case "VmRSS":
-			rss = kb << 10
-		case "VmHWM":
-			hwm = kb << 10
-		}
-	}
-	return rss, hwm, nil
 }
 
 // percentile is the p-th percentile (0-100) of ds, nearest rank.

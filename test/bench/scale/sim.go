@@ -36,6 +36,14 @@ func startSim(ctx context.Context, cs kubernetes.Interface, nsPath string, n, po
 			err = errors.Join(err, s.close(context.WithoutCancel(ctx)))
 		}
 	}()
+	// A run killed before its cleanup leaves its nodes, interface and
+	// route; the shared lock makes them stale, not another run's.
+	if err := deleteNodes(ctx, cs, "", time.Minute); err != nil {
+		return s, fmt.Errorf("removing a previous run's nodes: %w", err)
+	}
+	if err := (&network{nsPath: nsPath}).teardown(ctx); err != nil {
+		return s, fmt.Errorf("removing a previous run's addresses: %w", err)
+	}
 	if s.nw, err = setupNetwork(ctx, nsPath, n); err != nil {
 		return s, err
 	}

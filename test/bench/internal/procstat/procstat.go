@@ -1,6 +1,8 @@
 //go:build linux
 
-package main
+// Package procstat reads a process's CPU time and resident memory from
+// /proc, for the benchmarks under test/bench.
+package procstat
 
 import (
 	"bufio"
@@ -13,22 +15,22 @@ import (
 	"time"
 )
 
-// memStatus is a process's resident memory from /proc/<pid>/status, in bytes.
-type memStatus struct {
+// Mem is a process's resident memory from /proc/<pid>/status, in bytes.
+type Mem struct {
 	RSS, HWM, Anon, File int64
 }
 
-// readMem reads VmRSS, VmHWM, RssAnon and RssFile of pid (0 for this process).
-func readMem(pid int) (memStatus, error) {
+// ReadMem reads VmRSS, VmHWM, RssAnon and RssFile of pid (0 for this process).
+func ReadMem(pid int) (Mem, error) {
 	path := "/proc/self/status"
 	if pid != 0 {
 		path = fmt.Sprintf("/proc/%d/status", pid)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return memStatus{}, fmt.Errorf("reading memory status: %w", err)
+		return Mem{}, fmt.Errorf("reading memory status: %w", err)
 	}
-	var m memStatus
+	var m Mem
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
@@ -37,7 +39,7 @@ func readMem(pid int) (memStatus, error) {
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
 		if err != nil {
-			return memStatus{}, fmt.Errorf("%s: %s: %w", path, key, err)
+			return Mem{}, fmt.Errorf("%s: %s: %w", path, key, err)
 		}
 		switch key {
 		case "VmRSS":
@@ -53,8 +55,8 @@ func readMem(pid int) (memStatus, error) {
 	return m, nil
 }
 
-// cpuTime is the user plus system CPU time of this process so far.
-func cpuTime() time.Duration {
+// SelfCPUTime is the user plus system CPU time of this process so far.
+func SelfCPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -66,8 +68,8 @@ func cpuTime() time.Duration {
 // 100 on every Linux architecture Go supports.
 const clockTicks = 100
 
-// procCPUTime is the user plus system CPU time of another process.
-func procCPUTime(pid int) (time.Duration, error) {
+// CPUTime is the user plus system CPU time of another process.
+func CPUTime(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, fmt.Errorf("reading CPU time: %w", err)
@@ -92,6 +94,3 @@ func procCPUTime(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
-
-// mib formats bytes as MiB.
-func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
