@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,7 +57,9 @@ func (p plugin) run(ctx context.Context, command string) (oneShot, error) {
 		return oneShot{}, fmt.Errorf("starting kubectl podsrc %s: %w", command, err)
 	}
 	// The child's rusage counts the parent's memory from before exec, so
-	// its peak RSS is sampled (VmHWM only grows).
+	// its peak RSS is sampled (VmHWM only grows), once it runs the plugin.
+	comm := fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)
+	name := filepath.Base(p.bin)[:min(len(filepath.Base(p.bin)), 15)]
 	var hwm int64
 	done := make(chan struct{})
 	sampled := make(chan struct{})
@@ -64,8 +68,10 @@ func (p plugin) run(ctx context.Context, command string) (oneShot, error) {
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if m, err := procstat.ReadMem(cmd.Process.Pid); err == nil {
-				hwm = max(hwm, m.HWM)
+			if c, err := os.ReadFile(comm); err == nil && strings.TrimSpace(string(c)) == name {
+				if m, err := procstat.ReadMem(cmd.Process.Pid); err == nil {
+					hwm = max(hwm, m.HWM)
+				}
 			}
 			select {
 			case <-done:
