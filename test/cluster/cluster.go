@@ -312,7 +312,9 @@ func (c *Cluster) WriteStaticPod(t testing.TB, file string, manifest []byte) str
 
 // Containerd is a standalone containerd for tests that drive CRI directly.
 type Containerd struct {
-	// Name is the name given to StandaloneContainerd.
+	// Name is the name hack/cluster.sh knows it by: the name given to
+	// StandaloneContainerd and the test process's PID, so that two test
+	// processes running the same test at once never share a containerd.
 	Name string
 	// Endpoint is its CRI endpoint (unix:///...); Socket is the bare path.
 	Endpoint string
@@ -331,10 +333,12 @@ type Containerd struct {
 // cluster's network namespace with its own root, state and socket, with the
 // local images imported. The kubelet does not know it, so it leaves its
 // sandboxes alone. It is stopped, and everything it made removed, when the
-// test ends. name must be unique among concurrent tests ([a-z0-9-]).
+// test ends. name must be unique among the concurrent tests of one process
+// ([a-z0-9-], at most 23 characters).
 func StandaloneContainerd(t testing.TB, name string) *Containerd {
 	t.Helper()
 	c := Get(t)
+	name = fmt.Sprintf("%s-%d", name, os.Getpid())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	out, err := run(ctx, c.script, "containerd-up", name)
