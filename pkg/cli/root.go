@@ -28,6 +28,10 @@ func execute(ctx context.Context, common *CommonOptions, args []string) int {
 	root := newRootCommand(common)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
+		var status exitStatus
+		if errors.As(err, &status) {
+			return int(status)
+		}
 		if !errors.Is(err, errFailed) {
 			printers.PrintLine(common.ErrOut, "error: %v", err)
 		}
@@ -69,6 +73,7 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 			kubectl podsrc pods --all-nodes --source=file
 			kubectl podsrc watch node-1 --snapshot
 			kubectl podsrc pleg -l node-role.kubernetes.io/control-plane
+			kubectl podsrc why node-1 kube-system/etcd-node-1
 			kubectl podsrc version node-1`),
 		Version:       version.Version,
 		SilenceUsage:  true,
@@ -89,6 +94,7 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 		NewCmdPod(common),
 		NewCmdWatch(common),
 		NewCmdPLEG(common),
+		NewCmdWhy(common),
 		NewCmdVersion(common),
 		NewCmdDeploy(common),
 		NewCmdUndeploy(common),

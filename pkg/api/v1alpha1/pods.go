@@ -28,6 +28,15 @@ type PodInfo struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Source is the source the pod came from (file, http, api).
 	Source string `json:"source,omitempty"`
+	// Origin is where a static pod came from: the manifest's path on the
+	// node, or the static pod URL.
+	Origin string `json:"origin,omitempty"`
+	// APIReferences are the kinds of API objects a static pod refers to
+	// (secret, configmap, serviceaccount, persistentvolumeclaim,
+	// resourceclaim, clustertrustbundle, ephemeral volume), which
+	// NodeRestriction does not let a mirror pod refer to; names are left
+	// out.
+	APIReferences []string `json:"apiReferences,omitempty"`
 	// Static is true for pods from a file or URL; ConfigHash is their
 	// kubernetes.io/config.hash.
 	Static     bool   `json:"static,omitempty"`

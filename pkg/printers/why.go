@@ -1,0 +1,117 @@
+package printers
+
+import (
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// Why prints a why report as a checklist: one row per stage with its
+// verdict and what was found (the evidence with -o wide), the first stage
+// at fault highlighted and the stages after it faint, then the suggested
+// fix.
+type Why struct {
+	Report v1alpha1.WhyReport
+}
+
+// Object implements Printable.
+func (w Why) Object() any { return w.Report }
+
+// Tables implements Printable.
+func (w Why) Tables(time.Time) []*Table {
+	r := w.Report
+	t := &Table{Columns: []metav1.TableColumnDefinition{
+		col("Stage", false), col("Verdict", false), col("Message", false), col("Evidence", true),
+	}}
+	past := false
+	for _, s := range r.Stages {
+		var c Color
+		switch {
+		case past:
+			c = Faint
+		case s.Name == r.Stage && s.Verdict == v1alpha1.VerdictFailing:
+			c, past = Red, true
+		case s.Name == r.Stage:
+			c, past = Yellow, true
+		case s.Verdict == v1alpha1.VerdictOK:
+			c = Green
+		case s.Verdict == v1alpha1.VerdictUnknown:
+			c = Yellow
+		}
+		t.Rows = append(t.Rows, Row{Cells: []any{s.Name, s.Verdict, orNone(s.Message), joinOrNone(s.Evidence, "; ")}, Color: c})
+	}
+	tables := []*Table{whyPodTable(r), t}
+	if r.Suggestion != "" {
+		fix := &Table{Columns: []metav1.TableColumnDefinition{col("Suggested Fix", false)}}
+		fix.Rows = append(fix.Rows, Row{Cells: []any{r.Suggestion}})
+		tables = append(tables, fix)
+	}
+	return tables
+}
+
+// whyPodTable is the head of a report: the pod, where it comes from and
+// the verdict.
+func whyPodTable(r v1alpha1.WhyReport) *Table {
+	t := &Table{Columns: []metav1.TableColumnDefinition{
+		col("Node", false), col("Pod", false), col("Source", false), col("Origin", false), col("Verdict", false),
+		col("UID", true), col("Config Hash", true),
+	}}
+	c := verdictColor(r.Verdict)
+	t.Rows = append(t.Rows, Row{Cells: []any{
+		r.NodeName, podName(r), orNone(r.Pod.Source), orNone(r.Pod.Origin), r.Verdict,
+		orNone(string(r.Pod.UID)), orNone(r.Pod.ConfigHash),
+	}, Color: c})
+	return t
+}
+
+// WhyList prints why --all: one line per pod that is not ok.
+type WhyList struct {
+	List v1alpha1.WhyList
+}
+
+// Object implements Printable.
+func (w WhyList) Object() any { return w.List }
+
+// Tables implements Printable.
+func (w WhyList) Tables(time.Time) []*Table {
+	t := &Table{Columns: []metav1.TableColumnDefinition{
+		col("Node", false), col("Pod", false), col("Source", false), col("Verdict", false), col("Stage", false),
+		col("Message", false), col("Origin", true), col("Suggested Fix", true),
+	}}
+	for _, r := range w.List.Items {
+		msg := ""
+		for _, s := range r.Stages {
+			if s.Name == r.Stage {
+				msg = s.Message
+			}
+		}
+		t.Rows = append(t.Rows, Row{Cells: []any{
+			w.List.NodeName, podName(r), orNone(r.Pod.Source), r.Verdict, orNone(r.Stage), orNone(msg),
+			orNone(r.Pod.Origin), orNone(r.Suggestion),
+		}, Color: verdictColor(r.Verdict)})
+	}
+	return []*Table{t}
+}
+
+// podName names a report's pod namespace/name, or its target when the pod
+// is not known.
+func podName(r v1alpha1.WhyReport) string {
+	if r.Pod.Name == "" {
+		return orNone(r.Target)
+	}
+	return strings.TrimPrefix(r.Pod.Namespace+"/"+r.Pod.Name, "/")
+}
+
+// verdictColor is the color of a verdict.
+func verdictColor(v string) Color {
+	switch v {
+	case v1alpha1.VerdictOK:
+		return Green
+	case v1alpha1.VerdictFailing:
+		return Red
+	}
+	return Yellow
+}
