@@ -82,8 +82,9 @@ func plegEvent(r pleg.EventRecord) api.Event {
 	}
 }
 
-// podInfo describes a configured pod.
-func podInfo(s sourced) api.PodInfo {
+// podInfo describes a configured pod; origin is where a static pod came
+// from.
+func podInfo(s sourced, origin string) api.PodInfo {
 	p := s.pod
 	info := api.PodInfo{
 		Name:         p.Name,
@@ -96,6 +97,10 @@ func podInfo(s sourced) api.PodInfo {
 		FirstSeen:    p.Annotations[merge.ConfigSeenAnnotation],
 	}
 	info.Static = s.source == api.SourceFile || s.source == api.SourceHTTP
+	if info.Static {
+		info.Origin = origin
+		info.APIReferences = apiReferences(p)
+	}
 	_, info.Mirror = p.Annotations[merge.ConfigMirrorAnnotation]
 	return info
 }

@@ -94,6 +94,7 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 	rt := a.runtimeView()
 	uids := newKubeletUIDs(configured, rt)
 	configuredInRuntime := map[types.UID]bool{}
+	origins := a.origins()
 	for _, p := range configured {
 		if _, ok := rt[p.pod.UID]; ok {
 			configuredInRuntime[p.pod.UID] = true
@@ -101,7 +102,7 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 		if sourceName != "" && p.source != sourceName {
 			continue
 		}
-		info := podInfo(p)
+		info := podInfo(p, origins[p.pod.UID])
 		if rp, ok := rt[p.pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
@@ -173,7 +174,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	}
 	var info api.PodInfo
 	if ok {
-		info = podInfo(p)
+		info = podInfo(p, a.origins()[p.pod.UID])
 		info.Pod = servedPod(p.pod, a.cfg.ExposePodSpecs)
 	} else {
 		info = api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}

@@ -38,6 +38,9 @@ type CommonOptions struct {
 
 	// Now is the clock of ages; time.Now unless a test sets it.
 	Now func() time.Time
+	// clientset, when a test sets it, is the cluster's client instead of
+	// one built from the flags.
+	clientset kubernetes.Interface
 }
 
 // DefaultRequestTimeout bounds every request but watch's stream when
@@ -135,6 +138,9 @@ func (o *CommonOptions) Connector() (*client.Connector, error) {
 
 // Clientset returns a client of the cluster.
 func (o *CommonOptions) Clientset() (kubernetes.Interface, error) {
+	if o.clientset != nil {
+		return o.clientset, nil
+	}
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the cluster's configuration: %w", err)

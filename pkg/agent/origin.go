@@ -1,0 +1,20 @@
+package agent
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/source"
+)
+
+// origins returns where each static pod came from, by UID: its manifest's
+// path on the host or the static pod URL (masked as the sources mask it).
+func (a *Agent) origins() map[types.UID]string {
+	out := map[types.UID]string{}
+	for _, s := range a.sources {
+		st := s.src.Status()
+		for _, p := range st.Pods {
+			out[types.UID(p.UID)] = source.MaskURLs(p.Origin)
+		}
+	}
+	return out
+}

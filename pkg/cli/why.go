@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/printers"
+	"github.com/podsrc/podsrc/pkg/why"
+)
+
+// WhyOptions are the options of kubectl podsrc why.
+type WhyOptions struct {
+	*CommonOptions
+	PrintFlags *printers.PrintFlags
+	// All reports every pod of the node that is not ok.
+	All bool
+
+	node    string
+	target  why.Target
+	printer printers.Printer
+}
+
+// NewCmdWhy returns the why command.
+func NewCmdWhy(common *CommonOptions) *cobra.Command {
+	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	o.PrintFlags.Kind = schema.GroupKind{Group: v1alpha1.GroupName, Kind: v1alpha1.KindWhyReport}
+	cmd := &cobra.Command{
+		Use:   "why NODE (TARGET | --all)",
+		Short: "Explain why a pod does not run on a node as configured",
+		Long: templates.LongDesc(`
+			Walk the kubelet's pipeline for one pod on a node and give every stage a
+			verdict (ok, failing, unknown) with its evidence, highlight the first
+			failing stage and suggest a fix.
+
+			A static pod from a file goes through the stages file, decode, shadow,
+			config, mirror, sandbox, containers; one from the static pod URL through
+			url, config, mirror, sandbox, containers; a pod of the API server through
+			binding, api-source, config, sandbox, containers.
+
+			TARGET is the manifest's absolute path on the node, NAMESPACE/POD, or POD:
+			looked for among the node's pods in every namespace (or -n), also with the
+			node's name appended as the kubelet names static pods, then among the
+			rejected manifests by file name, else taken as a pod of the API server.
+
+			The agent gives the node's side; the mirror pod, the pod of the API server,
+			the node and the Events about them are read from the API server with your
+			credentials. A stage that cannot be known (no permission, no data) is
+			unknown and says why.
+
+			Exit status: 0 when every stage is ok (the pod runs as configured), 2 when a
+			stage fails, 3 when none fails but some are unknown, 1 when the command
+			itself fails. With --all: one line per pod of the node that is not ok, and
+			the same statuses for the worst of them.`),
+		Example: templates.Examples(`
+			# Why the static pod of this manifest does not run
+			kubectl podsrc why node-1 /etc/kubernetes/manifests/kube-apiserver.yaml
+
+			# An API pod, as JSON for a script
+			kubectl podsrc why node-1 default/web -o json
+
+			# Every pod of the node that is not ok
+			kubectl podsrc why node-1 --all`),
+		ValidArgsFunction: completeNodes(common),
+		RunE:              runOptions(o),
+	}
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().BoolVar(&o.All, "all", o.All, "Report every pod of the node that is not ok, one line each.")
+	return cmd
+}
+
+// Complete reads NODE and TARGET and builds the printer.
+func (o *WhyOptions) Complete(args []string) error {
+	want := 2
+	if o.All {
+		want = 1
+	}
+	if len(args) != want {
+		if o.All {
+			return fmt.Errorf("why --all takes one NODE, got %d arguments", len(args))
+		}
+		return fmt.Errorf("why takes NODE and TARGET (POD, NAMESPACE/POD or a manifest path), got %d arguments", len(args))
+	}
+	o.node = args[0]
+	if !o.All {
+		ns := ""
+		if o.ConfigFlags.Namespace != nil {
+			ns = *o.ConfigFlags.Namespace
+		}
+		t, err := why.ParseTarget(args[1], ns)
+		if err != nil {
+			return err
+		}
+		o.target = t
+	}
+	p, err := o.PrintFlags.ToPrinter(o.Out, o.ErrOut, o.Now)
+	if err != nil {
+		return err
+	}
+	o.printer = p
+	return nil
+}
+
+// Validate checks the options.
+func (o *WhyOptions) Validate() error {
+	if o.node == "" && !o.Direct() {
+		return fmt.Errorf("NODE is empty")
+	}
+	return o.CommonOptions.Validate()
+}
+
+// Run gathers the facts, analyzes them and prints the report; its error
+// carries the exit status of the verdict.
+func (o *WhyOptions) Run(ctx context.Context) error {
+	nf := &NodeFlags{Names: []string{o.node}, MaxConcurrency: 1}
+	results, err := agentCall(ctx, o.CommonOptions, nf, func(ctx context.Context, a *client.Agent, _ NodeVersion) (printers.Printable, error) {
+		g, err := o.newGatherer(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if o.All {
+			return printers.WhyList{List: g.all(ctx)}, nil
+		}
+		r, err := g.report(ctx, o.target)
+		if err != nil {
+			return nil, err
+		}
+		return printers.Why{Report: r}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if results[0].Err != nil {
+		return results[0].Err
+	}
+	p := results[0].Value
+	if err := o.printer.Print(p, o.Out); err != nil {
+		return fmt.Errorf("printing: %w", err)
+	}
+	return verdictStatus(p)
+}
+
+// verdictStatus is the exit status of what was printed: nil for ok.
+func verdictStatus(p printers.Printable) error {
+	var verdicts []string
+	switch v := p.(type) {
+	case printers.Why:
+		verdicts = append(verdicts, v.Report.Verdict)
+	case printers.WhyList:
+		for _, r := range v.List.Items {
+			verdicts = append(verdicts, r.Verdict)
+		}
+	}
+	status := 0
+	for _, v := range verdicts {
+		switch v {
+		case v1alpha1.VerdictFailing:
+			status = ExitFailing
+		case v1alpha1.VerdictUnknown:
+			if status == 0 {
+				status = ExitUnknown
+			}
+		}
+	}
+	if status == 0 {
+		return nil
+	}
+	return exitStatus(status)
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/why"
+)
+
+// gatherer holds what one node's agent said and asks the rest of the
+// facts of each pod.
+type gatherer struct {
+	agent   *client.Agent
+	cluster clusterFacts
+	now     func() time.Time
+	sources *v1alpha1.SourceList
+	pods    *v1alpha1.PodList
+	pleg    *v1alpha1.PLEGStatus
+	history why.Lookup[[]v1alpha1.Event]
+	// nodeObject and nodeEvents are asked once per node.
+	nodeObject why.Lookup[*corev1.Node]
+	nodeEvents why.Lookup[[]corev1.Event]
+}
+
+// newGatherer asks the agent for its sources, pods, PLEG and history, and
+// the API server for the node.
+func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gatherer, error) {
+	g := &gatherer{agent: a, now: o.Now}
+	var err error
+	if g.sources, err = a.Sources(ctx); err != nil {
+		return nil, err
+	}
+	if g.pods, err = a.Pods(ctx, ""); err != nil {
+		return nil, err
+	}
+	if g.pleg, err = a.PLEG(ctx); err != nil {
+		return nil, err
+	}
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if d, _ := o.requestTimeout(); d > 0 {
+		hctx, cancel = context.WithTimeout(ctx, d)
+	}
+	events, err := a.History(hctx)
+	cancel()
+	g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
+	g.cluster = o.clusterFacts()
+	g.nodeObject = g.cluster.node(ctx, g.node())
+	g.nodeEvents = g.cluster.events(ctx, "Node", "", g.node())
+	return g, nil
+}
+
+// clusterFacts returns the API server's client; with --agent-url and no
+// cluster configuration, none.
+func (o *WhyOptions) clusterFacts() clusterFacts {
+	cs, err := o.Clientset()
+	if err != nil {
+		return clusterFacts{skipped: "the API server was not asked: " + err.Error()}
+	}
+	return clusterFacts{cs: cs}
+}
+
+// node is the node's name as its agent gives it.
+func (g *gatherer) node() string {
+	if g.sources.NodeName != "" {
+		return g.sources.NodeName
+	}
+	return g.agent.Node
+}
+
+// report analyzes the pod t names.
+func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport, error) {
+	s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+	if err != nil {
+		return v1alpha1.WhyReport{}, err
+	}
+	return why.Analyze(g.facts(ctx, t, s)), nil
+}
+
+// facts gathers the facts of one subject.
+func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) why.Facts {
+	f := why.Facts{
+		Node: g.node(), Target: t, Subject: s, Now: g.now(),
+		Sources: g.sources, Pods: g.pods.Items, PLEG: g.pleg, History: g.history,
+		NodeObject: g.nodeObject, NodeEvents: g.nodeEvents,
+	}
+	if s.Info != nil {
+		// An agent that cannot answer leaves the spec to the API server.
+		if d, err := g.agent.Pod(ctx, string(s.Info.UID)); err == nil {
+			f.Detail = d
+		}
+	}
+	if s.Name == "" {
+		skipped := "the manifest defines no pod the agent knows"
+		f.APIPod = why.Lookup[*corev1.Pod]{Skipped: skipped}
+		f.PodEvents = why.Lookup[[]corev1.Event]{Skipped: skipped}
+		return f
+	}
+	f.APIPod = g.cluster.pod(ctx, s.Namespace, s.Name)
+	f.PodEvents = g.cluster.events(ctx, "Pod", s.Namespace, s.Name)
+	return f
+}
+
+// all analyzes every pod of the node and returns those that are not ok:
+// the configured pods (mirror pods with their static pod), the rejected
+// and shadowed manifests, and the pods the API server binds to the node
+// that the kubelet's configuration lacks.
+func (g *gatherer) all(ctx context.Context) v1alpha1.WhyList {
+	out := v1alpha1.WhyList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindWhyList), NodeName: g.node(), Items: []v1alpha1.WhyReport{}}
+	configured := map[string]bool{}
+	var targets []why.Target
+	for _, p := range g.pods.Items {
+		if p.Source == "" {
+			continue
+		}
+		key := p.Namespace + "/" + p.Name
+		if !configured[key] && !p.Mirror {
+			targets = append(targets, why.Target{Raw: key, Namespace: p.Namespace, Name: p.Name})
+		}
+		configured[key] = true
+	}
+	for _, src := range g.sources.Items {
+		for _, r := range src.RejectedFiles {
+			targets = append(targets, why.Target{Raw: r.Path, Path: r.Path})
+		}
+		for _, sh := range src.ShadowedFiles {
+			targets = append(targets, why.Target{Raw: sh.Path, Path: sh.Path})
+		}
+	}
+	if l := g.cluster.nodePods(ctx, g.node()); l.Known() {
+		for _, p := range l.Value {
+			if key := p.Namespace + "/" + p.Name; !configured[key] {
+				targets = append(targets, why.Target{Raw: key, Namespace: p.Namespace, Name: p.Name})
+			}
+		}
+	}
+	for _, t := range targets {
+		s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+		if err != nil {
+			continue
+		}
+		if r := why.Analyze(g.facts(ctx, t, s)); r.Verdict != v1alpha1.VerdictOK {
+			out.Items = append(out.Items, r)
+		}
+	}
+	sort.SliceStable(out.Items, func(i, j int) bool { return out.Items[i].Target < out.Items[j].Target })
+	return out
+}

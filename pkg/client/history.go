@@ -1,0 +1,76 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// History returns the events the agent still holds, oldest first, up to
+// the last one it had numbered when asked: it learns that number from a
+// plain stream's first heartbeat, then reads a stream from the first event
+// until it passes it.
+func (a *Agent) History(ctx context.Context) ([]v1alpha1.Event, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	last, err := a.lastSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []v1alpha1.Event
+	if last == 0 {
+		return out, nil
+	}
+	zero := uint64(0)
+	s, err := a.Events(ctx, EventsOptions{Since: &zero})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	for {
+		m, err := s.Next()
+		if err != nil {
+			return nil, fmt.Errorf("reading the history of %s: %w", a, noEOF(err))
+		}
+		switch {
+		case m.Type == v1alpha1.MessageEvent && m.Event != nil:
+			out = append(out, *m.Event)
+			if m.Event.Seq >= last {
+				return out, nil
+			}
+		case m.Type == v1alpha1.MessageGap && m.To >= last,
+			m.Type == v1alpha1.MessageHeartbeat && m.Seq >= last:
+			return out, nil
+		case m.Type == v1alpha1.MessageLagging, m.Type == v1alpha1.MessageReset:
+			return nil, fmt.Errorf("reading the history of %s: the stream ended with %s", a, m.Type)
+		}
+	}
+}
+
+// lastSeq returns the sequence number of the agent's last event, which a
+// plain stream's first heartbeat carries.
+func (a *Agent) lastSeq(ctx context.Context) (uint64, error) {
+	s, err := a.Events(ctx, EventsOptions{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	m, err := s.Next()
+	if err != nil {
+		return 0, fmt.Errorf("reading the first message of %s's event stream: %w", a, noEOF(err))
+	}
+	if m.Type != v1alpha1.MessageHeartbeat {
+		return 0, fmt.Errorf("%s's event stream began with %q, not a heartbeat", a, m.Type)
+	}
+	return m.Seq, nil
+}
+
+// noEOF turns the end of a stream into an error that says so.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,71 @@
+package why
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// binding is the stage of an API pod's binding to the node.
+func (a *analysis) binding() result {
+	name, node, ref := v1alpha1.StageBinding, a.f.Node, a.podRef()
+	info := a.f.Subject.Info
+	fromAgent := info != nil && info.Source == v1alpha1.SourceAPI
+	l := a.f.APIPod
+	switch {
+	case l.Known():
+		pod := l.Value
+		switch pod.Spec.NodeName {
+		case node:
+			msg := "pod " + ref + " is bound to node " + node
+			if pod.DeletionTimestamp != nil {
+				return ok(name, msg, "being deleted since "+stamp(pod.DeletionTimestamp.Time))
+			}
+			return ok(name, msg)
+		case "":
+			return failing(name, "pod "+ref+" is not scheduled to any node yet"+scheduleReason(pod),
+				"kubectl describe pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name)
+		default:
+			return failing(name, fmt.Sprintf("pod %s is bound to node %s, not %s", ref, pod.Spec.NodeName, node),
+				"kubectl podsrc why "+pod.Spec.NodeName+" "+ref)
+		}
+	case fromAgent:
+		return ok(name, "the kubelet's API source lists pod "+ref+" for node "+node, "the API server was not asked: "+l.Why())
+	case apierrors.IsNotFound(l.Err):
+		evidence := a.configHistory()
+		return failing(name, "no pod "+ref+" in the API server",
+			"kubectl get pods -A --field-selector spec.nodeName="+node, evidence...)
+	}
+	return unknown(name, "cannot get pod "+ref+" from the API server: "+l.Why(),
+		"ask for get on pods in namespace "+a.f.Subject.Namespace+" (kubectl auth can-i get pods -n "+a.f.Subject.Namespace+")")
+}
+
+// scheduleReason is the scheduler's reason from the PodScheduled
+// condition, with a leading separator, or nothing.
+func scheduleReason(pod *corev1.Pod) string {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+			return " (" + c.Reason + ")"
+		}
+	}
+	return ""
+}
+
+// apiSource is the stage of the kubelet's API source.
+func (a *analysis) apiSource() result {
+	name := v1alpha1.StageAPISource
+	src := findSource(a.f.Sources, v1alpha1.SourceAPI)
+	switch {
+	case src == nil:
+		return failing(name, "the kubelet has no API source: it runs standalone, without a kubeconfig",
+			"give the kubelet on node "+a.f.Node+" a --kubeconfig")
+	case src.LastError != "":
+		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node)
+	case !src.Seen:
+		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+a.f.Node)
+	}
+	return ok(name, fmt.Sprintf("the API source is seen with %d pods", src.Pods))
+}

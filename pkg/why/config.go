@@ -1,0 +1,85 @@
+package why
+
+import (
+	"fmt"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// maxHistory bounds the notifications a stage quotes.
+const maxHistory = 5
+
+// config is the stage of the pod's place in the kubelet's merged
+// configuration.
+func (a *analysis) config() result {
+	name, node := v1alpha1.StageConfig, a.f.Node
+	info := a.f.Subject.Info
+	if info == nil {
+		if r, stop := a.blocked(name, v1alpha1.StageFile, v1alpha1.StageDecode, v1alpha1.StageShadow, v1alpha1.StageURL, v1alpha1.StageBinding, v1alpha1.StageAPISource); stop {
+			return r
+		}
+		ops := a.configOps()
+		evidence := formatOps(ops)
+		fix := "kubectl podsrc watch " + node + " --kind config --since 1h"
+		if n := len(ops); n > 0 && (ops[n-1].Op == "REMOVE" || ops[n-1].Op == "DELETE") {
+			last := ops[n-1]
+			return failing(name, fmt.Sprintf("%sd by source %s at %s", last.Op, last.Source, stamp(last.Time.Time)), fix, evidence...)
+		}
+		if !a.f.History.Known() {
+			evidence = append(evidence, "the agent's history is unknown: "+a.f.History.Why())
+		}
+		return failing(name, "pod "+a.podRef()+" is not in the kubelet's merged configuration", fix, evidence...)
+	}
+	evidence := []string{"uid " + string(info.UID)}
+	if info.ConfigHash != "" {
+		evidence = append(evidence, "config.hash "+info.ConfigHash)
+	}
+	if info.FirstSeen != "" {
+		evidence = append(evidence, "first seen "+info.FirstSeen)
+	}
+	ops := a.configOps()
+	evidence = append(evidence, formatOps(ops)...)
+	if d := a.f.Detail; d != nil && d.Pod != nil && d.Pod.DeletionTimestamp != nil {
+		return failing(name, "the pod is being deleted since "+stamp(d.Pod.DeletionTimestamp.Time)+": the kubelet stops it",
+			"kubectl get pod -n "+info.Namespace+" "+info.Name+" -o yaml (deletionTimestamp, finalizers)", evidence...)
+	}
+	if n := len(ops); n > 0 && ops[n-1].Op == "DELETE" {
+		return failing(name, "DELETEd by source "+ops[n-1].Source+" at "+stamp(ops[n-1].Time.Time)+": the kubelet stops the pod",
+			"kubectl podsrc watch "+node+" --kind config --since 1h", evidence...)
+	}
+	return ok(name, "in the merged configuration from source "+info.Source, evidence...)
+}
+
+// configOps returns the config notifications about the subject's pod (its
+// UID, or its namespace and name), oldest first.
+func (a *analysis) configOps() []v1alpha1.Event {
+	var out []v1alpha1.Event
+	s := a.f.Subject
+	for _, ev := range a.f.History.Value {
+		if ev.Kind != v1alpha1.EventKindConfig {
+			continue
+		}
+		for _, p := range ev.Pods {
+			if (s.Info != nil && p.UID == s.Info.UID) || (s.Name != "" && p.Name == s.Name && p.Namespace == s.Namespace) {
+				out = append(out, ev)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// formatOps describes the last notifications.
+func formatOps(ops []v1alpha1.Event) []string {
+	if len(ops) > maxHistory {
+		ops = ops[len(ops)-maxHistory:]
+	}
+	var out []string
+	for _, ev := range ops {
+		out = append(out, fmt.Sprintf("%s from %s at %s", ev.Op, ev.Source, stamp(ev.Time.Time)))
+	}
+	return out
+}
+
+// configHistory is formatOps of the subject's notifications.
+func (a *analysis) configHistory() []string { return formatOps(a.configOps()) }

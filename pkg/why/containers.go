@@ -1,0 +1,206 @@
+package why
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// crashLoopDeaths is how many deaths in the agent's history make a
+// running container's crash loop.
+const crashLoopDeaths = 3
+
+// pullReasons are the Event and waiting reasons of an image that cannot be
+// had.
+var pullReasons = []string{"ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "Failed"}
+
+// containerResult is the verdict on one container.
+type containerResult struct {
+	ok       bool
+	summary  string
+	evidence []string
+	fix      string
+}
+
+// containers is the stage of the pod's containers.
+func (a *analysis) containers() result {
+	name := v1alpha1.StageContainers
+	if r, stop := a.blocked(name, v1alpha1.StageConfig, v1alpha1.StageSandbox); stop {
+		return r
+	}
+	rt, _ := a.runtimePod()
+	spec, policy := a.spec()
+	names := spec
+	if len(names) == 0 && rt != nil {
+		for _, c := range rt.Containers {
+			if !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide")
+	}
+	var bad *containerResult
+	var evidence []string
+	for _, c := range names {
+		cr := a.container(c, newest(rt, c), policy)
+		evidence = append(evidence, cr.summary)
+		if !cr.ok && bad == nil {
+			bad = &cr
+		}
+	}
+	if bad != nil {
+		return failing(name, bad.summary, bad.fix, append(evidence[:len(evidence):len(evidence)], bad.evidence...)...)
+	}
+	return ok(name, fmt.Sprintf("%d/%d containers as configured", len(names), len(names)), evidence...)
+}
+
+// container judges one container from the runtime's newest instance of it.
+func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy corev1.RestartPolicy) containerResult {
+	ns, pod, node := a.f.Subject.Namespace, a.f.Subject.Name, a.f.Node
+	waiting := a.waiting(name)
+	if rc == nil {
+		cr := containerResult{summary: "container " + name + " was never created"}
+		if waiting != nil && waiting.Reason != "" {
+			cr.summary += ": " + waiting.Reason
+			if waiting.Message != "" {
+				cr.summary += ": " + waiting.Message
+			}
+		}
+		cr.evidence = a.podEvents(append(pullReasons, "CreateContainerConfigError", "CreateContainerError", "BackOff")...)
+		reason := ""
+		if waiting != nil {
+			reason = waiting.Reason
+		}
+		if reason == "" {
+			reason = newestReason(a.f.PodEvents, pullReasons)
+		}
+		image := a.image(name)
+		switch reason {
+		case "ErrImageNeverPull":
+			cr.fix = fmt.Sprintf("image %s is not on node %s and imagePullPolicy is Never: import it (ctr -n k8s.io images import) or set imagePullPolicy: IfNotPresent", image, node)
+		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
+			cr.fix = "crictl pull " + image + " on node " + node + " says why the image cannot be pulled"
+		default:
+			cr.fix = "kubectl describe pod -n " + ns + " " + pod + " (Events), or crictl ps -a --pod " + a.sandboxID() + " on node " + node
+		}
+		return cr
+	}
+	cadence, deaths := a.crashCadence(name)
+	state := strings.ToLower(rc.State)
+	desc := fmt.Sprintf("container %s is %s, restarts %d", name, state, rc.RestartCount)
+	logs := "kubectl logs -n " + ns + " " + pod + " -c " + name + " --previous"
+	if a.f.Subject.Source != v1alpha1.SourceAPI {
+		logs += " (the mirror pod's; or crictl logs " + short(rc.ID) + " on node " + node + ")"
+	}
+	switch state {
+	case "running":
+		if deaths >= crashLoopDeaths {
+			return containerResult{summary: desc + ": crash loop, " + cadence, evidence: a.podEvents("BackOff"), fix: logs}
+		}
+		return containerResult{ok: true, summary: desc}
+	case "exited":
+		desc = fmt.Sprintf("container %s exited with code %d", name, rc.ExitCode)
+		if rc.Reason != "" {
+			desc += " (" + rc.Reason + ")"
+		}
+		desc += fmt.Sprintf(", restarts %d", rc.RestartCount)
+		if rc.ExitCode == 0 && policy != corev1.RestartPolicyAlways && policy != "" {
+			return containerResult{ok: true, summary: desc + ": completed"}
+		}
+		if cadence != "" {
+			desc += "; " + cadence
+		}
+		if waiting != nil && waiting.Reason == "CrashLoopBackOff" {
+			desc += "; CrashLoopBackOff"
+		}
+		return containerResult{summary: desc, evidence: a.podEvents("BackOff"), fix: logs}
+	}
+	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + short(rc.ID) + " on node " + node}
+}
+
+// spec returns the names of the pod's containers and its restart policy,
+// from the agent's projected pod or else the API server's.
+func (a *analysis) spec() ([]string, corev1.RestartPolicy) {
+	var pod *corev1.Pod
+	if d := a.f.Detail; d != nil && d.Pod != nil {
+		pod = d.Pod
+	} else if a.f.APIPod.Known() && a.f.APIPod.Value != nil {
+		pod = a.f.APIPod.Value
+	}
+	if pod == nil {
+		return nil, ""
+	}
+	var names []string
+	for _, c := range pod.Spec.Containers {
+		names = append(names, c.Name)
+	}
+	return names, pod.Spec.RestartPolicy
+}
+
+// image returns a container's image from the spec, or "the image".
+func (a *analysis) image(container string) string {
+	for _, pod := range []*corev1.Pod{a.detailPod(), a.f.APIPod.Value} {
+		if pod == nil {
+			continue
+		}
+		for _, c := range pod.Spec.Containers {
+			if c.Name == container && c.Image != "" {
+				return c.Image
+			}
+		}
+	}
+	return "the image"
+}
+
+// detailPod is the agent's projected pod, nil when there is none.
+func (a *analysis) detailPod() *corev1.Pod {
+	if a.f.Detail == nil {
+		return nil
+	}
+	return a.f.Detail.Pod
+}
+
+// waiting returns the container's waiting state as the API server's
+// status (a mirror pod's for a static pod) or the agent's pod has it.
+func (a *analysis) waiting(container string) *corev1.ContainerStateWaiting {
+	for _, pod := range []*corev1.Pod{a.f.APIPod.Value, a.detailPod()} {
+		if pod == nil {
+			continue
+		}
+		for _, s := range pod.Status.ContainerStatuses {
+			if s.Name == container && s.State.Waiting != nil {
+				return s.State.Waiting
+			}
+		}
+	}
+	return nil
+}
+
+// sandboxID is the pod's sandbox ID for a crictl command.
+func (a *analysis) sandboxID() string {
+	if rt, _ := a.runtimePod(); rt != nil && rt.SandboxID != "" {
+		return short(rt.SandboxID)
+	}
+	return "POD_ID"
+}
+
+// newest returns the runtime's newest instance of a container.
+func newest(rt *v1alpha1.RuntimePod, name string) *v1alpha1.RuntimeContainer {
+	if rt == nil {
+		return nil
+	}
+	var best *v1alpha1.RuntimeContainer
+	for i := range rt.Containers {
+		c := &rt.Containers[i]
+		if c.Name == name && (best == nil || c.RestartCount > best.RestartCount) {
+			best = c
+		}
+	}
+	return best
+}

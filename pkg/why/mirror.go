@@ -1,0 +1,132 @@
+package why
+
+import (
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// configMirrorAnnotation is the annotation by which a mirror pod names the
+// hash of its static pod.
+const configMirrorAnnotation = "kubernetes.io/config.mirror"
+
+// mirrorPod is what is known of the pod that has the static pod's
+// namespace and name in the API server.
+type mirrorPod struct {
+	uid          types.UID
+	isMirror     bool
+	configMirror string
+	deleting     bool
+	// from says where the facts come from.
+	from string
+}
+
+// mirror is the stage of a static pod's mirror pod.
+func (a *analysis) mirror() result {
+	name, node, ref := v1alpha1.StageMirror, a.f.Node, a.podRef()
+	if r, stop := a.blocked(name, v1alpha1.StageConfig); stop {
+		return r
+	}
+	info := a.f.Subject.Info
+	if apierrors.IsNotFound(a.f.NodeObject.Err) {
+		return failing(name, "node "+node+" is not registered in the API server: the kubelet makes no mirror pods until it is",
+			"kubectl get node "+node+"; then the kubelet's log on the node (journalctl -u kubelet | grep -i regist)")
+	}
+	evidence := a.recreations()
+	m, why := a.mirrorPod()
+	switch {
+	case m == nil && why != "":
+		return unknown(name, "cannot get pod "+ref+" from the API server: "+why,
+			"kubectl auth can-i get pods -n "+a.f.Subject.Namespace, evidence...)
+	case m == nil:
+		if refs := a.apiReferences(); len(refs) > 0 {
+			return failing(name, "no mirror pod: NodeRestriction refuses mirror pods that reference "+strings.Join(refs, ", "),
+				"a static pod cannot use API objects: remove the references to "+strings.Join(refs, ", ")+" from "+orText(info.Origin, "its manifest"), evidence...)
+		}
+		if len(evidence) > 0 {
+			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch "+node+" --kind config --source api", evidence...)
+		}
+		return failing(name, "no mirror pod "+ref+" in the API server",
+			"the kubelet's log on node "+node+": journalctl -u kubelet | grep -i 'mirror pod'", evidence...)
+	case !m.isMirror:
+		return failing(name, fmt.Sprintf("pod %s in the API server (uid %s) is not a mirror pod: the kubelet cannot create the mirror", ref, m.uid),
+			"kubectl delete pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name+" (the kubelet then creates the mirror)", evidence...)
+	case m.configMirror != info.ConfigHash:
+		evidence = append([]string{"config.mirror " + m.configMirror, "config.hash " + info.ConfigHash, "from " + m.from}, evidence...)
+		return failing(name, "the mirror pod mirrors another version of the static pod: the kubelet deletes and recreates it",
+			"kubectl podsrc watch "+node+" --kind config --source api (a DELETE/REMOVE/ADD run is the loop)", evidence...)
+	case m.deleting:
+		return failing(name, "the mirror pod is being deleted", "kubectl get pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name+" -o yaml (finalizers)", evidence...)
+	}
+	return ok(name, fmt.Sprintf("mirror pod uid %s mirrors config.hash %s", m.uid, info.ConfigHash), append([]string{"from " + m.from}, evidence...)...)
+}
+
+// mirrorPod returns the pod of the static pod's namespace and name, from
+// the API server or else from the agent's API source; nil with the reason
+// when it cannot be known, nil with no reason when there is none.
+func (a *analysis) mirrorPod() (*mirrorPod, string) {
+	l := a.f.APIPod
+	if l.Known() && l.Value != nil {
+		p := l.Value
+		cm, isMirror := p.Annotations[configMirrorAnnotation]
+		return &mirrorPod{uid: p.UID, isMirror: isMirror, configMirror: cm, deleting: p.DeletionTimestamp != nil, from: "the API server"}, ""
+	}
+	for _, p := range a.f.Pods {
+		if p.Source == v1alpha1.SourceAPI && p.Namespace == a.f.Subject.Namespace && p.Name == a.f.Subject.Name {
+			return &mirrorPod{uid: p.UID, isMirror: p.Mirror, configMirror: p.ConfigMirror, from: "the agent's API source"}, ""
+		}
+	}
+	if apierrors.IsNotFound(l.Err) {
+		return nil, ""
+	}
+	if src := findSource(a.f.Sources, v1alpha1.SourceAPI); src != nil && src.Seen && src.LastError == "" {
+		// The API source lists every pod bound to the node, mirrors too.
+		return nil, ""
+	}
+	return nil, l.Why()
+}
+
+// recreations describes the API source's ADDs of the pod's namespace and
+// name, when there were several: the kubelet recreating its mirror.
+func (a *analysis) recreations() []string {
+	var adds, removes int
+	var first string
+	for _, ev := range a.configOps() {
+		if ev.Source != v1alpha1.SourceAPI {
+			continue
+		}
+		switch ev.Op {
+		case "ADD":
+			adds++
+			if first == "" {
+				first = stamp(ev.Time.Time)
+			}
+		case "REMOVE", "DELETE":
+			removes++
+		}
+	}
+	if adds < 2 || removes == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the API source added the mirror pod %d times and removed it %d times since %s", adds, removes, first)}
+}
+
+// apiReferences returns the kinds of API objects the static pod refers to.
+func (a *analysis) apiReferences() []string {
+	if d := a.f.Detail; d != nil && len(d.APIReferences) > 0 {
+		return d.APIReferences
+	}
+	return a.f.Subject.Info.APIReferences
+}
+
+// orText returns s, or alt when s is empty.
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
