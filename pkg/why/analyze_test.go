@@ -1,0 +1,335 @@
+package why
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+func TestAnalyze(t *testing.T) {
+	etcd := staticPod("etcd")
+	web := apiPod("default", "web")
+	tests := []struct {
+		name  string
+		facts func() Facts
+		// verdict and stage of the report; msg, evidence and fix are
+		// parts of the stage's message, its evidence and the suggestion.
+		verdict, stage     string
+		msg, evidence, fix string
+		// stages are the report's stage names in order, when checked.
+		stages []string
+	}{
+		{
+			name: "healthy static pod",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictOK,
+			stages:  []string{"file", "decode", "shadow", "config", "mirror", "sandbox", "containers"},
+		},
+		{
+			name: "healthy API pod",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(web, "")}
+				return withPods(f, nameTarget("", "web"), web)
+			},
+			verdict: v1alpha1.VerdictOK,
+			stages:  []string{"binding", "api-source", "config", "sandbox", "containers"},
+		},
+		{
+			name: "decode error with its YAML line",
+			facts: func() Facts {
+				f := baseFacts()
+				p := testDir + "/bad.yaml"
+				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context", Since: metav1.NewTime(testNow)}}
+				return withPods(f, nameTarget("", "bad"))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "decode", msg: "yaml: line 7", evidence: "bad.yaml line 7", fix: "fix the manifest",
+		},
+		{
+			name: "validation error",
+			facts: func() Facts {
+				f := baseFacts()
+				p := testDir + "/invalid.yaml"
+				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "invalid pod: spec.containers: Required value", Since: metav1.NewTime(testNow)}}
+				return withPods(f, pathTarget(p))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "decode", msg: "spec.containers: Required value",
+		},
+		{
+			name: "a static pod that references a secret, rejected by the kubelet",
+			facts: func() Facts {
+				f := baseFacts()
+				p := testDir + "/secret.yaml"
+				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "static pods may not reference secrets", Since: metav1.NewTime(testNow)}}
+				return withPods(f, pathTarget(p))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "decode", fix: "PreventStaticPodAPIReferences",
+		},
+		{
+			name: "not a regular file",
+			facts: func() Facts {
+				f := baseFacts()
+				p := testDir + "/fifo"
+				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "manifest " + p + " is a named pipe, not a regular file: skipped"}}
+				return withPods(f, pathTarget(p))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "file", msg: "not a regular file",
+		},
+		{
+			name: "absent file",
+			facts: func() Facts {
+				return withPods(baseFacts(), pathTarget(testDir+"/gone.yaml"), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "file", msg: "has no file", fix: "ls -l",
+		},
+		{
+			name: "outside the static pod path",
+			facts: func() Facts {
+				return withPods(baseFacts(), pathTarget("/root/etcd.yaml"), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "file", msg: "not in the static pod path",
+		},
+		{
+			name: "shadowed by a backup, asked by path",
+			facts: func() Facts {
+				f := baseFacts()
+				winner := etcd
+				winner.Origin = testDir + "/etcd.yaml.bak"
+				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
+				return withPods(f, pathTarget(etcd.Origin), winner)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "shadow", msg: "shadowed by " + testDir + "/etcd.yaml.bak", fix: "move " + testDir + "/etcd.yaml.bak",
+		},
+		{
+			name: "shadowed by a backup, asked by name",
+			facts: func() Facts {
+				f := baseFacts()
+				winner := etcd
+				winner.Origin = testDir + "/etcd.yaml.bak"
+				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
+				return withPods(f, nameTarget("", "etcd"), winner)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "shadow", msg: testDir + "/etcd.yaml also defines",
+		},
+		{
+			name: "mirror refused by NodeRestriction",
+			facts: func() Facts {
+				p := etcd
+				p.APIReferences = []string{"secret"}
+				return withPods(baseFacts(), pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "NodeRestriction", fix: "remove the references to secret",
+		},
+		{
+			name: "a pod of the API server that is not a mirror",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, "")}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "is not a mirror pod", fix: "kubectl delete pod -n kube-system " + etcd.Name,
+		},
+		{
+			name: "mirror recreated in a loop",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, "stale")}
+				mirror := etcd
+				mirror.UID = "mirror-uid"
+				f.History.Value = []v1alpha1.Event{
+					configEvent("ADD", "api", 30*time.Second, mirror), configEvent("REMOVE", "api", 20*time.Second, mirror),
+					configEvent("ADD", "api", 10*time.Second, mirror),
+				}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "deletes and recreates", evidence: "added the mirror pod 2 times and removed it 1 times",
+		},
+		{
+			name: "node not registered",
+			facts: func() Facts {
+				f := baseFacts()
+				f.NodeObject = Lookup[*corev1.Node]{Err: apierrors.NewNotFound(corev1.Resource("nodes"), testNode)}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "not registered",
+		},
+		{
+			name: "mirror unknown: forbidden and no API source",
+			facts: func() Facts {
+				f := baseFacts()
+				f.Sources.Items = f.Sources.Items[1:]
+				f.APIPod = Lookup[*corev1.Pod]{Err: apierrors.NewForbidden(podsResource, etcd.Name, errors.New("no RBAC"))}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "mirror", msg: "forbidden", fix: "kubectl auth can-i get pods -n kube-system",
+		},
+		{
+			name: "image never pulled",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = running()
+				f := baseFacts()
+				mirror := specOf(etcd, etcd.ConfigHash)
+				mirror.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "etcd", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+					Reason: "ErrImageNeverPull", Message: `Container image "registry.example/etcd:1" is not present with pull policy of Never`}}}}
+				f.APIPod = Lookup[*corev1.Pod]{Value: mirror}
+				f.PodEvents.Value = []corev1.Event{{Reason: "ErrImageNeverPull", Message: "Container image is not present", Count: 4, LastTimestamp: metav1.NewTime(testNow)}}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "never created: ErrImageNeverPull", evidence: "Event ErrImageNeverPull", fix: "imagePullPolicy",
+		},
+		{
+			name: "crash loop with a non-zero exit code",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = running()
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "exited", ExitCode: 1, Reason: "Error", RestartCount: 4}}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 1, 70*time.Second), diedEvent(p, "etcd", 1, 50*time.Second), diedEvent(p, "etcd", 1, 10*time.Second)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "exited with code 1 (Error), restarts 4; died 3 times in 1m0s (PLEG), intervals 20s, 40s", fix: "--previous",
+		},
+		{
+			name: "running between crashes",
+			facts: func() Facts {
+				p := etcd
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 2, 70*time.Second), diedEvent(p, "etcd", 2, 50*time.Second), diedEvent(p, "etcd", 2, 10*time.Second)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "crash loop",
+		},
+		{
+			name: "sandbox not ready",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = running()
+				p.Runtime.SandboxState = "notready"
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "sandbox", msg: "notready",
+		},
+		{
+			name: "PLEG off",
+			facts: func() Facts {
+				f := baseFacts()
+				f.PLEG.Enabled = false
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(web, "")}
+				return withPods(f, nameTarget("default", "web"), web)
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "sandbox", msg: "PLEG is off",
+		},
+		{
+			name: "API pod gone with its namespace",
+			facts: func() Facts {
+				f := baseFacts()
+				f.History.Value = []v1alpha1.Event{configEvent("ADD", "api", time.Hour, web), configEvent("REMOVE", "api", time.Minute, web)}
+				return withPods(f, nameTarget("default", "web"))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "no pod default/web in the API server", evidence: "REMOVE from api",
+		},
+		{
+			name: "API pod bound to another node",
+			facts: func() Facts {
+				f := baseFacts()
+				p := specOf(web, "")
+				p.Spec.NodeName = "node-2"
+				f.APIPod = Lookup[*corev1.Pod]{Value: p}
+				return withPods(f, nameTarget("default", "web"))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "bound to node node-2", fix: "kubectl podsrc why node-2 default/web",
+		},
+		{
+			name: "API pod deleted: DELETE is the last notification",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(web, "")}
+				f.History.Value = []v1alpha1.Event{configEvent("ADD", "api", time.Hour, web), configEvent("DELETE", "api", time.Minute, web)}
+				return withPods(f, nameTarget("default", "web"), web)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "config", msg: "DELETEd by source api",
+		},
+		{
+			name: "API source not seen",
+			facts: func() Facts {
+				f := baseFacts()
+				f.Sources.Items[0].Seen = false
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(web, "")}
+				return withPods(f, nameTarget("default", "web"))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "api-source", msg: "first list",
+		},
+		{
+			name: "URL source failing",
+			facts: func() Facts {
+				f := baseFacts()
+				f.Sources.Items = append(f.Sources.Items, v1alpha1.Source{Name: v1alpha1.SourceHTTP, Target: "http://config.example/pods", LastError: "rejected body: invalid pod: spec.containers: Required value"})
+				p := staticPod("remote")
+				p.Source, p.Origin = v1alpha1.SourceHTTP, "http://config.example/pods"
+				return withPods(f, nameTarget("", "remote"), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "url", msg: "rejected body",
+			stages: []string{"url", "config", "mirror", "sandbox", "containers"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Analyze(tc.facts())
+			if r.Verdict != tc.verdict || r.Stage != tc.stage {
+				t.Fatalf("verdict %q at stage %q, want %q at %q:\n%s", r.Verdict, r.Stage, tc.verdict, tc.stage, dump(r))
+			}
+			if tc.stages != nil {
+				var names []string
+				for _, s := range r.Stages {
+					names = append(names, s.Name)
+				}
+				if strings.Join(names, ",") != strings.Join(tc.stages, ",") {
+					t.Errorf("stages %v, want %v", names, tc.stages)
+				}
+			}
+			if tc.stage == "" {
+				return
+			}
+			var st v1alpha1.WhyStage
+			for _, s := range r.Stages {
+				if s.Name == tc.stage {
+					st = s
+				}
+			}
+			if !strings.Contains(st.Message, tc.msg) {
+				t.Errorf("message %q lacks %q", st.Message, tc.msg)
+			}
+			if ev := strings.Join(st.Evidence, "; "); !strings.Contains(ev, tc.evidence) {
+				t.Errorf("evidence %q lacks %q", ev, tc.evidence)
+			}
+			if !strings.Contains(r.Suggestion, tc.fix) {
+				t.Errorf("suggestion %q lacks %q", r.Suggestion, tc.fix)
+			}
+		})
+	}
+}
+
+// dump formats a report for a failure message.
+func dump(r v1alpha1.WhyReport) string {
+	var b strings.Builder
+	for _, s := range r.Stages {
+		b.WriteString(s.Name + " " + s.Verdict + ": " + s.Message + " [" + strings.Join(s.Evidence, "; ") + "]\n")
+	}
+	return b.String() + "fix: " + r.Suggestion
+}
