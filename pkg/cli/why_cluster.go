@@ -51,7 +51,15 @@ func (c clusterFacts) events(ctx context.Context, kind, ns, name string) why.Loo
 	if err != nil {
 		return why.Lookup[[]corev1.Event]{Err: err}
 	}
-	return why.Lookup[[]corev1.Event]{Value: l.Items}
+	// The selector again, for API servers (and fakes) that ignore it.
+	items := []corev1.Event{}
+	for _, e := range l.Items {
+		o := e.InvolvedObject
+		if o.Kind == kind && o.Name == name && (ns == "" || o.Namespace == ns) {
+			items = append(items, e)
+		}
+	}
+	return why.Lookup[[]corev1.Event]{Value: items}
 }
 
 // nodePods lists the pods bound to the node.

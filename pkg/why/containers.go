@@ -46,18 +46,19 @@ func (a *analysis) containers() result {
 		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide")
 	}
 	var bad *containerResult
-	var evidence []string
+	var others []string
 	for _, c := range names {
 		cr := a.container(c, newest(rt, c), policy)
-		evidence = append(evidence, cr.summary)
 		if !cr.ok && bad == nil {
 			bad = &cr
+			continue
 		}
+		others = append(others, cr.summary)
 	}
 	if bad != nil {
-		return failing(name, bad.summary, bad.fix, append(evidence[:len(evidence):len(evidence)], bad.evidence...)...)
+		return failing(name, bad.summary, bad.fix, append(bad.evidence, others...)...)
 	}
-	return ok(name, fmt.Sprintf("%d/%d containers as configured", len(names), len(names)), evidence...)
+	return ok(name, fmt.Sprintf("%d/%d containers as configured", len(names), len(names)), others...)
 }
 
 // container judges one container from the runtime's newest instance of it.

@@ -20,6 +20,21 @@ func (a *analysis) podEvents(reasons ...string) []string {
 	return describeEvents(a.f.PodEvents, reasons)
 }
 
+// nodeWarnings describes the newest Warning Events about the node.
+func (a *analysis) nodeWarnings() []string {
+	l := a.f.NodeEvents
+	if l.Known() {
+		var warnings []corev1.Event
+		for _, e := range l.Value {
+			if e.Type == corev1.EventTypeWarning {
+				warnings = append(warnings, e)
+			}
+		}
+		l.Value = warnings
+	}
+	return describeEvents(l, nil)
+}
+
 // describeEvents formats the newest events of l with one of the reasons.
 func describeEvents(l Lookup[[]corev1.Event], reasons []string) []string {
 	if !l.Known() {

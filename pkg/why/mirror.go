@@ -38,6 +38,9 @@ func (a *analysis) mirror() result {
 	}
 	evidence := a.recreations()
 	m, why := a.mirrorPod()
+	if m == nil {
+		evidence = append(evidence, a.nodeWarnings()...)
+	}
 	switch {
 	case m == nil && why != "":
 		return unknown(name, "cannot get pod "+ref+" from the API server: "+why,

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client/fakeagent"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// whyNow is the clock of the why tests.
+var whyNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+const (
+	whyNode = "node-1"
+	whyDir  = "/etc/kubernetes/manifests"
+)
+
+// whyAgent is a node with a healthy static pod (etcd), a crash-looping
+// one (broken), a rejected manifest (bad.yaml) and a healthy API pod (web).
+func whyAgent(t *testing.T) string {
+	t.Helper()
+	fa := fakeagent.New(whyNode)
+	last := metav1.NewTime(whyNow.Add(-time.Minute))
+	fa.Sources.Items = []v1alpha1.Source{
+		{Name: v1alpha1.SourceAPI, Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: &last, Pods: 3},
+		{Name: v1alpha1.SourceFile, Target: whyDir, Seen: true, LastUpdate: &last, Pods: 2,
+			RejectedFiles: []v1alpha1.RejectedFile{{Path: whyDir + "/bad.yaml", Since: last,
+				Error: "error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context\x1b[2J"}}},
+	}
+	rt := func(sandbox string, cs ...v1alpha1.RuntimeContainer) *v1alpha1.RuntimePod {
+		return &v1alpha1.RuntimePod{SandboxID: sandbox, SandboxState: "ready", IPs: []string{"10.0.0.5"}, Containers: cs}
+	}
+	spec := func(ns, name string, containers ...string) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: whyNode, RestartPolicy: corev1.RestartPolicyAlways}}
+		for _, c := range containers {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: c, Image: "registry.example/" + c + ":1"})
+		}
+		return p
+	}
+	fa.Pods.Items = []v1alpha1.PodInfo{
+		{Name: "etcd-node-1", Namespace: "kube-system", UID: "etcd-uid", Source: v1alpha1.SourceFile, Static: true, ConfigHash: "etcd-uid",
+			Origin: whyDir + "/etcd.yaml", FirstSeen: "2026-11-22T10:00:00Z", Pod: spec("kube-system", "etcd-node-1", "etcd"),
+			Runtime: rt("a1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://e1", Name: "etcd", State: "running", RestartCount: 0})},
+		{Name: "etcd-node-1", Namespace: "kube-system", UID: "etcd-mirror", Source: v1alpha1.SourceAPI, Mirror: true, ConfigMirror: "etcd-uid"},
+		{Name: "broken-node-1", Namespace: "kube-system", UID: "broken-uid", Source: v1alpha1.SourceFile, Static: true, ConfigHash: "broken-uid",
+			Origin: whyDir + "/broken.yaml", Pod: spec("kube-system", "broken-node-1", "app"),
+			Runtime: rt("b1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://b1", Name: "app", State: "exited", ExitCode: 3, Reason: "Error", RestartCount: 4})},
+		{Name: "broken-node-1", Namespace: "kube-system", UID: "broken-mirror", Source: v1alpha1.SourceAPI, Mirror: true, ConfigMirror: "broken-uid"},
+		{Name: "web", Namespace: "default", UID: "web-uid", Source: v1alpha1.SourceAPI, Pod: spec("default", "web", "app"),
+			Runtime: rt("c1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://w1", Name: "app", State: "running"})},
+	}
+	code := 3
+	for _, d := range []time.Duration{90 * time.Second, 70 * time.Second, 30 * time.Second} {
+		fa.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", PodUID: "broken-uid", PodName: "broken-node-1",
+			Namespace: "kube-system", ContainerName: "app", Data: "containerd://b1", ExitCode: &code, Time: metav1.NewMicroTime(whyNow.Add(-d))})
+	}
+	srv := httptest.NewServer(fa)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// whyCluster is the API server's side: the node, the mirror pods, web and
+// the Events of the crash loop.
+func whyCluster() *fake.Clientset {
+	mirror := func(name, hash string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: name, UID: "m-" + "uid",
+			Annotations: map[string]string{"kubernetes.io/config.mirror": hash}}, Spec: corev1.PodSpec{NodeName: whyNode}}
+	}
+	web := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "web-uid"}, Spec: corev1.PodSpec{NodeName: whyNode}}
+	backoff := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "broken.1"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "kube-system", Name: "broken-node-1"},
+		Reason:         "BackOff", Message: "Back-off restarting failed container app in pod broken-node-1", Type: corev1.EventTypeWarning,
+		Count: 7, LastTimestamp: metav1.NewTime(whyNow.Add(-20 * time.Second))}
+	return fake.NewClientset(
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: whyNode}},
+		mirror("etcd-node-1", "etcd-uid"), mirror("broken-node-1", "broken-uid"), web, backoff)
+}
+
+// runWhy runs kubectl podsrc with the cluster cs; it returns stdout,
+// stderr and the exit status.
+func runWhy(t *testing.T, cs kubernetes.Interface, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	common.Now = func() time.Time { return whyNow }
+	common.clientset = cs
+	code := execute(context.Background(), common, args)
+	return out.String(), errOut.String(), code
+}
+
+func TestWhyGolden(t *testing.T) {
+	u := whyAgent(t)
+	forbidden := func() kubernetes.Interface {
+		cs := whyCluster()
+		cs.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			name := a.(k8stesting.GetAction).GetName()
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, name, errors.New(`User "dev" cannot get resource "pods"`))
+		})
+		return cs
+	}
+	tests := []struct {
+		name    string
+		cluster func() kubernetes.Interface
+		args    []string
+		status  int
+	}{
+		{name: "healthy-static", args: []string{whyDir + "/etcd.yaml"}, status: 0},
+		{name: "healthy-static-json", args: []string{whyDir + "/etcd.yaml", "-o", "json"}, status: 0},
+		{name: "healthy-api", args: []string{"default/web"}, status: 0},
+		{name: "decode", args: []string{"bad"}, status: ExitFailing},
+		{name: "decode-json", args: []string{whyDir + "/bad.yaml", "-o", "json"}, status: ExitFailing},
+		{name: "crashloop-wide", args: []string{"broken", "-o", "wide"}, status: ExitFailing},
+		{name: "forbidden", cluster: forbidden, args: []string{"shop/cart"}, status: ExitUnknown},
+		{name: "forbidden-json", cluster: forbidden, args: []string{"shop/cart", "-o", "json"}, status: ExitUnknown},
+		{name: "all", args: []string{"--all"}, status: ExitFailing},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var cs kubernetes.Interface = whyCluster()
+			if tc.cluster != nil {
+				cs = tc.cluster()
+			}
+			args := append([]string{"why", whyNode}, tc.args...)
+			out, errOut, status := runWhy(t, cs, append(args, "--agent-url", u, "--color", "always")...)
+			if status != tc.status {
+				t.Errorf("exit status %d, want %d; stderr %s", status, tc.status, errOut)
+			}
+			checkWhyGolden(t, "why-"+tc.name+".golden", out)
+		})
+	}
+}
+
+func TestWhyUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"why", "node-1"}, "why takes NODE and TARGET"},
+		{[]string{"why", "node-1", "a/b/c"}, "want POD, NAMESPACE/POD"},
+		{[]string{"why", "node-1", "x", "--all"}, "why --all takes one NODE"},
+	}
+	for _, tc := range tests {
+		_, errOut, status := runWhy(t, fake.NewClientset(), tc.args...)
+		if status != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: status %d, stderr %q; want 1 and %q", tc.args, status, errOut, tc.want)
+		}
+	}
+}
+
+// checkWhyGolden compares got with testdata/name, or rewrites it with
+// -update.
+func checkWhyGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestWhyGolden -update creates it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
