@@ -83,7 +83,7 @@ func TestEndpoints(t *testing.T) {
 				return fmt.Errorf("%d pods, want the static one and the runtime's: %+v", len(list.Items), list.Items)
 			}
 			web, ghost := list.Items[0], list.Items[1]
-			if web.Source != "file" || !web.Static || web.ConfigHash != string(web.UID) || web.FirstSeen == "" {
+			if web.Source != "file" || !web.Static || web.ConfigHash != string(web.UID) || web.FirstSeen == "" || web.Origin != ta.manifests+"/web.yaml" {
 				return fmt.Errorf("static pod: %+v", web)
 			}
 			if web.Runtime == nil || web.Runtime.SandboxID != sb || web.Runtime.SandboxState != "ready" || len(web.Runtime.Containers) != 1 ||
