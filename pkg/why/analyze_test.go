@@ -226,6 +226,32 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "sandbox", msg: "notready",
 		},
 		{
+			name: "API pod the kubelet did not admit",
+			facts: func() Facts {
+				p := web
+				p.Runtime = nil
+				f := baseFacts()
+				pod := specOf(web, "")
+				pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: "OutOfcpu", Message: "Pod was rejected: Node didn't have enough resource: cpu"}
+				f.APIPod = Lookup[*corev1.Pod]{Value: pod}
+				return withPods(f, nameTarget("default", "web"), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "sandbox", msg: "the pod failed: OutOfcpu: Pod was rejected",
+		},
+		{
+			name: "API pod that completed",
+			facts: func() Facts {
+				p := web
+				p.Runtime = nil
+				f := baseFacts()
+				pod := specOf(web, "")
+				pod.Status.Phase = corev1.PodSucceeded
+				f.APIPod = Lookup[*corev1.Pod]{Value: pod}
+				return withPods(f, nameTarget("default", "web"), p)
+			},
+			verdict: v1alpha1.VerdictOK,
+		},
+		{
 			name: "PLEG off",
 			facts: func() Facts {
 				f := baseFacts()

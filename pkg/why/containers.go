@@ -33,6 +33,11 @@ func (a *analysis) containers() result {
 		return r
 	}
 	rt, _ := a.runtimePod()
+	if rt == nil {
+		if r, done := a.finished(name, "", nil); done {
+			return r
+		}
+	}
 	spec, policy := a.spec()
 	names := spec
 	if len(names) == 0 && rt != nil {

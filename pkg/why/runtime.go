@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -36,6 +38,9 @@ func (a *analysis) sandbox() result {
 	fix := "crictl pods --namespace " + a.f.Subject.Namespace + " --name " + a.f.Subject.Name + " on node " + node
 	switch {
 	case rt == nil:
+		if r, done := a.finished(name, fix, evidence); done {
+			return r
+		}
 		return failing(name, "the runtime has no sandbox for the pod", fix, evidence...)
 	case rt.Error != "":
 		return unknown(name, "the PLEG's last inspection of the pod failed: "+rt.Error, fix, evidence...)
@@ -105,4 +110,29 @@ func (a *analysis) crashCadence(container string) (string, int) {
 		s += ", exit codes " + strings.Join(codes, ", ")
 	}
 	return s, len(deaths)
+}
+
+// finished judges a pod the runtime has nothing of by the phase the API
+// server has for it: the kubelet rejected it (Failed) or it completed
+// (Succeeded); false when the phase says neither.
+func (a *analysis) finished(name, fix string, evidence []string) (result, bool) {
+	if !a.f.APIPod.Known() || a.f.APIPod.Value == nil {
+		return result{}, false
+	}
+	st := a.f.APIPod.Value.Status
+	switch st.Phase {
+	case corev1.PodSucceeded:
+		return ok(name, "the pod completed (phase Succeeded)", evidence...), true
+	case corev1.PodFailed:
+		msg := "the pod failed"
+		if st.Reason != "" {
+			msg += ": " + st.Reason
+		}
+		if st.Message != "" {
+			msg += ": " + st.Message
+		}
+		return failing(name, msg+" (the kubelet rejects a pod it cannot admit with phase Failed)",
+			"kubectl describe pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name, evidence...), true
+	}
+	return result{}, false
 }
