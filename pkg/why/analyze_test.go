@@ -214,6 +214,47 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "crash loop",
 		},
 		{
+			name: "running again after a recent crash",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c2", Name: "etcd", State: "running", RestartCount: 4}}
+				f := baseFacts()
+				mirror := specOf(etcd, etcd.ConfigHash)
+				mirror.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "etcd", RestartCount: 4, LastTerminationState: corev1.ContainerState{
+					Terminated: &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error", FinishedAt: metav1.NewTime(testNow.Add(-5 * time.Second))}}}}
+				f.APIPod = Lookup[*corev1.Pod]{Value: mirror}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 3 (Error) at 2026-11-22T11:59:55Z",
+		},
+		{
+			name: "running after an old crash",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c2", Name: "etcd", State: "running", RestartCount: 4}}
+				f := baseFacts()
+				mirror := specOf(etcd, etcd.ConfigHash)
+				mirror.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "etcd", RestartCount: 4, LastTerminationState: corev1.ContainerState{
+					Terminated: &corev1.ContainerStateTerminated{ExitCode: 3, FinishedAt: metav1.NewTime(testNow.Add(-time.Hour))}}}}
+				f.APIPod = Lookup[*corev1.Pod]{Value: mirror}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictOK,
+		},
+		{
+			name: "API pod not scheduled",
+			facts: func() Facts {
+				f := baseFacts()
+				p := specOf(web, "")
+				p.Spec.NodeName = ""
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable"}}
+				f.APIPod = Lookup[*corev1.Pod]{Value: p}
+				f.PodEvents.Value = []corev1.Event{{Reason: "FailedScheduling", Message: "0/1 nodes are available", EventTime: metav1.NewMicroTime(testNow)}}
+				return withPods(f, nameTarget("default", "web"))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "not scheduled to any node yet (Unschedulable)", evidence: "Event FailedScheduling: 0/1 nodes are available at 2026-11-22T12:00:00Z",
+		},
+		{
 			name: "sandbox not ready",
 			facts: func() Facts {
 				p := etcd
@@ -268,7 +309,7 @@ func TestAnalyze(t *testing.T) {
 				f.History.Value = []v1alpha1.Event{configEvent("ADD", "api", time.Hour, web), configEvent("REMOVE", "api", time.Minute, web)}
 				return withPods(f, nameTarget("default", "web"))
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "no pod default/web in the API server", evidence: "REMOVE from api",
+			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "the API source removed it at 2026-11-22T11:59:00Z", evidence: "REMOVE from api",
 		},
 		{
 			name: "API pod bound to another node",

@@ -27,7 +27,7 @@ func (a *analysis) binding() result {
 			return ok(name, msg)
 		case "":
 			return failing(name, "pod "+ref+" is not scheduled to any node yet"+scheduleReason(pod),
-				"kubectl describe pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name)
+				"kubectl describe pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name, a.podEvents("FailedScheduling")...)
 		default:
 			return failing(name, fmt.Sprintf("pod %s is bound to node %s, not %s", ref, pod.Spec.NodeName, node),
 				"kubectl podsrc why "+pod.Spec.NodeName+" "+ref)
@@ -35,9 +35,12 @@ func (a *analysis) binding() result {
 	case fromAgent:
 		return ok(name, "the kubelet's API source lists pod "+ref+" for node "+node, "the API server was not asked: "+l.Why())
 	case apierrors.IsNotFound(l.Err):
-		evidence := a.configHistory()
-		return failing(name, "no pod "+ref+" in the API server",
-			"kubectl get pods -A --field-selector spec.nodeName="+node, evidence...)
+		msg := "no pod " + ref + " in the API server"
+		ops := a.configOps()
+		if n := len(ops); n > 0 && ops[n-1].Op == "REMOVE" {
+			msg += ": the API source removed it at " + stamp(ops[n-1].Time.Time) + " (deleted, or its namespace was)"
+		}
+		return failing(name, msg, "kubectl get pods -A --field-selector spec.nodeName="+node, formatOps(ops)...)
 	}
 	return unknown(name, "cannot get pod "+ref+" from the API server: "+l.Why(),
 		"ask for get on pods in namespace "+a.f.Subject.Namespace+" (kubectl auth can-i get pods -n "+a.f.Subject.Namespace+")")

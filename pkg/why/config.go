@@ -80,6 +80,3 @@ func formatOps(ops []v1alpha1.Event) []string {
 	}
 	return out
 }
-
-// configHistory is formatOps of the subject's notifications.
-func (a *analysis) configHistory() []string { return formatOps(a.configOps()) }

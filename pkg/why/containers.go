@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,8 +16,12 @@ import (
 const crashLoopDeaths = 3
 
 // pullReasons are the Event and waiting reasons of an image that cannot be
-// had.
-var pullReasons = []string{"ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "Failed"}
+// had; the kubelet's Event Failed repeats them ("Error: ErrImageNeverPull").
+var pullReasons = []string{"ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName"}
+
+// recentRestart is how long ago a container's last non-zero exit may be
+// for a running container that restarted to count as crash-looping.
+const recentRestart = 10 * time.Minute
 
 // containerResult is the verdict on one container.
 type containerResult struct {
@@ -78,7 +83,7 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 				cr.summary += ": " + waiting.Message
 			}
 		}
-		cr.evidence = a.podEvents(append(pullReasons, "CreateContainerConfigError", "CreateContainerError", "BackOff")...)
+		cr.evidence = a.podEvents(append(pullReasons, "Failed", "CreateContainerConfigError", "CreateContainerError", "BackOff")...)
 		reason := ""
 		if waiting != nil {
 			reason = waiting.Reason
@@ -108,6 +113,10 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 	case "running":
 		if deaths >= crashLoopDeaths {
 			return containerResult{summary: desc + ": crash loop, " + cadence, evidence: a.podEvents("BackOff"), fix: logs}
+		}
+		if last := a.lastTermination(name); rc.RestartCount >= 2 && last != nil && last.ExitCode != 0 && a.f.Now.Sub(last.FinishedAt.Time) < recentRestart {
+			return containerResult{summary: fmt.Sprintf("%s: last exited with code %d (%s) at %s, restarting", desc, last.ExitCode, orText(last.Reason, "no reason"), stamp(last.FinishedAt.Time)),
+				evidence: a.podEvents("BackOff"), fix: logs}
 		}
 		return containerResult{ok: true, summary: desc}
 	case "exited":
@@ -182,6 +191,22 @@ func (a *analysis) waiting(container string) *corev1.ContainerStateWaiting {
 		for _, s := range pod.Status.ContainerStatuses {
 			if s.Name == container && s.State.Waiting != nil {
 				return s.State.Waiting
+			}
+		}
+	}
+	return nil
+}
+
+// lastTermination returns the container's last termination as the API
+// server's status has it, nil when it has none.
+func (a *analysis) lastTermination(container string) *corev1.ContainerStateTerminated {
+	for _, pod := range []*corev1.Pod{a.f.APIPod.Value, a.detailPod()} {
+		if pod == nil {
+			continue
+		}
+		for _, s := range pod.Status.ContainerStatuses {
+			if s.Name == container && s.LastTerminationState.Terminated != nil {
+				return s.LastTerminationState.Terminated
 			}
 		}
 	}
