@@ -346,13 +346,38 @@ func TestAnalyze(t *testing.T) {
 			name: "URL source failing",
 			facts: func() Facts {
 				f := baseFacts()
-				f.Sources.Items = append(f.Sources.Items, v1alpha1.Source{Name: v1alpha1.SourceHTTP, Target: "http://config.example/pods", LastError: "rejected body: invalid pod: spec.containers: Required value"})
+				failed := metav1.NewTime(testNow.Add(-time.Second))
+				f.Sources.Items = append(f.Sources.Items, v1alpha1.Source{Name: v1alpha1.SourceHTTP, Target: "http://config.example/pods", Seen: true,
+					LastError: "rejected body: invalid pod: spec.containers: Required value", LastErrorTime: &failed})
+				return withPods(f, nameTarget("", "remote"))
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "url", msg: "rejected body", fix: "curl http://config.example/pods",
+			stages: []string{"url", "config", "mirror", "sandbox", "containers"},
+		},
+		{
+			name: "URL failing after the pod's last good list",
+			facts: func() Facts {
+				f := baseFacts()
+				listed, failed := metav1.NewTime(testNow.Add(-time.Minute)), metav1.NewTime(testNow.Add(-time.Second))
+				f.Sources.Items = append(f.Sources.Items, v1alpha1.Source{Name: v1alpha1.SourceHTTP, Target: "http://config.example/pods", Seen: true,
+					LastUpdate: &listed, LastError: "Get http://config.example/pods: connection refused", LastErrorTime: &failed})
 				p := staticPod("remote")
 				p.Source, p.Origin = v1alpha1.SourceHTTP, "http://config.example/pods"
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(p, p.ConfigHash)}
 				return withPods(f, nameTarget("", "remote"), p)
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "url", msg: "rejected body",
-			stages: []string{"url", "config", "mirror", "sandbox", "containers"},
+			verdict: v1alpha1.VerdictOK,
+		},
+		{
+			name: "API source failed once, then listed again",
+			facts: func() Facts {
+				f := baseFacts()
+				failed := metav1.NewTime(testNow.Add(-time.Hour))
+				f.Sources.Items[0].LastError, f.Sources.Items[0].LastErrorTime = "pods is forbidden", &failed
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(web, "")}
+				return withPods(f, nameTarget("default", "web"), web)
+			},
+			verdict: v1alpha1.VerdictOK,
 		},
 	}
 	for _, tc := range tests {

@@ -65,10 +65,10 @@ func (a *analysis) apiSource() result {
 	case src == nil:
 		return failing(name, "the kubelet has no API source: it runs standalone, without a kubeconfig",
 			"give the kubelet on node "+a.f.Node+" a --kubeconfig")
-	case src.LastError != "":
-		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node)
 	case !src.Seen:
-		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+a.f.Node)
+		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+a.f.Node, lastError(src)...)
+	case failingNow(src) && a.f.Subject.Info == nil:
+		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node, lastError(src)...)
 	}
-	return ok(name, fmt.Sprintf("the API source is seen with %d pods", src.Pods))
+	return ok(name, fmt.Sprintf("the API source is seen with %d pods", src.Pods), lastError(src)...)
 }

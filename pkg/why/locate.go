@@ -27,8 +27,9 @@ type Subject struct {
 // a manifest (whether it decoded or not); a name is looked for among the
 // configured pods, also with the node's name appended as the kubelet names
 // static pods, then among the rejected manifests by file name; a name
-// found nowhere is taken as a pod of the API server (in namespace default
-// when none was given). A name several namespaces have is an error.
+// found nowhere is taken as a pod of the static pod URL when that fails
+// now, else of the API server (in namespace default when none was given).
+// A name several namespaces have is an error.
 func Locate(t Target, node string, sources *v1alpha1.SourceList, pods []v1alpha1.PodInfo) (Subject, error) {
 	if t.Path != "" {
 		return locatePath(t.Path, sources, pods), nil
@@ -79,6 +80,10 @@ func Locate(t Target, node string, sources *v1alpha1.SourceList, pods []v1alpha1
 	ns := t.Namespace
 	if ns == "" {
 		ns = "default"
+	}
+	// A static pod URL that fails now may be why the pod is nowhere.
+	if src := findSource(sources, v1alpha1.SourceHTTP); src != nil && (failingNow(src) || !src.Seen) {
+		return Subject{Source: v1alpha1.SourceHTTP, Namespace: ns, Name: t.Name}, nil
 	}
 	return Subject{Source: v1alpha1.SourceAPI, Namespace: ns, Name: t.Name}, nil
 }

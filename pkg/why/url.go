@@ -6,7 +6,9 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// url is the stage of the static pod URL's last fetch.
+// url is the stage of the static pod URL's last fetch. A failed fetch
+// leaves the kubelet with the pods of the last good one: it fails the
+// stage only for a pod that is not among them.
 func (a *analysis) url() result {
 	name := v1alpha1.StageURL
 	src := findSource(a.f.Sources, v1alpha1.SourceHTTP)
@@ -17,16 +19,34 @@ func (a *analysis) url() result {
 	if src.LastUpdate != nil {
 		last = stamp(src.LastUpdate.Time)
 	}
-	evidence := []string{"last list sent " + last, fmt.Sprintf("%d pods", src.Pods)}
-	if src.LastError != "" {
-		at := ""
-		if src.LastErrorTime != nil {
-			at = " at " + stamp(src.LastErrorTime.Time)
-		}
-		return failing(name, src.LastError, "curl "+src.Target+" from node "+a.f.Node+" and fix what it serves", append(evidence, "failed"+at)...)
-	}
-	if !src.Seen {
+	evidence := append([]string{"last list sent " + last, fmt.Sprintf("%d pods", src.Pods)}, lastError(src)...)
+	fix := "curl " + src.Target + " from node " + a.f.Node + " and fix what it serves"
+	switch {
+	case failingNow(src) && a.f.Subject.Info == nil:
+		return failing(name, src.LastError, fix, evidence...)
+	case !src.Seen:
 		return failing(name, "the static pod URL has not been fetched yet", "kubectl podsrc sources "+a.f.Node+" -o wide", evidence...)
 	}
 	return ok(name, "fetched "+src.Target, evidence...)
+}
+
+// failingNow reports whether a source's last error came after its last
+// list.
+func failingNow(src *v1alpha1.Source) bool {
+	if src.LastError == "" {
+		return false
+	}
+	return src.LastUpdate == nil || src.LastErrorTime == nil || !src.LastErrorTime.Before(src.LastUpdate)
+}
+
+// lastError describes a source's last error as evidence.
+func lastError(src *v1alpha1.Source) []string {
+	if src.LastError == "" {
+		return nil
+	}
+	at := ""
+	if src.LastErrorTime != nil {
+		at = " at " + stamp(src.LastErrorTime.Time)
+	}
+	return []string{"last error" + at + ": " + src.LastError}
 }
