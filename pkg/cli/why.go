@@ -66,8 +66,13 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 
 			# Every pod of the node that is not ok
 			kubectl podsrc why node-1 --all`),
-		ValidArgsFunction: completeNodes(common),
-		RunE:              runOptions(o),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeNodes(common)(cmd, args, toComplete)
+		},
+		RunE: runOptions(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().BoolVar(&o.All, "all", o.All, "Report every pod of the node that is not ok, one line each.")

@@ -37,6 +37,17 @@ func TestAnalyze(t *testing.T) {
 			stages:  []string{"file", "decode", "shadow", "config", "mirror", "sandbox", "containers"},
 		},
 		{
+			name: "healthy static pod of an agent that does not say its file",
+			facts: func() Facts {
+				p := etcd
+				p.Origin = ""
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				return withPods(f, nameTarget("kube-system", "etcd"), p)
+			},
+			verdict: v1alpha1.VerdictOK,
+		},
+		{
 			name: "healthy API pod",
 			facts: func() Facts {
 				f := baseFacts()

@@ -19,6 +19,9 @@ func (a *analysis) file() result {
 	}
 	dir := path.Clean(src.Target)
 	if p == "" {
+		if a.f.Subject.Info != nil {
+			return ok(name, "the pod comes from a manifest in "+dir, "the agent does not say which file: an agent of this release does")
+		}
 		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources "+node+" -o wide")
 	}
 	if p != dir && path.Dir(p) != dir {
