@@ -28,6 +28,15 @@ func (c clusterFacts) pod(ctx context.Context, ns, name string) why.Lookup[*core
 	return why.Lookup[*corev1.Pod]{Value: p, Err: err}
 }
 
+// namespace gets the namespace.
+func (c clusterFacts) namespace(ctx context.Context, name string) why.Lookup[*corev1.Namespace] {
+	if c.cs == nil {
+		return why.Lookup[*corev1.Namespace]{Skipped: c.skipped}
+	}
+	n, err := c.cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	return why.Lookup[*corev1.Namespace]{Value: n, Err: err}
+}
+
 // node gets the node.
 func (c clusterFacts) node(ctx context.Context, name string) why.Lookup[*corev1.Node] {
 	if c.cs == nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
@@ -97,10 +98,16 @@ func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) why.F
 	if s.Name == "" {
 		skipped := "the manifest defines no pod the agent knows"
 		f.APIPod = why.Lookup[*corev1.Pod]{Skipped: skipped}
+		f.Namespace = why.Lookup[*corev1.Namespace]{Skipped: skipped}
 		f.PodEvents = why.Lookup[[]corev1.Event]{Skipped: skipped}
 		return f
 	}
 	f.APIPod = g.cluster.pod(ctx, s.Namespace, s.Name)
+	if apierrors.IsNotFound(f.APIPod.Err) {
+		f.Namespace = g.cluster.namespace(ctx, s.Namespace)
+	} else {
+		f.Namespace = why.Lookup[*corev1.Namespace]{Skipped: "the pod's lookup says enough"}
+	}
 	f.PodEvents = g.cluster.events(ctx, "Pod", s.Namespace, s.Name)
 	return f
 }

@@ -143,6 +143,26 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "NodeRestriction", fix: "remove the references to secret",
 		},
 		{
+			name: "mirror refused: its namespace does not exist",
+			facts: func() Facts {
+				f := baseFacts()
+				f.Namespace = Lookup[*corev1.Namespace]{Err: apierrors.NewNotFound(corev1.Resource("namespaces"), "kube-system")}
+				f.NodeEvents.Value = []corev1.Event{{Reason: "CgroupV1", Type: corev1.EventTypeWarning, Message: "cgroup v1 detected"}}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "namespace kube-system does not exist", fix: "kubectl create namespace kube-system",
+		},
+		{
+			name: "no mirror, the node's Events are no loop",
+			facts: func() Facts {
+				f := baseFacts()
+				f.NodeEvents.Value = []corev1.Event{{Reason: "CgroupV1", Type: corev1.EventTypeWarning, Message: "cgroup v1 detected"},
+					{Reason: "FailedMirror", Type: corev1.EventTypeWarning, Message: "mirror of " + etcd.Name + " refused"}}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "no mirror pod kube-system/" + etcd.Name + " in the API server", evidence: "Event FailedMirror",
+		},
+		{
 			name: "a pod of the API server that is not a mirror",
 			facts: func() Facts {
 				f := baseFacts()
@@ -266,6 +286,29 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "not scheduled to any node yet (Unschedulable)", evidence: "Event FailedScheduling: 0/1 nodes are available at 2026-11-22T12:00:00Z",
 		},
 		{
+			name: "a container just created",
+			facts: func() Facts {
+				p := apiPod("default", "two")
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "a", Name: "a", State: "created"}, {ID: "b", Name: "b", State: "running"}}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(p, "")}
+				f.PodEvents.Value = []corev1.Event{{Reason: "MissingClusterDNS", Type: corev1.EventTypeWarning, Message: "no DNS"}}
+				return withPods(f, nameTarget("default", "two"), p)
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "containers", msg: "container a is created, restarts 0: not started yet", evidence: "container b is running",
+		},
+		{
+			name: "a failing container wins over one just created",
+			facts: func() Facts {
+				p := apiPod("default", "two")
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "a", Name: "a", State: "created"}, {ID: "b", Name: "b", State: "exited", ExitCode: 1}}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(p, "")}
+				return withPods(f, nameTarget("default", "two"), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "container b exited with code 1",
+		},
+		{
 			name: "sandbox not ready",
 			facts: func() Facts {
 				p := etcd
@@ -318,9 +361,10 @@ func TestAnalyze(t *testing.T) {
 			facts: func() Facts {
 				f := baseFacts()
 				f.History.Value = []v1alpha1.Event{configEvent("ADD", "api", time.Hour, web), configEvent("REMOVE", "api", time.Minute, web)}
+				f.Namespace = Lookup[*corev1.Namespace]{Err: apierrors.NewNotFound(corev1.Resource("namespaces"), "default")}
 				return withPods(f, nameTarget("default", "web"))
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "the API source removed it at 2026-11-22T11:59:00Z", evidence: "REMOVE from api",
+			verdict: v1alpha1.VerdictFailing, stage: "binding", msg: "no pod default/web in the API server: namespace default does not exist: the API source removed it at 2026-11-22T11:59:00Z", evidence: "REMOVE from api",
 		},
 		{
 			name: "API pod bound to another node",

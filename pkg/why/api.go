@@ -37,6 +37,9 @@ func (a *analysis) binding() result {
 	case apierrors.IsNotFound(l.Err):
 		msg := "no pod " + ref + " in the API server"
 		ops := a.configOps()
+		if apierrors.IsNotFound(a.f.Namespace.Err) {
+			msg += ": namespace " + a.f.Subject.Namespace + " does not exist"
+		}
 		if n := len(ops); n > 0 && ops[n-1].Op == "REMOVE" {
 			msg += ": the API source removed it at " + stamp(ops[n-1].Time.Time) + " (deleted, or its namespace was)"
 		}

@@ -25,7 +25,9 @@ const recentRestart = 10 * time.Minute
 
 // containerResult is the verdict on one container.
 type containerResult struct {
-	ok       bool
+	ok bool
+	// starting says the container is neither ok nor failing yet.
+	starting bool
 	summary  string
 	evidence []string
 	fix      string
@@ -55,18 +57,34 @@ func (a *analysis) containers() result {
 	if len(names) == 0 {
 		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide")
 	}
-	var bad *containerResult
-	var others []string
+	results := make([]containerResult, 0, len(names))
 	for _, c := range names {
-		cr := a.container(c, newest(rt, c), policy)
-		if !cr.ok && bad == nil {
-			bad = &cr
-			continue
-		}
-		others = append(others, cr.summary)
+		results = append(results, a.container(c, newest(rt, c), policy))
 	}
-	if bad != nil {
-		return failing(name, bad.summary, bad.fix, append(bad.evidence, others...)...)
+	// The first failing container, or else the first starting one, makes
+	// the verdict; the others are evidence.
+	pick := -1
+	for i, cr := range results {
+		if !cr.ok && !cr.starting {
+			pick = i
+			break
+		}
+		if cr.starting && pick < 0 {
+			pick = i
+		}
+	}
+	var others []string
+	for i, cr := range results {
+		if i != pick {
+			others = append(others, cr.summary)
+		}
+	}
+	if pick >= 0 {
+		cr := results[pick]
+		if cr.starting {
+			return unknown(name, cr.summary, cr.fix, append(cr.evidence, others...)...)
+		}
+		return failing(name, cr.summary, cr.fix, append(cr.evidence, others...)...)
 	}
 	return ok(name, fmt.Sprintf("%d/%d containers as configured", len(names), len(names)), others...)
 }
@@ -135,6 +153,11 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 			desc += "; CrashLoopBackOff"
 		}
 		return containerResult{summary: desc, evidence: a.podEvents("BackOff"), fix: logs}
+	}
+	if state == "created" {
+		// The PLEG lags the kubelet by up to a relist: a container just
+		// created is about to start.
+		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + node + " " + a.podRef() + " again in a few seconds"}
 	}
 	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + short(rc.ID) + " on node " + node}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -20,18 +21,24 @@ func (a *analysis) podEvents(reasons ...string) []string {
 	return describeEvents(a.f.PodEvents, reasons)
 }
 
-// nodeWarnings describes the newest Warning Events about the node.
+// noise are reasons of Events the kubelet records about every pod or the
+// whole node, which say nothing about why one pod does not run.
+var noise = []string{"MissingClusterDNS"}
+
+// nodeWarnings describes the newest Warning Events about the node that
+// name the subject's pod; none when the node's Events are not known.
 func (a *analysis) nodeWarnings() []string {
 	l := a.f.NodeEvents
-	if l.Known() {
-		var warnings []corev1.Event
-		for _, e := range l.Value {
-			if e.Type == corev1.EventTypeWarning {
-				warnings = append(warnings, e)
-			}
-		}
-		l.Value = warnings
+	if !l.Known() || a.f.Subject.Name == "" {
+		return nil
 	}
+	var picked []corev1.Event
+	for _, e := range l.Value {
+		if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, a.f.Subject.Name) {
+			picked = append(picked, e)
+		}
+	}
+	l.Value = picked
 	return describeEvents(l, nil)
 }
 
@@ -45,7 +52,7 @@ func describeEvents(l Lookup[[]corev1.Event], reasons []string) []string {
 	}
 	var picked []corev1.Event
 	for _, e := range l.Value {
-		if len(reasons) == 0 || slices.Contains(reasons, e.Reason) {
+		if (len(reasons) == 0 && !slices.Contains(noise, e.Reason)) || slices.Contains(reasons, e.Reason) {
 			picked = append(picked, e)
 		}
 	}

@@ -29,9 +29,10 @@ type Facts struct {
 	History Lookup[[]v1alpha1.Event]
 
 	// The API server's answers, asked with the user's credentials: the
-	// pod of the subject's namespace and name (a static pod's mirror), the
-	// node, and the Events about the pod and about the node.
+	// pod of the subject's namespace and name (a static pod's mirror), its
+	// namespace, the node, and the Events about the pod and about the node.
 	APIPod     Lookup[*corev1.Pod]
+	Namespace  Lookup[*corev1.Namespace]
 	NodeObject Lookup[*corev1.Node]
 	PodEvents  Lookup[[]corev1.Event]
 	NodeEvents Lookup[[]corev1.Event]

@@ -37,20 +37,25 @@ func (a *analysis) mirror() result {
 			"kubectl get node "+node+"; then the kubelet's log on the node (journalctl -u kubelet | grep -i regist)")
 	}
 	evidence := a.recreations()
+	loop := len(evidence) > 0
 	m, why := a.mirrorPod()
 	if m == nil {
 		evidence = append(evidence, a.nodeWarnings()...)
 	}
+	ns := a.f.Subject.Namespace
 	switch {
+	case m == nil && apierrors.IsNotFound(a.f.Namespace.Err):
+		return failing(name, "namespace "+ns+" does not exist: the API server refuses the mirror pod",
+			"kubectl create namespace "+ns+" (or put the static pod in a namespace that exists)", evidence...)
 	case m == nil && why != "":
 		return unknown(name, "cannot get pod "+ref+" from the API server: "+why,
-			"kubectl auth can-i get pods -n "+a.f.Subject.Namespace, evidence...)
+			"kubectl auth can-i get pods -n "+ns, evidence...)
 	case m == nil:
 		if refs := a.apiReferences(); len(refs) > 0 {
 			return failing(name, "no mirror pod: NodeRestriction refuses mirror pods that reference "+strings.Join(refs, ", "),
 				"a static pod cannot use API objects: remove the references to "+strings.Join(refs, ", ")+" from "+orText(info.Origin, "its manifest"), evidence...)
 		}
-		if len(evidence) > 0 {
+		if loop {
 			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch "+node+" --kind config --source api", evidence...)
 		}
 		return failing(name, "no mirror pod "+ref+" in the API server",
