@@ -113,14 +113,7 @@ func TestHostileAgents(t *testing.T) {
 	// Long enough for 16 MiB through the fake API server's proxy under
 	// the race detector on a busy machine.
 	const timeout = 5 * time.Second
-	// Each failing node's error as the user sees it.
-	wantErrors := map[string]string{
-		"status":  `answered 500: \x1b]0;pwned\a`,
-		"text":    `answered 502: \x1b]0;pwned\a`,
-		"skew":    `serves podsrc.io/\x1b]0;pwned\a`,
-		"stall":   "did not answer within " + timeout.String(),
-		"endless": "more than 16 MiB",
-	}
+	wantErrors := hostileErrors(timeout)
 	// Watch reads a stream: no request timeout, but an idle timeout and a
 	// cap on a line.
 	wantWatchErrors := map[string]string{
@@ -217,6 +210,18 @@ func TestHostileAgents(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// hostileErrors are, by node, the errors of the agents that fail a
+// request, as the user sees them, with that request timeout.
+func hostileErrors(timeout time.Duration) map[string]string {
+	return map[string]string{
+		"status":  `answered 500: \x1b]0;pwned\a`,
+		"text":    `answered 502: \x1b]0;pwned\a`,
+		"skew":    `serves podsrc.io/\x1b]0;pwned\a`,
+		"stall":   "did not answer within " + timeout.String(),
+		"endless": "more than 16 MiB",
 	}
 }
 

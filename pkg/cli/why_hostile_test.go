@@ -19,13 +19,7 @@ func TestHostileWhy(t *testing.T) {
 	t.Parallel()
 	kc, nodes := hostileCluster(t)
 	const timeout = 5 * time.Second
-	wantErrors := map[string]string{
-		"status":  `answered 500: \x1b]0;pwned\a`,
-		"text":    `answered 502: \x1b]0;pwned\a`,
-		"skew":    `serves podsrc.io/\x1b]0;pwned\a`,
-		"stall":   "did not answer within " + timeout.String(),
-		"endless": "more than 16 MiB",
-	}
+	wantErrors := hostileErrors(timeout)
 	// Every pod of a hostile agent is named Payload: --all reports them.
 	variants := [][]string{{"--all", "-o", "wide"}, {"--all", "-o", "json"}, {"--all", "-o", "yaml"}, {"default/web"}, {"/etc/kubernetes/manifests/web.yaml", "-o", "json"}}
 	for _, node := range nodes {

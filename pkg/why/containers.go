@@ -92,7 +92,11 @@ func (a *analysis) containers() result {
 // container judges one container from the runtime's newest instance of it.
 func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy corev1.RestartPolicy) containerResult {
 	ns, pod, node := a.f.Subject.Namespace, a.f.Subject.Name, a.f.Node
-	waiting := a.waiting(name)
+	var waiting *corev1.ContainerStateWaiting
+	var last *corev1.ContainerStateTerminated
+	if st := a.status(name); st != nil {
+		waiting, last = st.State.Waiting, st.LastTerminationState.Terminated
+	}
 	if rc == nil {
 		cr := containerResult{summary: "container " + name + " was never created"}
 		if waiting != nil && waiting.Reason != "" {
@@ -132,7 +136,7 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 		if deaths >= crashLoopDeaths {
 			return containerResult{summary: desc + ": crash loop, " + cadence, evidence: a.podEvents("BackOff"), fix: logs}
 		}
-		if last := a.lastTermination(name); rc.RestartCount >= 2 && last != nil && last.ExitCode != 0 && a.f.Now.Sub(last.FinishedAt.Time) < recentRestart {
+		if rc.RestartCount >= 2 && last != nil && last.ExitCode != 0 && a.f.Now.Sub(last.FinishedAt.Time) < recentRestart {
 			return containerResult{summary: fmt.Sprintf("%s: last exited with code %d (%s) at %s, restarting", desc, last.ExitCode, orText(last.Reason, "no reason"), stamp(last.FinishedAt.Time)),
 				evidence: a.podEvents("BackOff"), fix: logs}
 		}
@@ -204,32 +208,17 @@ func (a *analysis) detailPod() *corev1.Pod {
 	return a.f.Detail.Pod
 }
 
-// waiting returns the container's waiting state as the API server's
-// status (a mirror pod's for a static pod) or the agent's pod has it.
-func (a *analysis) waiting(container string) *corev1.ContainerStateWaiting {
+// status returns the container's status as the API server (a mirror
+// pod's for a static pod) or else the agent's pod has it; nil when neither
+// has one.
+func (a *analysis) status(container string) *corev1.ContainerStatus {
 	for _, pod := range []*corev1.Pod{a.f.APIPod.Value, a.detailPod()} {
 		if pod == nil {
 			continue
 		}
-		for _, s := range pod.Status.ContainerStatuses {
-			if s.Name == container && s.State.Waiting != nil {
-				return s.State.Waiting
-			}
-		}
-	}
-	return nil
-}
-
-// lastTermination returns the container's last termination as the API
-// server's status has it, nil when it has none.
-func (a *analysis) lastTermination(container string) *corev1.ContainerStateTerminated {
-	for _, pod := range []*corev1.Pod{a.f.APIPod.Value, a.detailPod()} {
-		if pod == nil {
-			continue
-		}
-		for _, s := range pod.Status.ContainerStatuses {
-			if s.Name == container && s.LastTerminationState.Terminated != nil {
-				return s.LastTerminationState.Terminated
+		for i := range pod.Status.ContainerStatuses {
+			if pod.Status.ContainerStatuses[i].Name == container {
+				return &pod.Status.ContainerStatuses[i]
 			}
 		}
 	}

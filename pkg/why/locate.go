@@ -123,10 +123,5 @@ func findSource(l *v1alpha1.SourceList, name string) *v1alpha1.Source {
 	if l == nil {
 		return nil
 	}
-	for i := range l.Items {
-		if l.Items[i].Name == name {
-			return &l.Items[i]
-		}
-	}
-	return nil
+	return first(l.Items, func(s *v1alpha1.Source) bool { return s.Name == name })
 }

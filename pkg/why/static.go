@@ -113,12 +113,7 @@ func rejectedFile(src *v1alpha1.Source, p string) *v1alpha1.RejectedFile {
 	if src == nil {
 		return nil
 	}
-	for i := range src.RejectedFiles {
-		if src.RejectedFiles[i].Path == p {
-			return &src.RejectedFiles[i]
-		}
-	}
-	return nil
+	return first(src.RejectedFiles, func(r *v1alpha1.RejectedFile) bool { return r.Path == p })
 }
 
 // shadowedFile returns the shadowed manifest at p, nil when p is not one.
@@ -126,9 +121,14 @@ func shadowedFile(src *v1alpha1.Source, p string) *v1alpha1.ShadowedFile {
 	if src == nil {
 		return nil
 	}
-	for i := range src.ShadowedFiles {
-		if src.ShadowedFiles[i].Path == p {
-			return &src.ShadowedFiles[i]
+	return first(src.ShadowedFiles, func(sh *v1alpha1.ShadowedFile) bool { return sh.Path == p })
+}
+
+// first returns the first item that matches, nil when none does.
+func first[T any](items []T, match func(*T) bool) *T {
+	for i := range items {
+		if match(&items[i]) {
+			return &items[i]
 		}
 	}
 	return nil
