@@ -259,6 +259,17 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 3 (Error) at 2026-11-22T11:59:55Z",
 		},
 		{
+			name: "running, long after a run of crashes",
+			facts: func() Facts {
+				p := etcd
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 2, 3*time.Hour), diedEvent(p, "etcd", 2, 2*time.Hour), diedEvent(p, "etcd", 2, time.Hour)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictOK,
+		},
+		{
 			name: "running after an old crash",
 			facts: func() Facts {
 				p := etcd

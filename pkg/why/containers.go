@@ -11,8 +11,8 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// crashLoopDeaths is how many deaths in the agent's history make a
-// running container's crash loop.
+// crashLoopDeaths is how many deaths in the agent's history within
+// recentRestart make a running container's crash loop.
 const crashLoopDeaths = 3
 
 // pullReasons are the Event and waiting reasons of an image that cannot be
@@ -124,7 +124,7 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 		}
 		return cr
 	}
-	cadence, deaths := a.crashCadence(name)
+	cadence, recentDeaths := a.crashCadence(name)
 	state := strings.ToLower(rc.State)
 	desc := fmt.Sprintf("container %s is %s, restarts %d", name, state, rc.RestartCount)
 	logs := "kubectl logs -n " + ns + " " + pod + " -c " + name + " --previous"
@@ -133,7 +133,7 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 	}
 	switch state {
 	case "running":
-		if deaths >= crashLoopDeaths {
+		if recentDeaths >= crashLoopDeaths {
 			return containerResult{summary: desc + ": crash loop, " + cadence, evidence: a.podEvents("BackOff"), fix: logs}
 		}
 		if rc.RestartCount >= 2 && last != nil && last.ExitCode != 0 && a.f.Now.Sub(last.FinishedAt.Time) < recentRestart {

@@ -73,8 +73,9 @@ func short(id string) string {
 
 // crashCadence describes a container's deaths from the PLEG's events:
 // how many, over how long, their exit codes and the intervals between
-// them; empty when it died fewer than twice.
-func (a *analysis) crashCadence(container string) (string, int) {
+// them, empty when it died fewer than twice; recent counts the deaths of
+// the last recentRestart.
+func (a *analysis) crashCadence(container string) (cadence string, recent int) {
 	info := a.f.Subject.Info
 	if info == nil {
 		return "", 0
@@ -83,10 +84,13 @@ func (a *analysis) crashCadence(container string) (string, int) {
 	for _, ev := range a.f.History.Value {
 		if ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == info.UID && ev.Type == "ContainerDied" && !ev.Sandbox && ev.ContainerName == container {
 			deaths = append(deaths, ev)
+			if a.f.Now.Sub(ev.Time.Time) < recentRestart {
+				recent++
+			}
 		}
 	}
 	if len(deaths) < 2 {
-		return "", len(deaths)
+		return "", recent
 	}
 	var gaps, codes []string
 	for i, ev := range deaths {
@@ -105,11 +109,11 @@ func (a *analysis) crashCadence(container string) (string, int) {
 		codes = codes[len(codes)-keep:]
 	}
 	span := deaths[len(deaths)-1].Time.Sub(deaths[0].Time.Time).Round(1e9)
-	s := fmt.Sprintf("died %d times in %s (PLEG), intervals %s", len(deaths), span, strings.Join(gaps, ", "))
+	cadence = fmt.Sprintf("died %d times in %s (PLEG), intervals %s", len(deaths), span, strings.Join(gaps, ", "))
 	if len(codes) > 0 {
-		s += ", exit codes " + strings.Join(codes, ", ")
+		cadence += ", exit codes " + strings.Join(codes, ", ")
 	}
-	return s, len(deaths)
+	return cadence, recent
 }
 
 // finished judges a pod the runtime has nothing of by the phase the API
