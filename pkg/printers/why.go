@@ -10,9 +10,9 @@ import (
 )
 
 // Why prints a why report as a checklist: one row per stage with its
-// verdict and what was found (the evidence with -o wide), the first stage
-// at fault highlighted and the stages after it faint, then the suggested
-// fix.
+// verdict and what was found (every stage's evidence with -o wide), the
+// first stage at fault highlighted and the stages after it faint, then
+// that stage's evidence and the suggested fix.
 type Why struct {
 	Report v1alpha1.WhyReport
 }
@@ -44,6 +44,15 @@ func (w Why) Tables(time.Time) []*Table {
 		t.Rows = append(t.Rows, Row{Cells: []any{s.Name, s.Verdict, orNone(s.Message), joinOrNone(s.Evidence, "; ")}, Color: c})
 	}
 	tables := []*Table{whyPodTable(r), t}
+	for _, s := range r.Stages {
+		if s.Name == r.Stage && len(s.Evidence) > 0 {
+			ev := &Table{Columns: []metav1.TableColumnDefinition{col("Evidence of "+s.Name, false)}}
+			for _, e := range s.Evidence {
+				ev.Rows = append(ev.Rows, Row{Cells: []any{e}})
+			}
+			tables = append(tables, ev)
+		}
+	}
 	if r.Suggestion != "" {
 		fix := &Table{Columns: []metav1.TableColumnDefinition{col("Suggested Fix", false)}}
 		fix.Rows = append(fix.Rows, Row{Cells: []any{r.Suggestion}})
