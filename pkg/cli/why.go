@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -29,7 +28,6 @@ type WhyOptions struct {
 // NewCmdWhy returns the why command.
 func NewCmdWhy(common *CommonOptions) *cobra.Command {
 	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
-	o.PrintFlags.Kind = schema.GroupKind{Group: v1alpha1.GroupName, Kind: v1alpha1.KindWhyReport}
 	cmd := &cobra.Command{
 		Use:   "why NODE (TARGET | --all)",
 		Short: "Explain why a pod does not run on a node as configured",
@@ -107,6 +105,10 @@ func (o *WhyOptions) Complete(args []string) error {
 	if err != nil {
 		return err
 	}
+	if g, ok := p.(*printers.GenericPrinter); ok {
+		// One report is printed as it is; --all's in a List.
+		g.Single = !o.All
+	}
 	o.printer = p
 	return nil
 }
@@ -129,7 +131,7 @@ func (o *WhyOptions) Run(ctx context.Context) error {
 			return nil, err
 		}
 		if o.All {
-			return printers.WhyList{List: g.all(ctx)}, nil
+			return printers.WhyReports{Reports: g.all(ctx)}, nil
 		}
 		r, err := g.report(ctx, o.target)
 		if err != nil {
@@ -156,8 +158,8 @@ func verdictStatus(p printers.Printable) error {
 	switch v := p.(type) {
 	case printers.Why:
 		verdicts = append(verdicts, v.Report.Verdict)
-	case printers.WhyList:
-		for _, r := range v.List.Items {
+	case printers.WhyReports:
+		for _, r := range v.Reports {
 			verdicts = append(verdicts, r.Verdict)
 		}
 	}

@@ -116,8 +116,8 @@ func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) why.F
 // the configured pods (mirror pods with their static pod), the rejected
 // and shadowed manifests, and the pods the API server binds to the node
 // that the kubelet's configuration lacks.
-func (g *gatherer) all(ctx context.Context) v1alpha1.WhyList {
-	out := v1alpha1.WhyList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindWhyList), NodeName: g.node(), Items: []v1alpha1.WhyReport{}}
+func (g *gatherer) all(ctx context.Context) []v1alpha1.WhyReport {
+	out := []v1alpha1.WhyReport{}
 	configured := map[string]bool{}
 	var targets []why.Target
 	for _, p := range g.pods.Items {
@@ -151,9 +151,9 @@ func (g *gatherer) all(ctx context.Context) v1alpha1.WhyList {
 			continue
 		}
 		if r := why.Analyze(g.facts(ctx, t, s)); r.Verdict != v1alpha1.VerdictOK {
-			out.Items = append(out.Items, r)
+			out = append(out, r)
 		}
 	}
-	sort.SliceStable(out.Items, func(i, j int) bool { return out.Items[i].Target < out.Items[j].Target })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Target < out[j].Target })
 	return out
 }

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,11 +19,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/podsrc/podsrc/internal/golden"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // whyNow is the clock of the why tests.
 var whyNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -134,6 +130,8 @@ func TestWhyGolden(t *testing.T) {
 		{name: "forbidden", cluster: forbidden, args: []string{"shop/cart"}, status: ExitUnknown},
 		{name: "forbidden-json", cluster: forbidden, args: []string{"shop/cart", "-o", "json"}, status: ExitUnknown},
 		{name: "all", args: []string{"--all"}, status: ExitFailing},
+		{name: "all-json", args: []string{"--all", "-o", "json"}, status: ExitFailing},
+		{name: "stage-jsonpath", args: []string{"broken", "-o", "jsonpath={.stage} {.verdict}"}, status: ExitFailing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +144,7 @@ func TestWhyGolden(t *testing.T) {
 			if status != tc.status {
 				t.Errorf("exit status %d, want %d; stderr %s", status, tc.status, errOut)
 			}
-			checkWhyGolden(t, "why-"+tc.name+".golden", out)
+			golden.Check(t, "why-"+tc.name+".golden", []byte(out))
 		})
 	}
 }
@@ -165,28 +163,5 @@ func TestWhyUsage(t *testing.T) {
 		if status != 1 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: status %d, stderr %q; want 1 and %q", tc.args, status, errOut, tc.want)
 		}
-	}
-}
-
-// checkWhyGolden compares got with testdata/name, or rewrites it with
-// -update.
-func checkWhyGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -run TestWhyGolden -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

@@ -20,6 +20,9 @@ type GenericPrinter struct {
 	Itemwise bool
 	// SortBy is --sort-by: a JSONPath over the items.
 	SortBy string
+	// Single says the command printed one object, which the formats print
+	// as it is rather than in a List, as kubectl get does one named object.
+	Single bool
 
 	// chunks is the tab writer of PrintChunk: one for all chunks, which
 	// remembers the column widths of -o custom-columns.
@@ -33,9 +36,12 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 		return err
 	}
 	var obj runtime.Object
-	if g.Itemwise {
+	switch {
+	case g.Single && len(items) == 1:
+		obj, err = ToRuntimeObject(items[0].Object)
+	case g.Itemwise:
 		obj, err = metaList(items)
-	} else {
+	default:
 		obj, err = ToRuntimeObject(listOf(items))
 	}
 	if err != nil {

@@ -17,11 +17,11 @@ type Why struct {
 	Report v1alpha1.WhyReport
 }
 
-// Object implements Printable.
-func (w Why) Object() any { return w.Report }
+// Items implements Printable: the report, named after its pod.
+func (w Why) Items() []Item { return []Item{reportItem(w.Report)} }
 
 // Tables implements Printable.
-func (w Why) Tables(time.Time) []*Table {
+func (w Why) Tables([]Item, time.Time) []*Table {
 	r := w.Report
 	t := &Table{Columns: []metav1.TableColumnDefinition{
 		col("Stage", false), col("Verdict", false), col("Message", false), col("Evidence", true),
@@ -76,21 +76,28 @@ func whyPodTable(r v1alpha1.WhyReport) *Table {
 	return t
 }
 
-// WhyList prints why --all: one line per pod that is not ok.
-type WhyList struct {
-	List v1alpha1.WhyList
+// WhyReports prints why --all: one line per pod that is not ok.
+type WhyReports struct {
+	Reports []v1alpha1.WhyReport
 }
 
-// Object implements Printable.
-func (w WhyList) Object() any { return w.List }
+// Items implements Printable: one report per pod.
+func (w WhyReports) Items() []Item {
+	out := make([]Item, 0, len(w.Reports))
+	for _, r := range w.Reports {
+		out = append(out, reportItem(r))
+	}
+	return out
+}
 
 // Tables implements Printable.
-func (w WhyList) Tables(time.Time) []*Table {
+func (w WhyReports) Tables(items []Item, _ time.Time) []*Table {
 	t := &Table{Columns: []metav1.TableColumnDefinition{
 		col("Node", false), col("Pod", false), col("Source", false), col("Verdict", false), col("Stage", false),
 		col("Message", false), col("Origin", true), col("Suggested Fix", true),
 	}}
-	for _, r := range w.List.Items {
+	for _, it := range items {
+		r := it.Object.(v1alpha1.WhyReport)
 		msg := ""
 		for _, s := range r.Stages {
 			if s.Name == r.Stage {
@@ -98,11 +105,16 @@ func (w WhyList) Tables(time.Time) []*Table {
 			}
 		}
 		t.Rows = append(t.Rows, Row{Cells: []any{
-			w.List.NodeName, podName(r), orNone(r.Pod.Source), r.Verdict, orNone(r.Stage), orNone(msg),
+			r.NodeName, podName(r), orNone(r.Pod.Source), r.Verdict, orNone(r.Stage), orNone(msg),
 			orNone(r.Pod.Origin), orNone(r.Suggestion),
 		}, Color: verdictColor(r.Verdict)})
 	}
 	return []*Table{t}
+}
+
+// reportItem is a report as an item: named after its pod, or its target.
+func reportItem(r v1alpha1.WhyReport) Item {
+	return Item{Object: r, Name: podName(r), Namespace: r.Pod.Namespace}
 }
 
 // podName names a report's pod namespace/name, or its target when the pod

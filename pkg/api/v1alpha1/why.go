@@ -5,12 +5,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Kinds of kubectl podsrc why's answers. The plugin computes them from
-// what the agent and the API server hold; no agent serves them.
-const (
-	KindWhyReport = "WhyReport"
-	KindWhyList   = "WhyList"
-)
+// KindWhyReport is the kind of kubectl podsrc why's answer. The plugin
+// computes it from what the agent and the API server hold; no agent
+// serves it.
+const KindWhyReport = "WhyReport"
 
 // Verdicts of a stage and of a whole report.
 const (
@@ -99,12 +97,4 @@ type WhyStage struct {
 	Message string `json:"message"`
 	// Evidence are the facts the verdict rests on.
 	Evidence []string `json:"evidence,omitempty"`
-}
-
-// WhyList is kubectl podsrc why --all's answer: a report for every pod of
-// the node that is not ok.
-type WhyList struct {
-	metav1.TypeMeta `json:",inline"`
-	NodeName        string      `json:"nodeName"`
-	Items           []WhyReport `json:"items"`
 }
