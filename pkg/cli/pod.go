@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -174,67 +172,19 @@ func podDetail(ctx context.Context, a *client.Agent, ref string) (printers.PodDe
 }
 
 // podEvents returns the events the agent a holds that concern the pod uid,
-// oldest first, and whether older ones were evicted: it learns the last
-// sequence number from the first heartbeat of a plain stream, then reads
-// the agent's buffer from its start up to that event.
+// oldest first, and whether older ones were evicted.
 func podEvents(ctx context.Context, a *client.Agent, uid string) ([]v1alpha1.Event, bool, error) {
-	out := []v1alpha1.Event{}
-	last, err := lastSeq(ctx, a)
-	if err != nil || last == 0 {
-		return out, false, err
-	}
-	from := uint64(0)
-	s, err := a.Events(ctx, client.EventsOptions{Since: &from})
+	all, missed, err := a.History(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	defer s.Close()
-	missed := false
-	for {
-		m, err := s.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("the agent ended its stream before event %d", last)
-			}
-			return nil, false, err
-		}
-		switch m.Type {
-		case v1alpha1.MessageGap:
-			missed = true
-			if m.To >= last {
-				return out, missed, nil
-			}
-		case v1alpha1.MessageReset, v1alpha1.MessageLagging:
-			return out, missed, nil
-		case v1alpha1.MessageEvent:
-			if ev := m.Event; ev != nil {
-				if concerns(*ev, uid) {
-					out = append(out, *ev)
-				}
-				if ev.Seq >= last {
-					return out, missed, nil
-				}
-			}
+	out := []v1alpha1.Event{}
+	for _, ev := range all {
+		if concerns(ev, uid) {
+			out = append(out, ev)
 		}
 	}
-}
-
-// lastSeq returns the agent's last sequence number: what a plain stream
-// says first.
-func lastSeq(ctx context.Context, a *client.Agent) (uint64, error) {
-	s, err := a.Events(ctx, client.EventsOptions{})
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	m, err := s.Next()
-	if err != nil {
-		return 0, err
-	}
-	if m.Type != v1alpha1.MessageHeartbeat {
-		return 0, fmt.Errorf("the stream began with a %s message, not a heartbeat", m.Type)
-	}
-	return m.Seq, nil
+	return out, missed, nil
 }
 
 // concerns reports whether ev names the pod uid.

@@ -46,7 +46,7 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if d, _ := o.requestTimeout(); d > 0 {
 		hctx, cancel = context.WithTimeout(ctx, d)
 	}
-	events, err := a.History(hctx)
+	events, _, err := a.History(hctx)
 	cancel()
 	g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
 	g.cluster = o.clusterFacts()

@@ -9,42 +9,46 @@ import (
 )
 
 // History returns the events the agent still holds, oldest first, up to
-// the last one it had numbered when asked: it learns that number from a
-// plain stream's first heartbeat, then reads a stream from the first event
-// until it passes it.
-func (a *Agent) History(ctx context.Context) ([]v1alpha1.Event, error) {
+// the last one it had numbered when asked, and whether it had evicted
+// older ones: it learns that number from a plain stream's first heartbeat,
+// then reads a stream from the first event until it passes it.
+func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	last, err := a.lastSeq(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var out []v1alpha1.Event
+	out := []v1alpha1.Event{}
 	if last == 0 {
-		return out, nil
+		return out, false, nil
 	}
 	zero := uint64(0)
 	s, err := a.Events(ctx, EventsOptions{Since: &zero})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer s.Close()
 	for {
 		m, err := s.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading the history of %s: %w", a, noEOF(err))
+			return nil, false, fmt.Errorf("reading the history of %s: %w", a, noEOF(err))
 		}
 		switch {
 		case m.Type == v1alpha1.MessageEvent && m.Event != nil:
 			out = append(out, *m.Event)
 			if m.Event.Seq >= last {
-				return out, nil
+				return out, missed, nil
 			}
-		case m.Type == v1alpha1.MessageGap && m.To >= last,
-			m.Type == v1alpha1.MessageHeartbeat && m.Seq >= last:
-			return out, nil
+		case m.Type == v1alpha1.MessageGap:
+			missed = true
+			if m.To >= last {
+				return out, missed, nil
+			}
+		case m.Type == v1alpha1.MessageHeartbeat && m.Seq >= last:
+			return out, missed, nil
 		case m.Type == v1alpha1.MessageLagging, m.Type == v1alpha1.MessageReset:
-			return nil, fmt.Errorf("reading the history of %s: the stream ended with %s", a, m.Type)
+			return nil, false, fmt.Errorf("reading the history of %s: the stream ended with %s", a, m.Type)
 		}
 	}
 }

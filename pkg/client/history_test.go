@@ -15,10 +15,11 @@ func TestHistory(t *testing.T) {
 		published int
 		capacity  int
 		want      []uint64
+		missed    bool
 	}{
 		{name: "no events", published: 0, capacity: 10},
 		{name: "every event", published: 3, capacity: 10, want: []uint64{1, 2, 3}},
-		{name: "the events the agent still holds, after a gap", published: 5, capacity: 2, want: []uint64{4, 5}},
+		{name: "the events the agent still holds, after a gap", published: 5, capacity: 2, want: []uint64{4, 5}, missed: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -28,7 +29,7 @@ func TestHistory(t *testing.T) {
 				fa.Publish(configEvent("ADD", "p"))
 			}
 			a := startAgent(t, fa)
-			evs, err := a.History(context.Background())
+			evs, missed, err := a.History(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,8 +37,8 @@ func TestHistory(t *testing.T) {
 			for _, ev := range evs {
 				got = append(got, ev.Seq)
 			}
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("history %v, want %v", got, tc.want)
+			if !slices.Equal(got, tc.want) || missed != tc.missed {
+				t.Fatalf("history %v, missed %v; want %v, %v", got, missed, tc.want, tc.missed)
 			}
 		})
 	}
@@ -46,7 +47,7 @@ func TestHistory(t *testing.T) {
 func TestHistoryOfAnAgentThatIsNotOne(t *testing.T) {
 	fa := fakeagent.New("node-1")
 	fa.Served = "v9"
-	_, err := startAgent(t, fa).History(context.Background())
+	_, _, err := startAgent(t, fa).History(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "upgrade") {
 		t.Fatalf("error %v, want the skew named", err)
 	}
