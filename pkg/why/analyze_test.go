@@ -242,7 +242,32 @@ func TestAnalyze(t *testing.T) {
 				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 2, 70*time.Second), diedEvent(p, "etcd", 2, 50*time.Second), diedEvent(p, "etcd", 2, 10*time.Second)}
 				return withPods(f, pathTarget(p.Origin), p)
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "crash loop",
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 2 at 2026-11-22T11:59:50Z, restarting; died 3 times in 1m0s (PLEG)",
+		},
+		{
+			name: "caught between two runs of a crash loop",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = running()
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c2", Name: "etcd", State: "created", RestartCount: 2},
+					{ID: "c1", Name: "etcd", State: "exited", ExitCode: 3, Reason: "Error", RestartCount: 1, FinishedAt: ptrTime(testNow.Add(-2 * time.Second))}}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "container etcd is created, restarts 2: last exited with code 3 (Error) at 2026-11-22T11:59:58Z, restarting",
+		},
+		{
+			name: "running again after a crash the PLEG saw",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime.Containers[0].RestartCount = 1
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 3, 5*time.Second)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 3 at 2026-11-22T11:59:55Z",
 		},
 		{
 			name: "running again after a recent crash",

@@ -131,17 +131,7 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 	if a.f.Subject.Source != v1alpha1.SourceAPI {
 		logs += " (the mirror pod's; or crictl logs " + short(rc.ID) + " on node " + node + ")"
 	}
-	switch state {
-	case "running":
-		if recentDeaths >= crashLoopDeaths {
-			return containerResult{summary: desc + ": crash loop, " + cadence, evidence: a.podEvents("BackOff"), fix: logs}
-		}
-		if rc.RestartCount >= 2 && last != nil && last.ExitCode != 0 && a.f.Now.Sub(last.FinishedAt.Time) < recentRestart {
-			return containerResult{summary: fmt.Sprintf("%s: last exited with code %d (%s) at %s, restarting", desc, last.ExitCode, orText(last.Reason, "no reason"), stamp(last.FinishedAt.Time)),
-				evidence: a.podEvents("BackOff"), fix: logs}
-		}
-		return containerResult{ok: true, summary: desc}
-	case "exited":
+	if state == "exited" {
 		desc = fmt.Sprintf("container %s exited with code %d", name, rc.ExitCode)
 		if rc.Reason != "" {
 			desc += " (" + rc.Reason + ")"
@@ -158,12 +148,67 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 		}
 		return containerResult{summary: desc, evidence: a.podEvents("BackOff"), fix: logs}
 	}
-	if state == "created" {
+	// Running or about to run: a container that died lately and was
+	// restarted is crash-looping whichever instant of the loop this is.
+	if ex, found := a.lastExit(name, rc, last); found && a.f.Now.Sub(ex.at) < recentRestart &&
+		(recentDeaths >= crashLoopDeaths || (rc.RestartCount > 0 && (ex.code != 0 || state != "running"))) {
+		desc += fmt.Sprintf(": last exited with code %d", ex.code)
+		if ex.reason != "" {
+			desc += " (" + ex.reason + ")"
+		}
+		desc += " at " + stamp(ex.at) + ", restarting"
+		if cadence != "" {
+			desc += "; " + cadence
+		}
+		return containerResult{summary: desc, evidence: a.podEvents("BackOff"), fix: logs}
+	}
+	switch state {
+	case "running":
+		return containerResult{ok: true, summary: desc}
+	case "created":
 		// The PLEG lags the kubelet by up to a relist: a container just
 		// created is about to start.
 		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + node + " " + a.podRef() + " again in a few seconds"}
 	}
 	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + short(rc.ID) + " on node " + node}
+}
+
+// exit is how a container instance ended.
+type exit struct {
+	code   int
+	reason string
+	at     time.Time
+}
+
+// lastExit returns how the container's previous instance ended: from the
+// API server's last termination state, else the PLEG's newest death of
+// it, else the runtime's exited instance before rc.
+func (a *analysis) lastExit(name string, rc *v1alpha1.RuntimeContainer, last *corev1.ContainerStateTerminated) (exit, bool) {
+	if last != nil {
+		return exit{code: int(last.ExitCode), reason: last.Reason, at: last.FinishedAt.Time}, true
+	}
+	if info := a.f.Subject.Info; info != nil {
+		h := a.f.History.Value
+		for i := len(h) - 1; i >= 0; i-- {
+			ev := h[i]
+			if ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == info.UID && ev.Type == "ContainerDied" && !ev.Sandbox && ev.ContainerName == name && ev.ExitCode != nil {
+				return exit{code: *ev.ExitCode, at: ev.Time.Time}, true
+			}
+		}
+	}
+	if rt, _ := a.runtimePod(); rt != nil {
+		var prev *v1alpha1.RuntimeContainer
+		for i := range rt.Containers {
+			c := &rt.Containers[i]
+			if c.Name == name && c.ID != rc.ID && strings.EqualFold(c.State, "exited") && c.FinishedAt != nil && (prev == nil || c.RestartCount > prev.RestartCount) {
+				prev = c
+			}
+		}
+		if prev != nil {
+			return exit{code: prev.ExitCode, reason: prev.Reason, at: prev.FinishedAt.Time}, true
+		}
+	}
+	return exit{}, false
 }
 
 // spec returns the names of the pod's containers and its restart policy,

@@ -19,6 +19,8 @@ const (
 
 var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
+func ptrTime(t time.Time) *metav1.Time { mt := metav1.NewTime(t); return &mt }
+
 func at(d time.Duration) metav1.MicroTime { return metav1.NewMicroTime(testNow.Add(-d)) }
 
 var podsResource = schema.GroupResource{Resource: "pods"}
