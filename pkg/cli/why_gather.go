@@ -118,17 +118,20 @@ func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) why.F
 // that the kubelet's configuration lacks.
 func (g *gatherer) all(ctx context.Context) []v1alpha1.WhyReport {
 	out := []v1alpha1.WhyReport{}
-	configured := map[string]bool{}
+	configured, asked := map[string]bool{}, map[string]bool{}
 	var targets []why.Target
 	for _, p := range g.pods.Items {
 		if p.Source == "" {
 			continue
 		}
 		key := p.Namespace + "/" + p.Name
-		if !configured[key] && !p.Mirror {
+		configured[key] = true
+		// A mirror pod is a stage of its static pod's report, whichever
+		// of the two the list has first.
+		if !p.Mirror && !asked[key] {
+			asked[key] = true
 			targets = append(targets, why.Target{Raw: key, Namespace: p.Namespace, Name: p.Name})
 		}
-		configured[key] = true
 	}
 	for _, src := range g.sources.Items {
 		for _, r := range src.RejectedFiles {

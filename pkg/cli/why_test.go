@@ -33,7 +33,8 @@ const (
 )
 
 // whyAgent is a node with a healthy static pod (etcd), a crash-looping
-// one (broken), a rejected manifest (bad.yaml) and a healthy API pod (web).
+// one (broken), one whose mirror pod is of another version (loop), a
+// rejected manifest (bad.yaml) and a healthy API pod (web).
 func whyAgent(t *testing.T) string {
 	t.Helper()
 	fa := fakeagent.New(whyNode)
@@ -55,6 +56,12 @@ func whyAgent(t *testing.T) string {
 		return p
 	}
 	fa.Pods.Items = []v1alpha1.PodInfo{
+		// A mirror pod listed before its static pod, and of another
+		// version of it: the kubelet's recreate loop.
+		{Name: "loop-node-1", Namespace: "kube-system", UID: "loop-mirror", Source: v1alpha1.SourceAPI, Mirror: true, ConfigMirror: "loop-old"},
+		{Name: "loop-node-1", Namespace: "kube-system", UID: "loop-uid", Source: v1alpha1.SourceFile, Static: true, ConfigHash: "loop-uid",
+			Origin: whyDir + "/loop.yaml", Pod: spec("kube-system", "loop-node-1", "app"),
+			Runtime: rt("d1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://l1", Name: "app", State: "running"})},
 		{Name: "etcd-node-1", Namespace: "kube-system", UID: "etcd-uid", Source: v1alpha1.SourceFile, Static: true, ConfigHash: "etcd-uid",
 			Origin: whyDir + "/etcd.yaml", FirstSeen: "2026-11-22T10:00:00Z", Pod: spec("kube-system", "etcd-node-1", "etcd"),
 			Runtime: rt("a1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://e1", Name: "etcd", State: "running", RestartCount: 0})},
@@ -90,7 +97,7 @@ func whyCluster() *fake.Clientset {
 		Count: 7, LastTimestamp: metav1.NewTime(whyNow.Add(-20 * time.Second))}
 	return fake.NewClientset(
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: whyNode}},
-		mirror("etcd-node-1", "etcd-uid"), mirror("broken-node-1", "broken-uid"), web, backoff)
+		mirror("etcd-node-1", "etcd-uid"), mirror("broken-node-1", "broken-uid"), mirror("loop-node-1", "loop-old"), web, backoff)
 }
 
 // runWhy runs kubectl podsrc with the cluster cs; it returns stdout,
