@@ -91,6 +91,7 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = plegSemantics
+		opts.Handler = plegPublisher{hub: a.hub, metrics: a.metrics}
 		a.pleg = pleg.New(rt, opts)
 	}
 	return a, nil
@@ -125,7 +126,7 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	}
 	if a.pleg != nil {
 		wg.Go(func() { a.pleg.Run(ctx) })
-		wg.Go(func() { a.consumePLEG(ctx) })
+		wg.Go(func() { a.drainPLEG(ctx) })
 	}
 
 	srv := a.server()
@@ -214,33 +215,15 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 	}
 }
 
-// consumePLEG publishes every event the PLEG computes (ContainerChanged
-// marked as not sent by the kubelet) and drains the kubelet-facing channel,
-// which the agent does not need.
-func (a *Agent) consumePLEG(ctx context.Context) {
-	tick := time.NewTicker(a.cfg.PLEG.RelistPeriod)
-	defer tick.Stop()
-	var after uint64
+// drainPLEG empties the channel the kubelet would read, so that the PLEG
+// counts its events sent as the kubelet's would. The agent itself takes the
+// events through plegPublisher, as they are computed.
+func (a *Agent) drainPLEG(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-a.pleg.Watch():
-			continue
-		case <-tick.C:
-		}
-		records := a.pleg.Events(after)
-		for _, r := range records {
-			if r.Seq != after+1 && after != 0 {
-				klog.FromContext(ctx).Info("PLEG events were computed faster than the agent read them", "missed", r.Seq-after-1)
-			}
-			after = r.Seq
-			if r.Outcome == pleg.OutcomeInspectionFailed {
-				// The kubelet discards these and computes them again.
-				continue
-			}
-			a.hub.Publish(plegEvent(r))
-			a.metrics.plegEvent(r)
 		}
 	}
 }

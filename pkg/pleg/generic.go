@@ -86,7 +86,7 @@ func (g *GenericPLEG) Stats() Stats {
 
 // Events returns the kept computed events whose Seq is above afterSeq, oldest
 // first, with what became of each; ContainerChanged events are among them.
-// Pass the last Seq seen to follow the stream.
+// It is for looking back; Options.Handler follows the events as they come.
 func (g *GenericPLEG) Events(afterSeq uint64) []EventRecord { return g.stats.eventsAfter(afterSeq) }
 
 // Relist lists the runtime once, computes the events, inspects the pods that
@@ -271,6 +271,12 @@ func (g *GenericPLEG) newEvent(uid types.UID, name, namespace string, c change, 
 	}
 }
 
+// record keeps a computed event with its outcome and hands it to the
+// handler.
 func (g *GenericPLEG) record(ev *PodLifecycleEvent, outcome string) {
-	g.stats.observeEvent(EventRecord{PodLifecycleEvent: *ev, Outcome: outcome})
+	r := EventRecord{PodLifecycleEvent: *ev, Outcome: outcome}
+	g.stats.observeEvent(r)
+	if g.opts.Handler != nil {
+		g.opts.Handler.HandleEvent(r)
+	}
 }

@@ -54,6 +54,9 @@ type Options struct {
 	// Semantics selects the kubelet minor to follow where minors differ;
 	// the zero value is v1.36.
 	Semantics Semantics
+	// Handler, when set, is told of every computed event as the relist
+	// computes it.
+	Handler EventHandler
 }
 
 func (o Options) withDefaults() Options {

@@ -323,8 +323,7 @@ func (r *recorder) slowestPods() []PodInspection {
 }
 
 // eventsAfter returns the kept event records with a sequence number above
-// seq, oldest first. Only those are copied: the agent calls it every relist
-// period, mostly to find nothing new.
+// seq, oldest first. Only those are copied.
 func (r *recorder) eventsAfter(seq uint64) []EventRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()

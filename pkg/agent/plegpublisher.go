@@ -1,0 +1,22 @@
+package agent
+
+import "github.com/podsrc/podsrc/pkg/pleg"
+
+// plegPublisher puts each event the PLEG computes on the hub while the relist
+// runs, ContainerChanged marked as not sent by the kubelet. Publishing never
+// waits for a stream, so the relist is not slowed by readers: a stream that
+// falls behind by more than the hub keeps is told which events it missed.
+type plegPublisher struct {
+	hub     *Hub
+	metrics *metrics
+}
+
+// HandleEvent implements pleg.EventHandler.
+func (p plegPublisher) HandleEvent(r pleg.EventRecord) {
+	if r.Outcome == pleg.OutcomeInspectionFailed {
+		// The kubelet discards these and computes them again.
+		return
+	}
+	p.hub.Publish(plegEvent(r))
+	p.metrics.plegEvent(r)
+}

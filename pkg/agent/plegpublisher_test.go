@@ -1,0 +1,38 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// TestPLEGEventReachesTheHubDuringTheRelist sets a relist period far longer
+// than the test, so that the PLEG relists only at start and when the test
+// asks: a sandbox's ContainerStarted is in the hub as soon as the one relist
+// the test triggers returns, and reaches an open stream, with no poll in
+// between.
+func TestPLEGEventReachesTheHubDuringTheRelist(t *testing.T) {
+	ta := startAgent(t, func(c *Config) { c.PLEG.RelistPeriod = time.Hour })
+	s := ta.stream(t, "?kind=pleg")
+	relists := ta.pleg.Stats().Relists
+	after := ta.hub.LastSeq()
+
+	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
+	if err := ta.pleg.Relist(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	ta.hub.Read(&b, after, ta.cfg.EventBuffer)
+	if len(b.Events) != 1 || b.Events[0].Kind != api.EventKindPLEG || b.Events[0].Type != "ContainerStarted" || b.Events[0].Data != sb {
+		t.Fatalf("hub after the relist: %+v, want the ContainerStarted of sandbox %s", b.Events, sb)
+	}
+	m := s.nextOf(t)
+	if m.Event == nil || m.Event.Seq != b.Events[0].Seq || m.Event.Data != sb {
+		t.Fatalf("stream got %+v, want event %d", m, b.Events[0].Seq)
+	}
+	if n := ta.pleg.Stats().Relists; n != relists+1 {
+		t.Fatalf("%d relists since the stream opened, want the one the test made", n-relists)
+	}
+}
