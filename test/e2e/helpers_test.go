@@ -110,12 +110,16 @@ func (e *env) runPlugin(t *testing.T, viaKubectl bool, extraEnv []string, args .
 type recorder struct {
 	mu   sync.Mutex
 	msgs []api.StreamMessage
-	err  error
+	// at is when each message was read off the stream.
+	at  []time.Time
+	err error
+	// wake is closed when a message is recorded.
+	wake chan struct{}
 	done chan struct{}
 }
 
 func startRecorder(t *testing.T, e *env) *recorder {
-	r := &recorder{done: make(chan struct{})}
+	r := &recorder{done: make(chan struct{}), wake: make(chan struct{})}
 	a := e.agent(t)
 	zero := uint64(0)
 	w := &client.Watcher{
@@ -132,8 +136,12 @@ func startRecorder(t *testing.T, e *env) *recorder {
 	go func() {
 		defer close(r.done)
 		err := w.Run(ctx, func(m *api.StreamMessage) error {
+			now := time.Now()
 			r.mu.Lock()
 			r.msgs = append(r.msgs, *m)
+			r.at = append(r.at, now)
+			close(r.wake)
+			r.wake = make(chan struct{})
 			r.mu.Unlock()
 			return nil
 		})

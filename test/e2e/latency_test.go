@@ -1,0 +1,271 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/cri"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/test/cluster"
+)
+
+// Settings of TestLatencyBench, from the environment (hack/bench-latency.sh).
+const (
+	// benchLatencyEnv set to 1 runs the benchmark; it is skipped otherwise.
+	benchLatencyEnv = "PODSRC_BENCH_LATENCY"
+	// benchImageEnv names an agent image the node's containerd has, to
+	// deploy instead of building this tree's (to measure another build).
+	benchImageEnv = "PODSRC_BENCH_IMAGE"
+	// benchExitsEnv and benchWritesEnv are the sample counts.
+	benchExitsEnv  = "PODSRC_BENCH_EXITS"
+	benchWritesEnv = "PODSRC_BENCH_WRITES"
+
+	benchLatencyNS = "podsrc-bench-latency"
+	// benchWaitTimeout bounds the wait for one part's events.
+	benchWaitTimeout = 5 * time.Minute
+)
+
+// Goals of issue 16: a container's death is on the stream within the relist
+// period plus exitSlack at p99, a static manifest's ADD within writeGoal.
+const (
+	exitSlack = 50 * time.Millisecond
+	writeGoal = 15 * time.Millisecond
+)
+
+// TestLatencyBench deploys the agent on the real node (with its default
+// relist period) and measures, on the event stream read through the API
+// server's node proxy with client.Watcher (what kubectl podsrc watch runs):
+//   - from a container's exit, as containerd's finishedAt for it, to its
+//     ContainerDied line, for pods whose only container sleeps, then exits;
+//   - from the rename that puts a static pod manifest in the kubelet's
+//     directory to its ADD line. The manifests' node selector matches no
+//     node, so the kubelet rejects the pods at admission and runs nothing;
+//     each manifest is removed again once its ADD arrived.
+//
+// It prints p50, p99 and max against the goals; it asserts no figure.
+func TestLatencyBench(t *testing.T) {
+	if os.Getenv(benchLatencyEnv) != "1" {
+		t.Skip("a benchmark: hack/bench-latency.sh runs it with " + benchLatencyEnv + "=1")
+	}
+	exits, writes := envCount(t, benchExitsEnv, 30), envCount(t, benchWritesEnv, 100)
+	c := cluster.Get(t)
+	root := repoRoot(t)
+	e := &env{c: c, root: root}
+	e.plugin = buildPlugin(t, root)
+	image := os.Getenv(benchImageEnv)
+	if image != "" {
+		deployImage(t, c, e.plugin, image)
+	} else {
+		image = deploy(t, c, root, e.plugin)
+	}
+	waitAgentReady(t, c)
+	e.conn = &client.Connector{
+		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: c.Config, Clientset: c.Client,
+		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
+	}
+	e.rec = startRecorder(t, e)
+	createNamespace(t, c, benchLatencyNS)
+
+	exitLat := measureExits(t, e, exits)
+	writeLat := measureWrites(t, e, writes)
+
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	st, err := e.agent(t).PLEG(ctx)
+	if err != nil {
+		t.Fatalf("reading the agent's PLEG status: %v", err)
+	}
+	period := pleg.DefaultRelistPeriod
+	fmt.Printf("\nagent %s on %s; relist period %v (measured interval p50 %.0f ms, relist p50 %.1f ms)\n",
+		image, c.NodeName, period, st.RelistInterval.P50*1000, st.RelistDuration.P50*1000)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "path\tsamples\tp50\tp99\tmax\tgoal p99\tmet\t")
+	printRow(tw, "container exit -> ContainerDied line", exitLat, period+exitSlack)
+	printRow(tw, "static manifest write -> ADD line", writeLat, writeGoal)
+	if err := tw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// envCount reads a positive count from the environment, or gives def.
+func envCount(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive count", name, v)
+	}
+	return n
+}
+
+// measureExits runs n pods whose container sleeps, then exits, and returns,
+// for each, the time from the container's exit to its ContainerDied line.
+func measureExits(t *testing.T, e *env, n int) []time.Duration {
+	t.Helper()
+	c := e.c
+	rt, err := cri.Dial(c.CRIEndpoint, cri.Options{})
+	if err != nil {
+		t.Fatalf("dialing the node's containerd at %s: %v", c.CRIEndpoint, err)
+	}
+	defer rt.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), benchWaitTimeout)
+	defer cancel()
+
+	mark := e.rec.mark()
+	pods := map[string]bool{}
+	for i := range n {
+		// Spread the exits over a relist period and more.
+		sleep := 3*time.Second + time.Duration(i%10)*130*time.Millisecond
+		p := apiPod(c, fmt.Sprintf("bench-exit-%d", i), corev1.RestartPolicyNever, "-sleep", sleep.String(), "-exit", "0")
+		p.Namespace = benchLatencyNS
+		created, err := c.Client.CoreV1().Pods(benchLatencyNS).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("creating pod %s/%s: %v", benchLatencyNS, p.Name, err)
+		}
+		pods[string(created.UID)] = true
+	}
+	died := awaitEvents(t, e.rec, mark, n, "the ContainerDied of every bench-exit pod", func(ev *api.Event) string {
+		if ev.Kind == api.EventKindPLEG && ev.Type == string(pleg.ContainerDied) && !ev.Sandbox && pods[string(ev.PodUID)] {
+			return ev.Data
+		}
+		return ""
+	})
+	var out []time.Duration
+	for id, seen := range died {
+		resp, err := rt.ContainerStatus(ctx, id)
+		if err != nil {
+			t.Fatalf("reading the status of container %s: %v", id, err)
+		}
+		finished := resp.GetStatus().GetFinishedAt()
+		if finished == 0 {
+			t.Fatalf("container %s has no finishedAt, yet its ContainerDied is on the stream", id)
+		}
+		out = append(out, seen.Sub(time.Unix(0, finished)))
+	}
+	return out
+}
+
+// measureWrites puts n static pod manifests in the kubelet's directory one
+// after the other and returns, for each, the time from its rename to its ADD
+// line; each is removed once its REMOVE is on the stream too.
+func measureWrites(t *testing.T, e *env, n int) []time.Duration {
+	t.Helper()
+	c := e.c
+	var out []time.Duration
+	for i := range n {
+		name := fmt.Sprintf("bench-write-%d", i)
+		podName := name + "-" + c.NodeName
+		manifest := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  nodeSelector: {podsrc-bench: no-such-node}
+  containers:
+    - name: main
+      image: %s
+      imagePullPolicy: Never
+`, name, benchLatencyNS, c.TestImage)
+		tmp := filepath.Join(filepath.Dir(c.StaticPodDir), "."+name+".tmp")
+		dst := filepath.Join(c.StaticPodDir, name+".yaml")
+		if err := os.WriteFile(tmp, []byte(manifest), 0o644); err != nil {
+			t.Fatalf("writing static pod %s: %v", tmp, err)
+		}
+		t.Cleanup(func() { os.Remove(tmp); os.Remove(dst) })
+		mark := e.rec.mark()
+		start := time.Now()
+		if err := os.Rename(tmp, dst); err != nil {
+			t.Fatalf("writing static pod %s: %v", dst, err)
+		}
+		added := awaitEvents(t, e.rec, mark, 1, "the ADD of "+podName, func(ev *api.Event) string {
+			if configEvent("ADD", api.SourceFile, benchLatencyNS, podName, "")(ev) {
+				return podName
+			}
+			return ""
+		})
+		out = append(out, added[podName].Sub(start))
+		mark = e.rec.mark()
+		if err := os.Remove(dst); err != nil {
+			t.Fatalf("removing static pod %s: %v", dst, err)
+		}
+		awaitEvents(t, e.rec, mark, 1, "the REMOVE of "+podName, func(ev *api.Event) string {
+			if configEvent("REMOVE", api.SourceFile, benchLatencyNS, podName, "")(ev) {
+				return podName
+			}
+			return ""
+		})
+	}
+	return out
+}
+
+// awaitEvents waits until the recorder has, after mark, events for n
+// distinct keys (key returns "" for an event of no interest), and returns
+// when each key's first event was read off the stream.
+func awaitEvents(t *testing.T, r *recorder, mark, n int, what string, key func(*api.Event) string) map[string]time.Time {
+	t.Helper()
+	deadline := time.NewTimer(benchWaitTimeout)
+	defer deadline.Stop()
+	seen := map[string]time.Time{}
+	next := mark
+	for {
+		r.mu.Lock()
+		for ; next < len(r.msgs); next++ {
+			ev := r.msgs[next].Event
+			if r.msgs[next].Type != api.MessageEvent || ev == nil {
+				continue
+			}
+			if k := key(ev); k != "" {
+				if _, ok := seen[k]; !ok {
+					seen[k] = r.at[next]
+				}
+			}
+		}
+		wake, werr := r.wake, r.err
+		r.mu.Unlock()
+		if len(seen) >= n {
+			return seen
+		}
+		select {
+		case <-wake:
+		case <-deadline.C:
+			t.Fatalf("waiting %v for %s: %d of %d seen (watcher error: %v), last messages:\n%s",
+				benchWaitTimeout, what, len(seen), n, werr, describeMsgs(r.since(mark), 8))
+		}
+	}
+}
+
+// printRow prints one path's p50, p99 and max against its p99 goal.
+func printRow(tw *tabwriter.Writer, path string, d []time.Duration, goal time.Duration) {
+	slices.Sort(d)
+	p99 := quantile(d, 0.99)
+	met := "yes"
+	if p99 > goal {
+		met = "NO"
+	}
+	fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", path, len(d), ms(quantile(d, 0.5)), ms(p99), ms(d[len(d)-1]), ms(goal), met)
+}
+
+// quantile returns the nearest-rank q-quantile of sorted durations.
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
