@@ -50,12 +50,7 @@ func TestAgentOnNode(t *testing.T) {
 	e.plugin = buildPlugin(t, root)
 	urls := startURLServer(t, c)
 	deploy(t, c, root, e.plugin)
-	waitAgentReady(t, c)
-	e.conn = &client.Connector{
-		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: c.Config, Clientset: c.Client,
-		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
-	}
-	e.rec = startRecorder(t, e)
+	e.follow(t)
 	createNamespace(t, c, agentTestNS)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -31,6 +31,18 @@ type env struct {
 	rec    *recorder
 }
 
+// follow waits for the deployed agent to be ready, then reaches it through
+// the node proxy, as kubectl podsrc does by default, and records its stream.
+func (e *env) follow(t *testing.T) {
+	t.Helper()
+	waitAgentReady(t, e.c)
+	e.conn = &client.Connector{
+		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: e.c.Config, Clientset: e.c.Client,
+		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
+	}
+	e.rec = startRecorder(t, e)
+}
+
 // pollFor calls cond every pollInterval until it returns true, failing the
 // test after timeout with the last state cond described and the agent's log.
 // A cond error is a state too (the agent may be restarting), not a failure.

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/test/cluster"
@@ -71,12 +70,7 @@ func TestLatencyBench(t *testing.T) {
 	} else {
 		image = deploy(t, c, root, e.plugin)
 	}
-	waitAgentReady(t, c)
-	e.conn = &client.Connector{
-		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: c.Config, Clientset: c.Client,
-		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
-	}
-	e.rec = startRecorder(t, e)
+	e.follow(t)
 	createNamespace(t, c, benchLatencyNS)
 
 	exitLat := measureExits(t, e, exits)
