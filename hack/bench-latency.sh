@@ -13,7 +13,7 @@
 # use it too.
 #
 # Usage: sudo hack/bench-latency.sh
-# Environment: PODSRC_BENCH_EXITS (default 30), PODSRC_BENCH_WRITES (default
+# Environment: PODSRC_BENCH_EXITS (default 40), PODSRC_BENCH_WRITES (default
 # 100), PODSRC_BENCH_IMAGE (an agent image the node's containerd has, e.g.
 # one hack/image.sh built from another tree), PODSRC_BENCH_TIMEOUT (seconds,
 # default 1200).
