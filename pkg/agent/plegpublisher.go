@@ -4,8 +4,10 @@ import "github.com/podsrc/podsrc/pkg/pleg"
 
 // plegPublisher puts each event the PLEG computes on the hub while the relist
 // runs, ContainerChanged marked as not sent by the kubelet. Publishing never
-// waits for a stream, so the relist is not slowed by readers: a stream that
-// falls behind by more than the hub keeps is told which events it missed.
+// waits for a stream, so the relist is not slowed by readers and no event is
+// dropped on the way to the hub: a stream that falls further behind than the
+// hub keeps is told it lags and closed, and its client, resuming, is told
+// which events it missed.
 type plegPublisher struct {
 	hub     *Hub
 	metrics *metrics
