@@ -8,17 +8,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"text/tabwriter"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/test/cluster"
+	"github.com/podsrc/podsrc/test/cri"
 )
 
 // Settings of TestLatencyBench, from the environment (hack/bench-latency.sh).
@@ -33,6 +35,8 @@ const (
 	benchWritesEnv = "PODSRC_BENCH_WRITES"
 
 	benchLatencyNS = "podsrc-bench-latency"
+	// writePause separates a manifest's write from the previous line.
+	writePause = 50 * time.Millisecond
 	// benchWaitTimeout bounds the wait for one part's events.
 	benchWaitTimeout = 5 * time.Minute
 )
@@ -88,6 +92,8 @@ func TestLatencyBench(t *testing.T) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "path\tsamples\tp50\tp99\tmax\tgoal p99\tmet\t")
 	printRow(tw, "container exit -> ContainerDied line", exitLat.total, period+exitSlack)
+	printRow(tw, "  exit -> runtime reports it", exitLat.toRuntime, 0)
+	printRow(tw, "  runtime reports it -> line read", exitLat.fromRuntime, 0)
 	printRow(tw, "  exit -> start of its relist", exitLat.toEvent, 0)
 	printRow(tw, "  relist start -> line read", exitLat.fromEvent, 0)
 	printRow(tw, "static manifest write -> ADD line", writeLat.total, writeGoal)
@@ -112,18 +118,45 @@ func envCount(t *testing.T, name string, def int) int {
 	return n
 }
 
+// exitSplit is the exit path's latencies: whole, cut at the start of the
+// relist that computed the event, and cut where the runtime reported the
+// exit (containerd's CONTAINER_STOPPED event, sent once its status says
+// exited).
+type exitSplit struct {
+	split
+	toRuntime, fromRuntime []time.Duration
+}
+
 // measureExits runs n pods whose container sleeps, then exits, and returns,
 // for each, the time from the container's exit to its ContainerDied line.
-func measureExits(t *testing.T, e *env, n int) split {
+func measureExits(t *testing.T, e *env, n int) exitSplit {
 	t.Helper()
 	c := e.c
-	rt, err := cri.Dial(c.CRIEndpoint, cri.Options{})
-	if err != nil {
-		t.Fatalf("dialing the node's containerd at %s: %v", c.CRIEndpoint, err)
-	}
-	defer rt.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), benchWaitTimeout)
 	defer cancel()
+	rt, err := cri.Dial(ctx, c.CRIEndpoint)
+	if err != nil {
+		t.Fatalf("dialing the node's containerd: %v", err)
+	}
+	defer rt.Close()
+	events, _, err := rt.Events(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stopped is when containerd made each container's stop event.
+	var mu sync.Mutex
+	stopped := map[string]time.Time{}
+	go func() {
+		for ev := range events {
+			if ev.ContainerEventType == runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT {
+				mu.Lock()
+				if _, ok := stopped[ev.ContainerId]; !ok {
+					stopped[ev.ContainerId] = time.Unix(0, ev.CreatedAt)
+				}
+				mu.Unlock()
+			}
+		}
+	}()
 
 	mark := e.rec.mark()
 	pods := map[string]bool{}
@@ -144,17 +177,24 @@ func measureExits(t *testing.T, e *env, n int) split {
 		}
 		return ""
 	})
-	var out split
+	var out exitSplit
 	for id, seen := range died {
-		resp, err := rt.ContainerStatus(ctx, id)
+		st, err := rt.ContainerStatus(ctx, id)
 		if err != nil {
 			t.Fatalf("reading the status of container %s: %v", id, err)
 		}
-		finished := resp.GetStatus().GetFinishedAt()
-		if finished == 0 {
+		if st.FinishedAt == 0 {
 			t.Fatalf("container %s has no finishedAt, yet its ContainerDied is on the stream", id)
 		}
-		out.add(time.Unix(0, finished), seen)
+		exited := time.Unix(0, st.FinishedAt)
+		out.add(exited, seen)
+		mu.Lock()
+		reported, ok := stopped[id]
+		mu.Unlock()
+		if ok {
+			out.toRuntime = append(out.toRuntime, reported.Sub(exited))
+			out.fromRuntime = append(out.fromRuntime, seen.at.Sub(reported))
+		}
 	}
 	return out
 }
@@ -187,6 +227,10 @@ spec:
 			t.Fatalf("writing static pod %s: %v", tmp, err)
 		}
 		t.Cleanup(func() { os.Remove(tmp); os.Remove(dst) })
+		// Each write is measured alone: a stream that just sent a line
+		// waits up to 10 ms to batch the next ones (streamCoalesce), so
+		// the writes are paced past that.
+		time.Sleep(writePause)
 		mark := e.rec.mark()
 		start := time.Now()
 		if err := os.Rename(tmp, dst); err != nil {
