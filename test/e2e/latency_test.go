@@ -35,6 +35,9 @@ const (
 	benchWritesEnv = "PODSRC_BENCH_WRITES"
 
 	benchLatencyNS = "podsrc-bench-latency"
+	// exitPace separates the creations of the pods whose exits are
+	// measured; it is no divisor of the relist period.
+	exitPace = 370 * time.Millisecond
 	// writePause separates a manifest's write from the previous line.
 	writePause = 50 * time.Millisecond
 	// benchWaitTimeout bounds the wait for one part's events.
@@ -161,9 +164,12 @@ func measureExits(t *testing.T, e *env, n int) exitSplit {
 	mark := e.rec.mark()
 	pods := map[string]bool{}
 	for i := range n {
-		// Spread the exits over a relist period and more.
-		sleep := 3*time.Second + time.Duration(i%10)*130*time.Millisecond
-		p := apiPod(c, fmt.Sprintf("bench-exit-%d", i), corev1.RestartPolicyNever, "-sleep", sleep.String(), "-exit", "0")
+		// One pod starts, and one exits, every exitPace: a steady load,
+		// with the exits at every phase of the relist period.
+		if i > 0 {
+			time.Sleep(exitPace)
+		}
+		p := apiPod(c, fmt.Sprintf("bench-exit-%d", i), corev1.RestartPolicyNever, "-sleep", "5s", "-exit", "0")
 		p.Namespace = benchLatencyNS
 		created, err := c.Client.CoreV1().Pods(benchLatencyNS).Create(ctx, p, metav1.CreateOptions{})
 		if err != nil {
