@@ -87,7 +87,8 @@ lint: ## gofmt, go vet, tidy go.mod files, no replace directive in the root go.m
 
 # The side-by-side and real-runtime benchmarks print ratios against the
 # kubelet and the bare CRI round trip: hack/bench-merge.sh,
-# hack/bench-pleg.sh (root, real containerd) and hack/bench-agent.sh.
+# hack/bench-pleg.sh (root, real containerd) and hack/bench-agent.sh;
+# hack/bench-latency.sh (root, the test cluster) prints event latencies.
 .PHONY: bench
 bench: ## Go benchmarks of the merge, the PLEG and the event hub.
 	go test -run '^$$' -bench . -benchmem ./pkg/merge/ ./pkg/pleg/ ./pkg/agent/

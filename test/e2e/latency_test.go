@@ -55,11 +55,14 @@ const (
 // relist period) and measures, on the event stream read through the API
 // server's node proxy with client.Watcher (what kubectl podsrc watch runs):
 //   - from a container's exit, as containerd's finishedAt for it, to its
-//     ContainerDied line, for pods whose only container sleeps, then exits;
+//     ContainerDied line, for pods whose only container sleeps, then exits,
+//     also cut where containerd reported the exit (its CRI container event)
+//     and at the start of the relist that saw it;
 //   - from the rename that puts a static pod manifest in the kubelet's
 //     directory to its ADD line. The manifests' node selector matches no
 //     node, so the kubelet rejects the pods at admission and runs nothing;
-//     each manifest is removed again once its ADD arrived.
+//     each manifest is removed again once its ADD arrived. That path is
+//     also cut where the agent published the ADD on its hub.
 //
 // It prints p50, p99 and max against the goals; it asserts no figure.
 func TestLatencyBench(t *testing.T) {
