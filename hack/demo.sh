@@ -38,6 +38,13 @@ show_for() {
 	printf '\n%s$ %s%s   %s# for %ss%s\n' "$bold" "$*" "$reset" "$dim" "$secs" "$reset"
 	timeout -k 5 --signal=INT "$secs" "$@" || (($? == 124))
 }
+# show_status is show for a command whose exit status is part of what it
+# says (kubectl podsrc why: 0 healthy, 2 a stage fails): printed, not fatal.
+show_status() {
+	local status=0
+	show "$@" || status=$?
+	note "(exit status $status)"
+}
 die() {
 	echo "demo: error: $*" >&2
 	exit 1
@@ -55,7 +62,7 @@ wait_for() {
 
 ((EUID == 0)) || die "run as root: the test cluster needs a network namespace, mounts and cgroups (sudo make demo)"
 
-section "1/8 The cluster: a real kubelet, containerd and API server on this machine (hack/cluster.sh up)"
+section "1/9 The cluster: a real kubelet, containerd and API server on this machine (hack/cluster.sh up)"
 "$ROOT/hack/install-deps.sh" >/dev/null
 "$ROOT/hack/cluster.sh" up >/dev/null
 # shellcheck disable=SC1090
@@ -71,15 +78,15 @@ trap 'rm -rf "$tools"' EXIT
 ln -s "$KUBECTL" "$tools/kubectl"
 export PATH=$tools:$ROOT/bin:$PATH
 
-section "2/8 The agent image, built from this tree without a registry (hack/image.sh)"
+section "2/9 The agent image, built from this tree without a registry (hack/image.sh)"
 image=$("$ROOT/hack/image.sh" | tail -n1)
 
-section "3/8 Deploying the agent: kubectl podsrc deploy (the node's paths come from its kubelet's /configz)"
+section "3/9 Deploying the agent: kubectl podsrc deploy (the node's paths come from its kubelet's /configz)"
 note "--api-server-url: this cluster has no kube-proxy, so the agent reaches the API server at its own address"
 show kubectl podsrc deploy --image="$image" --api-server-url="$API_SERVER" --timeout="${WAIT}s" || die "deploying the agent failed"
 show kubectl -n podsrc-system get daemonset,pods -o wide
 
-section "4/8 Pods from the API server"
+section "4/9 Pods from the API server"
 # A rerun starts over: the previous run's static files and namespace go.
 rm -f "$STATIC_POD_DIR/$PREFIX"*
 if kubectl get namespace "$NS" >/dev/null 2>&1; then
@@ -119,7 +126,7 @@ spec:
 EOF
 show kubectl -n "$NS" get pods
 
-section "5/8 Static pods in the kubelet's directory $STATIC_POD_DIR"
+section "5/9 Static pods in the kubelet's directory $STATIC_POD_DIR"
 # static_pod FILE NAME MESSAGE writes a manifest atomically (the kubelet must
 # never read half a file): written beside the directory, then renamed in.
 static_pod() {
@@ -162,16 +169,17 @@ spec:
     image: $TEST_IMAGE
 EOF
 show ls -l "$STATIC_POD_DIR"
-note "waiting for the mirror pods of static-web and shadow, and for quitter to exit"
+note "waiting for the mirror pods of static-web and shadow, for quitter to exit and web to be Ready"
 wait_for "the mirror pod static-web-$NODE_NAME" kubectl -n "$NS" get pod "static-web-$NODE_NAME"
 wait_for "the mirror pod shadow-$NODE_NAME" kubectl -n "$NS" get pod "shadow-$NODE_NAME"
 quitter_exited() {
 	[[ -n $(kubectl -n "$NS" get pod quitter -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}') ]]
 }
 wait_for "the quitter pod to exit" quitter_exited
+wait_for "the pod web to be Ready" kubectl -n "$NS" wait --for=condition=Ready pod/web --timeout=1s
 show kubectl -n "$NS" get pods
 
-section "6/8 What the kubelet's pod sources say: kubectl podsrc sources"
+section "6/9 What the kubelet's pod sources say: kubectl podsrc sources"
 show kubectl podsrc sources "$NODE_NAME"
 note "-o wide adds each source's last error and the files it rejected: the broken manifest"
 show kubectl podsrc sources "$NODE_NAME" -o wide
@@ -180,13 +188,23 @@ shadowed='{range .items[*].shadowedFiles[*]}{.path}{" is shadowed by "}{.by}{" (
 printf "\n%s\$ kubectl podsrc sources %s -o jsonpath='%s'%s\n" "$bold" "$NODE_NAME" "$shadowed" "$reset"
 kubectl podsrc sources "$NODE_NAME" -o jsonpath="$shadowed"
 
-section "7/8 The merged pods, and the PLEG's view of containerd"
+section "7/9 Why is a pod not running? kubectl podsrc why walks the kubelet's pipeline for one pod"
+note "the broken manifest: its file is read, the decoder refuses it; every later stage is not reached"
+show_status kubectl podsrc why "$NODE_NAME" "$STATIC_POD_DIR/${PREFIX}broken.yaml"
+note "the real shadow manifest: the kubelet runs the backup's pod instead"
+show_status kubectl podsrc why "$NODE_NAME" "$STATIC_POD_DIR/${PREFIX}shadow.yaml"
+note "a healthy pod: every stage ok, exit status 0"
+show_status kubectl podsrc why "$NODE_NAME" "$NS/web"
+note "every pod of the node that is not healthy, one line each (quitter exited with 7 and is not restarted)"
+show_status kubectl podsrc why "$NODE_NAME" --all
+
+section "8/9 The merged pods, and the PLEG's view of containerd"
 show kubectl podsrc pods "$NODE_NAME" -n "$NS"
 show kubectl podsrc pleg "$NODE_NAME"
 note "the PLEG events of the last 30 seconds (the agent keeps a buffer): quitter's ContainerDied exit=7 is among them"
 show_for 3 kubectl podsrc watch "$NODE_NAME" --kind=pleg --since=30s
 
-section "8/8 Following it live: kubectl podsrc watch, while static-web's manifest changes"
+section "9/9 Following it live: kubectl podsrc watch, while static-web's manifest changes"
 note "a changed static pod is a new pod to the kubelet (a new UID): the old one is removed, the new one added, and the PLEG sees the containers die and start"
 note "shadow keeps changing too: its mirror pod does not match the file the kubelet keeps, so the kubelet deletes and recreates it"
 (
