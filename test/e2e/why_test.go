@@ -70,6 +70,45 @@ func TestWhy(t *testing.T) {
 			}
 		})
 	}
+	t.Run("--all", func(t *testing.T) { e.checkWhyAll(t, targets) })
+}
+
+// checkWhyAll runs why --all -o json: every case that fails on the node
+// (not the unscheduled pod, nor the one gone with its namespace) is listed
+// with its stage, no healthy one is, and the exit status is 2.
+func (e *env) checkWhyAll(t *testing.T, targets []string) {
+	var stdout, stderr string
+	var status int
+	e.pollFor(t, "why --all with the API server up", pollTimeout, func(context.Context) (bool, string, error) {
+		stdout, status, stderr = e.runWhy(t, "--all", "-o", "json")
+		return status != 1, stderr, nil
+	})
+	var l struct {
+		Items []api.WhyReport `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &l); err != nil {
+		t.Fatalf("why --all -o json printed no list (exit %d): %v\n%s%s", status, err, stdout, stderr)
+	}
+	if status != whyExitFailing {
+		t.Errorf("why --all: exit status %d, want %d", status, whyExitFailing)
+	}
+	listed := map[string]string{}
+	for _, r := range l.Items {
+		listed[r.Pod.Origin] = r.Stage
+		listed[r.Pod.Namespace+"/"+r.Pod.Name] = r.Stage
+	}
+	for i, wc := range whyCases {
+		want := wc.want.stage
+		if want == api.StageBinding {
+			continue
+		}
+		if got, ok := listed[targets[i]]; got != want || (want == "" && ok) {
+			t.Errorf("why --all lists %s (case %s) at stage %q (listed: %v), want %q", targets[i], wc.name, got, ok, want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("why --all -o json:\n%s", stdout)
+	}
 }
 
 // whyWant is what kubectl podsrc why must say of a case.
