@@ -14,7 +14,6 @@ import (
 	"time"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -38,12 +37,7 @@ func TestWhy(t *testing.T) {
 	e := &env{c: c, root: root}
 	e.plugin = buildPlugin(t, root)
 	deploy(t, c, root, e.plugin)
-	waitAgentReady(t, c)
-	e.conn = &client.Connector{
-		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: c.Config, Clientset: c.Client,
-		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
-	}
-	e.rec = startRecorder(t, e)
+	e.follow(t)
 	createWhyNamespace(t, e, whyNS)
 	t.Cleanup(func() {
 		if t.Failed() {
