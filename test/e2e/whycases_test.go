@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -75,28 +74,6 @@ var whyCases = []whyCase{
 		verdict: api.VerdictFailing, stage: api.StageBinding, exit: whyExitFailing,
 		says: []string{"REMOVE from api"},
 	}},
-}
-
-// whyManifest is a static pod of namespace running the test image with
-// args, with extra appended to its spec (indented YAML, or "").
-func whyManifest(e *env, namespace, name, extra string, args ...string) []byte {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return []byte(fmt.Sprintf(`apiVersion: v1
-kind: Pod
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: %s
-      imagePullPolicy: Never
-      args: [%s]
-%s`, name, namespace, e.c.TestImage, strings.Join(q, ", "), extra))
 }
 
 // staticName is the name the kubelet gives the pod of a static manifest.
@@ -189,20 +166,20 @@ spec:
 }
 
 func arrangeSecretRef(t *testing.T, e *env) (string, func(t *testing.T)) {
-	return rejectedStatic(t, e, "why-secret.yaml", whyManifest(e, whyNS, "why-secret", `  volumes:
+	return rejectedStatic(t, e, "why-secret.yaml", append(sleepingStaticPod(e.c, whyNS, "why-secret"), `  volumes:
     - name: creds
       secret:
         secretName: why-secret
         optional: true
-`, "-sleep", "0"))
+`...))
 }
 
 func arrangeShadowed(t *testing.T, e *env) (string, func(t *testing.T)) {
 	name := e.staticName("why-backup")
 	// The kubelet reads the directory in name order and keeps the last
 	// file of a pod: the backup.
-	path := writeWhyStatic(t, e, "why-backup.yaml", whyNS, name, whyManifest(e, whyNS, "why-backup", "", "-sleep", "0", "-message", "the real one"))
-	bak := writeWhyStatic(t, e, "why-backup.yaml.bak", whyNS, name, whyManifest(e, whyNS, "why-backup", "", "-sleep", "0", "-message", "the forgotten backup"))
+	path := writeWhyStatic(t, e, "why-backup.yaml", whyNS, name, sleepingStaticPod(e.c, whyNS, "why-backup"))
+	bak := writeWhyStatic(t, e, "why-backup.yaml.bak", whyNS, name, sleepingStaticPod(e.c, whyNS, "why-backup"))
 	return path, func(t *testing.T) {
 		e.fileSourceCond(t, "the file source to list "+path+" as shadowed by "+bak, func(f *api.Source) (bool, string) {
 			return slices.ContainsFunc(f.ShadowedFiles, func(s api.ShadowedFile) bool { return s.Path == path && s.By == bak }),
@@ -217,7 +194,7 @@ const whyAbsentNS = "podsrc-e2e-why-absent"
 
 func arrangeMirrorRefused(t *testing.T, e *env) (string, func(t *testing.T)) {
 	name := e.staticName("why-refused")
-	path := writeWhyStatic(t, e, "why-refused.yaml", whyAbsentNS, name, whyManifest(e, whyAbsentNS, "why-refused", "", "-sleep", "0"))
+	path := writeWhyStatic(t, e, "why-refused.yaml", whyAbsentNS, name, sleepingStaticPod(e.c, whyAbsentNS, "why-refused"))
 	return path, func(t *testing.T) { e.waitKubeletPod(t, whyAbsentNS, name, true) }
 }
 
@@ -290,7 +267,7 @@ func arrangeMirrorLoop(t *testing.T, e *env) (string, func(t *testing.T)) {
 		m := got.Annotations["kubernetes.io/config.mirror"]
 		return m == whyTamperedHash, "config.mirror " + m, nil
 	})
-	path := writeWhyStatic(t, e, "why-loop.yaml", whyNS, name, whyManifest(e, whyNS, "why-loop", "", "-sleep", "0"))
+	path := writeWhyStatic(t, e, "why-loop.yaml", whyNS, name, sleepingStaticPod(e.c, whyNS, "why-loop"))
 	return path, func(t *testing.T) {
 		// Three mirror pods, one after the other, carrying the tampered
 		// hash: a loop, not one replacement.
@@ -422,7 +399,7 @@ func ready(p *corev1.Pod) (bool, string) {
 
 func arrangeHealthyStatic(t *testing.T, e *env) (string, func(t *testing.T)) {
 	name := e.staticName("why-static")
-	writeWhyStatic(t, e, "why-static.yaml", whyNS, name, whyManifest(e, whyNS, "why-static", "", "-sleep", "0"))
+	writeWhyStatic(t, e, "why-static.yaml", whyNS, name, sleepingStaticPod(e.c, whyNS, "why-static"))
 	return whyNS + "/" + name, func(t *testing.T) {
 		e.waitPodStatus(t, whyNS, name, "Ready (its mirror pod)", ready)
 		e.waitAgentRunning(t, whyNS, name)
