@@ -206,7 +206,6 @@ show_for 3 kubectl podsrc watch "$NODE_NAME" --kind=pleg --since=30s
 
 section "9/9 Following it live: kubectl podsrc watch, while static-web's manifest changes"
 note "a changed static pod is a new pod to the kubelet (a new UID): the old one is removed, the new one added, and the PLEG sees the containers die and start"
-note "shadow keeps changing too: its mirror pod does not match the file the kubelet keeps, so the kubelet deletes and recreates it"
 (
 	sleep 3
 	printf '%s# (meanwhile, %s changes: message v1 -> v2)%s\n' "$bold" "$STATIC_POD_DIR/${PREFIX}static-web.yaml" "$reset"
