@@ -36,9 +36,13 @@ const (
 	// gap message when that is not event 1). Events of the old agent that
 	// the client did not read are lost.
 	MessageReset = "reset"
+	// MessageEnd says the stream reached the Until of its query (Seq, as a
+	// sequence number) and ends.
+	MessageEnd = "end"
 )
 
-// StreamMessage is one line of /api/v1alpha1/events. A stream asked for with
+// StreamMessage is one line of /api/v1alpha1/events (EventsPath; its query
+// is an EventQuery). A stream asked for with
 // since=<seq> ahead of the agent's last sequence number, with the agent's
 // epoch or none, is not opened: the answer is 400 with a Status whose
 // message names the last sequence number and the epoch. With another
@@ -56,6 +60,9 @@ type StreamMessage struct {
 	// From and To bound a gap, inclusive.
 	From uint64 `json:"from,omitempty"`
 	To   uint64 `json:"to,omitempty"`
+	// Until is the sequence number a bounded stream ends at, on the
+	// heartbeat that opens it.
+	Until uint64 `json:"until,omitempty"`
 	// Snapshot is the state a snapshot message carries.
 	Snapshot *PodList `json:"snapshot,omitempty"`
 	// Time is when the message was written.
@@ -89,7 +96,10 @@ type Event struct {
 	Data          string    `json:"data,omitempty"`
 	Sandbox       bool      `json:"sandbox,omitempty"`
 	ContainerName string    `json:"containerName,omitempty"`
-	KubeletSends  *bool     `json:"kubeletSends,omitempty"`
+	// Labels are the pod's labels when the agent published the event, as
+	// its configuration had them (none for a pod no source configures).
+	Labels       map[string]string `json:"labels,omitempty"`
+	KubeletSends *bool             `json:"kubeletSends,omitempty"`
 	// ExitCode is the container's exit code for ContainerDied, when known.
 	ExitCode *int `json:"exitCode,omitempty"`
 }
@@ -99,4 +109,6 @@ type PodRef struct {
 	Name      string    `json:"name"`
 	Namespace string    `json:"namespace"`
 	UID       types.UID `json:"uid"`
+	// Labels are the pod's labels.
+	Labels map[string]string `json:"labels,omitempty"`
 }
