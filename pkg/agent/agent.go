@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -91,7 +92,7 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = plegSemantics
-		opts.Handler = plegPublisher{hub: a.hub, metrics: a.metrics}
+		opts.Handler = plegPublisher{hub: a.hub, metrics: a.metrics, labels: a.podLabels}
 		a.pleg = pleg.New(rt, opts)
 	}
 	return a, nil
@@ -213,6 +214,17 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 			a.metrics.configEvent(u)
 		}
 	}
+}
+
+// podLabels returns the labels of the configured pod with the UID, nil for
+// a pod no source configures.
+func (a *Agent) podLabels(uid types.UID) map[string]string {
+	a.viewMu.Lock()
+	defer a.viewMu.Unlock()
+	if s, ok := a.view.get(uid); ok {
+		return s.pod.Labels
+	}
+	return nil
 }
 
 // drainPLEG empties the channel the kubelet would read, so that the PLEG

@@ -59,13 +59,14 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 func configEvent(u merge.PodUpdate) api.Event {
 	e := api.Event{Kind: api.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]api.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
-		e.Pods[i] = api.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID}
+		e.Pods[i] = api.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
 	}
 	return e
 }
 
-// plegEvent turns a pod lifecycle event into an event.
-func plegEvent(r pleg.EventRecord) api.Event {
+// plegEvent turns a pod lifecycle event into an event; podLabels are the
+// labels of the pod as configured.
+func plegEvent(r pleg.EventRecord, podLabels map[string]string) api.Event {
 	sends := r.KubeletSends && r.Outcome != pleg.OutcomeDropped
 	return api.Event{
 		Kind:          api.EventKindPLEG,
@@ -77,6 +78,7 @@ func plegEvent(r pleg.EventRecord) api.Event {
 		Data:          r.Data,
 		Sandbox:       r.Sandbox,
 		ContainerName: r.ContainerName,
+		Labels:        maps.Clone(podLabels),
 		KubeletSends:  &sends,
 		ExitCode:      r.ExitCode,
 	}

@@ -134,6 +134,21 @@ type Batch struct {
 	Wake <-chan struct{}
 }
 
+// bound drops what b holds after the sequence number until.
+func (b *Batch) bound(until uint64) {
+	if b.MissedTo > until {
+		b.MissedTo = until
+	}
+	if b.MissedFrom > until {
+		b.MissedFrom, b.MissedTo = 0, 0
+	}
+	n := len(b.Events)
+	for n > 0 && b.Events[n-1].Seq > until {
+		n--
+	}
+	b.Events, b.Lines = b.Events[:n], b.Lines[:n]
+}
+
 // Read fills b with up to max events after the sequence number after. It
 // reuses b's slices, so that a stream reading again and again allocates
 // nothing; what an earlier Read put in b is gone.
@@ -198,4 +213,24 @@ func (h *Hub) scanFrom(t time.Time) uint64 {
 		}
 	}
 	return h.last
+}
+
+// TailFrom returns the sequence number after which the last n events of
+// after+1..upto that match begin, or after when fewer of those the hub
+// keeps match.
+func (h *Hub) TailFrom(after, upto uint64, n int, match func(*api.Event) bool) uint64 {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.first == 0 || n <= 0 {
+		return after
+	}
+	upto = min(upto, h.last)
+	for seq := upto; seq > after && seq >= h.first; seq-- {
+		if match(h.ring[int(seq%uint64(len(h.ring)))].event) {
+			if n--; n == 0 {
+				return seq - 1
+			}
+		}
+	}
+	return after
 }

@@ -9,13 +9,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
 )
-
-// DefaultPort is the port the agent listens on by default.
-const DefaultPort = 10270
 
 // DefaultRuntimeEndpoint is the kubelet's default containerRuntimeEndpoint.
 const DefaultRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
@@ -46,7 +44,7 @@ func NewOptions() *Options {
 	return &Options{
 		RelistPeriod:    pleg.DefaultRelistPeriod,
 		RelistThreshold: pleg.DefaultRelistThreshold,
-		ListenAddress:   fmt.Sprintf(":%d", DefaultPort),
+		ListenAddress:   fmt.Sprintf(":%d", api.DefaultAgentPort),
 		Mode:            merge.Incremental.String(),
 		EventBuffer:     DefaultEventBuffer,
 		Heartbeat:       DefaultHeartbeat,

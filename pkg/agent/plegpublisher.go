@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/podsrc/podsrc/pkg/pleg"
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/pleg"
+)
 
 // plegPublisher puts each event the PLEG computes on the hub while the relist
 // runs, ContainerChanged marked as not sent by the kubelet. Publishing never
@@ -11,6 +15,8 @@ import "github.com/podsrc/podsrc/pkg/pleg"
 type plegPublisher struct {
 	hub     *Hub
 	metrics *metrics
+	// labels returns the labels of the configured pod with a UID.
+	labels func(types.UID) map[string]string
 }
 
 // HandleEvent implements pleg.EventHandler.
@@ -19,6 +25,6 @@ func (p plegPublisher) HandleEvent(r pleg.EventRecord) {
 		// The kubelet discards these and computes them again.
 		return
 	}
-	p.hub.Publish(plegEvent(r))
+	p.hub.Publish(plegEvent(r, p.labels(r.ID)))
 	p.metrics.plegEvent(r)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -32,9 +33,9 @@ var errLagging = errors.New("stream fell behind")
 
 // handleEvents streams the event sequence as newline-delimited JSON.
 func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
-	sq, err := parseStreamQuery(r.URL.Query(), time.Now())
+	q, err := api.ParseEventQuery(r.URL.Query())
 	if err == nil {
-		err = sq.checkAhead(a.hub.LastSeq(), a.epoch)
+		err = checkAhead(q, a.hub.LastSeq(), a.epoch)
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -43,7 +44,7 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// A stream that starts with a snapshot counts as a snapshot request
 	// until the snapshot is written.
 	snapshotSlot := false
-	if sq.snapshot {
+	if q.Snapshot {
 		if !a.snapshots.take() {
 			a.metrics.refused.WithLabelValues(limitSnapshots).Inc()
 			writeUnavailable(w, limitSnapshots)
@@ -73,7 +74,7 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 			snapshotSlot = false
 		}
 	}
-	err = a.serveStream(r, s, sq)
+	err = a.serveStream(r, s, &q)
 	if errors.Is(err, errLagging) {
 		a.metrics.lagging.Inc()
 	}
@@ -123,10 +124,10 @@ func (s *stream) sendSnapshot(seq uint64, head api.PodList, each func(yield func
 // them, unless this stream's filter changed an event. The lines go out in
 // writes of up to streamWriteSize rather than one by one, which keeps a
 // busy stream's system calls few and its buffer small.
-func (s *stream) sendEvents(sq streamQuery) (cursor uint64, err error) {
+func (s *stream) sendEvents(q *api.EventQuery) (cursor uint64, err error) {
 	for i, e := range s.batch.Events {
 		cursor = e.Seq
-		fe, keep, trimmed := sq.filter(*e)
+		fe, keep, trimmed := q.Match(*e)
 		switch {
 		case !keep:
 		case trimmed:
@@ -184,18 +185,22 @@ func (s *stream) extendDeadline() {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 }
 
-// serveStream writes the stream until the client goes, the agent stops or
-// the client falls behind.
-func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
-	cursor := sq.since
+// serveStream writes the stream until the client goes, the agent stops,
+// the client falls behind or the stream reaches its query's Until.
+func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error {
+	now := time.Now()
+	var cursor uint64
 	resuming := true
-	if sq.epoch != "" && sq.epoch != a.epoch {
+	// opening is the heartbeat that says where the stream starts (and
+	// ends), when it needs one.
+	var opening *api.StreamMessage
+	switch {
+	case q.Since != nil && !q.Since.IsAge && q.Epoch != "" && q.Epoch != a.epoch:
 		// The client's sequence numbers are another agent process's.
 		if err := s.send(api.StreamMessage{Type: api.MessageReset}); err != nil {
 			return err
 		}
-		cursor = 0
-	} else if sq.snapshot {
+	case q.Snapshot:
 		a.viewMu.Lock()
 		cursor = a.hub.LastSeq()
 		configured := a.view.list()
@@ -208,15 +213,40 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 			return err
 		}
 		resuming = false
-	} else if !sq.sinceTime.IsZero() {
-		cursor = a.hub.SeqAt(sq.sinceTime)
-	} else if r.URL.Query().Get("since") == "" {
+	case q.Since != nil:
+		cursor = a.hub.seqOf(*q.Since, now)
+	default:
 		// A plain stream starts now, and says where now is, so that a
 		// client whose connection drops before the first event resumes
 		// without a silent loss.
 		cursor = a.hub.LastSeq()
 		resuming = false
-		if err := s.send(api.StreamMessage{Type: api.MessageHeartbeat, Seq: cursor}); err != nil {
+		opening = &api.StreamMessage{Type: api.MessageHeartbeat}
+	}
+	until := uint64(math.MaxUint64)
+	if q.Until != nil {
+		until = a.hub.seqOf(*q.Until, now)
+		opening = &api.StreamMessage{Type: api.MessageHeartbeat, Until: until}
+	}
+	if q.Tail > 0 && !q.Snapshot {
+		// The tail's events are history, all of it when no since bounds
+		// it: what the hub lost of them is a gap.
+		after := cursor
+		if q.Since == nil {
+			after = 0
+		}
+		cursor = a.hub.TailFrom(after, min(until, a.hub.LastSeq()), q.Tail, func(e *api.Event) bool {
+			_, keep, _ := q.Match(*e)
+			return keep
+		})
+		resuming = true
+		if opening == nil {
+			opening = &api.StreamMessage{Type: api.MessageHeartbeat}
+		}
+	}
+	if opening != nil {
+		opening.Seq = cursor
+		if err := s.send(*opening); err != nil {
 			return err
 		}
 	}
@@ -228,9 +258,16 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 	defer heartbeat.Stop()
 	var lastRead time.Time
 	for {
+		if cursor >= until {
+			if err := s.send(api.StreamMessage{Type: api.MessageEnd, Seq: until}); err != nil {
+				return err
+			}
+			return s.flush()
+		}
 		lastRead = time.Now()
 		a.hub.Read(&s.batch, cursor, streamBatch)
 		b := &s.batch
+		b.bound(until)
 		if b.MissedTo != 0 {
 			if !resuming {
 				_ = s.send(api.StreamMessage{Type: api.MessageLagging, Seq: cursor})
@@ -241,11 +278,12 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 			if err := s.send(api.StreamMessage{Type: api.MessageGap, From: b.MissedFrom, To: b.MissedTo}); err != nil {
 				return err
 			}
+			cursor = b.MissedTo
 		}
 		resuming = false
 		if len(b.Events) > 0 {
 			var err error
-			if cursor, err = s.sendEvents(sq); err != nil {
+			if cursor, err = s.sendEvents(q); err != nil {
 				return err
 			}
 		}
@@ -253,7 +291,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, sq streamQuery) error {
 			if err := s.flush(); err != nil {
 				return err
 			}
-			if len(b.Events) == streamBatch {
+			if len(b.Events) == streamBatch || cursor >= until {
 				continue
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/printers"
 )
@@ -61,7 +62,7 @@ func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
 		ConfigFlags:    configFlags,
 		IOStreams:      streams,
 		Via:            string(client.ViaNodeProxy),
-		AgentPort:      client.DefaultAgentPort,
+		AgentPort:      v1alpha1.DefaultAgentPort,
 		AgentNamespace: client.AgentNamespace,
 		NodeTimeout:    DefaultNodeTimeout,
 		Terminal:       terminal,

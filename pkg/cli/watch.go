@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,7 +30,7 @@ type WatchOptions struct {
 	InitialBackoff, MaxBackoff, IdleTimeout time.Duration
 
 	namespace string
-	events    client.EventsOptions
+	query     v1alpha1.EventQuery
 	printer   printers.WatchPrinter
 }
 
@@ -92,15 +91,22 @@ func (o *WatchOptions) Complete(args []string) error {
 	if o.ConfigFlags.Namespace != nil {
 		o.namespace = *o.ConfigFlags.Namespace
 	}
-	o.events = client.EventsOptions{Snapshot: o.Snapshot, Kind: o.Kind, Source: o.Source, Namespace: o.namespace}
+	o.query = v1alpha1.EventQuery{Snapshot: o.Snapshot}
+	if o.Kind != "" {
+		o.query.Kinds = []string{o.Kind}
+	}
+	if o.Source != "" {
+		o.query.Sources = []string{o.Source}
+	}
+	if o.namespace != "" {
+		o.query.Namespaces = []string{o.namespace}
+	}
 	if o.Since != "" {
-		if n, err := strconv.ParseUint(o.Since, 10, 64); err == nil {
-			o.events.Since = &n
-		} else if d, err := time.ParseDuration(o.Since); err == nil && d > 0 {
-			o.events.SinceAge = d
-		} else {
-			return fmt.Errorf("--since %q: want an event sequence number or a duration such as 5m", o.Since)
+		m, err := v1alpha1.ParseMark(o.Since)
+		if err != nil {
+			return fmt.Errorf("--since %w", err)
 		}
+		o.query.Since = m
 	}
 	display, err := o.Display.ToDisplay(o.Now(), severalNodes(&o.Nodes, o.CommonOptions))
 	if err != nil {
@@ -164,7 +170,7 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 	}
 	w := &client.Watcher{
 		Open:           a.Events,
-		Options:        o.events,
+		Query:          o.query,
 		InitialBackoff: o.InitialBackoff,
 		MaxBackoff:     o.MaxBackoff,
 		MaxAttempts:    o.MaxReconnects,

@@ -60,7 +60,7 @@ func (a *Agent) String() string {
 // Sources returns the agent's pod sources.
 func (a *Agent) Sources(ctx context.Context) (*v1alpha1.SourceList, error) {
 	out := &v1alpha1.SourceList{}
-	if err := a.get(ctx, APIPrefix+"/sources", nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.APIPrefix+"/sources", nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -73,7 +73,7 @@ func (a *Agent) Pods(ctx context.Context, source string) (*v1alpha1.PodList, err
 		q.Set("source", source)
 	}
 	out := &v1alpha1.PodList{}
-	if err := a.get(ctx, APIPrefix+"/pods", q, out); err != nil {
+	if err := a.get(ctx, v1alpha1.APIPrefix+"/pods", q, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -82,7 +82,7 @@ func (a *Agent) Pods(ctx context.Context, source string) (*v1alpha1.PodList, err
 // Pod returns one pod with the merged pod in full.
 func (a *Agent) Pod(ctx context.Context, uid string) (*v1alpha1.PodInfo, error) {
 	out := &v1alpha1.PodInfo{}
-	if err := a.get(ctx, APIPrefix+"/pods/"+url.PathEscape(uid), nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.APIPrefix+"/pods/"+url.PathEscape(uid), nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -91,7 +91,7 @@ func (a *Agent) Pod(ctx context.Context, uid string) (*v1alpha1.PodInfo, error) 
 // PLEG returns the state of the agent's PLEG.
 func (a *Agent) PLEG(ctx context.Context) (*v1alpha1.PLEGStatus, error) {
 	out := &v1alpha1.PLEGStatus{}
-	if err := a.get(ctx, APIPrefix+"/pleg", nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.APIPrefix+"/pleg", nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -164,7 +164,7 @@ func (a *Agent) skewError(served, agentVersion string) error {
 		rel = " " + agentVersion
 	}
 	if served == "" {
-		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (%s)", a, rel, APIPrefix, DeployCommand)
+		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (%s)", a, rel, v1alpha1.APIPrefix, DeployCommand)
 	}
 	servedVersion := strings.TrimPrefix(served, v1alpha1.GroupName+"/")
 	if apiversion.CompareKubeAwareVersionStrings(servedVersion, v1alpha1.VersionName) > 0 {

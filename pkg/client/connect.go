@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Connector makes Agent clients for nodes, all reached the same way.
@@ -55,7 +57,7 @@ func (c *Connector) init() error {
 		return nil
 	}
 	if c.Port == 0 {
-		c.Port = DefaultAgentPort
+		c.Port = v1alpha1.DefaultAgentPort
 	}
 	if c.Namespace == "" {
 		c.Namespace = AgentNamespace

@@ -23,8 +23,7 @@ func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bo
 	if last == 0 {
 		return out, false, nil
 	}
-	zero := uint64(0)
-	s, err := a.Events(ctx, EventsOptions{Since: &zero})
+	s, err := a.Events(ctx, v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)})
 	if err != nil {
 		return nil, false, err
 	}
@@ -56,7 +55,7 @@ func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bo
 // lastSeq returns the sequence number of the agent's last event, which a
 // plain stream's first heartbeat carries.
 func (a *Agent) lastSeq(ctx context.Context) (uint64, error) {
-	s, err := a.Events(ctx, EventsOptions{})
+	s, err := a.Events(ctx, v1alpha1.EventQuery{})
 	if err != nil {
 		return 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
@@ -39,7 +40,7 @@ func TestAnswerBounds(t *testing.T) {
 			return err
 		}, "answered /api/v1alpha1/sources with more than 16 MiB"},
 		{"endless stream line", endless, func(ctx context.Context, a *Agent) error {
-			s, err := a.Events(ctx, EventsOptions{})
+			s, err := a.Events(ctx, v1alpha1.EventQuery{})
 			if err != nil {
 				return err
 			}

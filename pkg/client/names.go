@@ -1,8 +1,5 @@
 package client
 
-// DefaultAgentPort is the port podsrc-agent serves on by default.
-const DefaultAgentPort = 10270
-
 // The names below are those of manifests/daemonset.yaml; error messages and
 // help texts quote them, so they live in one place.
 const (
@@ -25,6 +22,3 @@ const (
 	// (from manifests/daemonset.yaml, built into the plugin).
 	DeployCommand = "kubectl podsrc deploy"
 )
-
-// APIPrefix is the path prefix of the agent's versioned API.
-const APIPrefix = "/api/v1alpha1"

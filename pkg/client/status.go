@@ -41,8 +41,8 @@ func (a *Agent) statusError(ctx context.Context, path string, resp *http.Respons
 		return a.apiServerError(code, st)
 	case isJSON && st.APIVersion == v1alpha1.GroupVersion:
 		if code == http.StatusNotFound {
-			if strings.HasPrefix(path, APIPrefix+"/pods/") {
-				return newError(KindNotFound, nil, "%s has no pod with UID %s", a, strings.TrimPrefix(path, APIPrefix+"/pods/"))
+			if strings.HasPrefix(path, v1alpha1.APIPrefix+"/pods/") {
+				return newError(KindNotFound, nil, "%s has no pod with UID %s", a, strings.TrimPrefix(path, v1alpha1.APIPrefix+"/pods/"))
 			}
 			return a.checkSkew(ctx)
 		}

@@ -14,13 +14,15 @@ import (
 // Watcher follows an agent's event stream across dropped connections: it
 // reconnects with backoff, resumes after the last sequence number it
 // delivered, never delivers an event twice, and turns events that cannot be
-// had any more into gap messages.
+// had any more into gap messages. A stream with an Until ends there, and
+// Run with it.
 type Watcher struct {
 	// Open opens a stream; usually Agent.Events.
-	Open func(ctx context.Context, opts EventsOptions) (*Stream, error)
-	// Options select the events; Since and Snapshot apply to the first
-	// connection only, later ones resume after the last sequence number.
-	Options EventsOptions
+	Open func(ctx context.Context, q v1alpha1.EventQuery) (*Stream, error)
+	// Query selects the events; Since, Tail and Snapshot apply to the
+	// first connection only, later ones resume after the last sequence
+	// number, up to the Until the agent resolved.
+	Query v1alpha1.EventQuery
 	// InitialBackoff and MaxBackoff bound the wait between attempts.
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
@@ -49,32 +51,36 @@ type Reconnect struct {
 	Resume bool
 }
 
+// errEnded says the stream reached its Until.
+var errEnded = errors.New("the stream reached its end")
+
 // errIdle ends a stream that went silent.
 var errIdle = errors.New("no message, not even a heartbeat, arrived")
 
-// Run follows the stream until ctx is done (then it returns nil), a
-// permanent error occurs, the attempts run out, or handle fails. handle sees
+// Run follows the stream until ctx is done or the stream reaches its Until
+// (then it returns nil), a permanent error occurs, the attempts run out, or handle fails. handle sees
 // events, gaps, snapshots and resets (the agent restarted) in order; gaps
 // include the holes the watcher finds itself in an unfiltered sequence.
 func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) error) error {
-	t := &tracker{filtered: w.Options.Filtered()}
-	if w.Options.Since != nil {
-		t.last, t.have = *w.Options.Since, true
+	t := &tracker{filtered: w.Query.Filtered()}
+	if s := w.Query.Since; s != nil && !s.IsAge {
+		t.last, t.have = s.Seq, true
 	}
 	first := true
 	attempt := 0
 	for {
-		opts := w.Options
+		q := w.Query
 		if !first {
-			opts.Snapshot = false
-			opts.Since, opts.SinceAge = nil, 0
+			q.Snapshot, q.Tail, q.Since = false, 0, nil
 			if t.have {
-				since := t.last
-				opts.Since, opts.Epoch = &since, t.epoch
+				q.Since, q.Epoch = v1alpha1.SeqMark(t.last), t.epoch
+			}
+			if t.bounded {
+				q.Until = v1alpha1.SeqMark(t.until)
 			}
 		}
-		progressed, err := w.once(ctx, opts, t, handle)
-		if ctx.Err() != nil {
+		progressed, err := w.once(ctx, q, t, handle)
+		if ctx.Err() != nil || errors.Is(err, errEnded) {
 			return nil
 		}
 		var he handlerError
@@ -113,7 +119,7 @@ func (e handlerError) Error() string { return e.err.Error() }
 
 // once reads one stream to its end; progressed says whether any message
 // arrived.
-func (w *Watcher) once(ctx context.Context, opts EventsOptions, t *tracker, handle func(*v1alpha1.StreamMessage) error) (progressed bool, err error) {
+func (w *Watcher) once(ctx context.Context, q v1alpha1.EventQuery, t *tracker, handle func(*v1alpha1.StreamMessage) error) (progressed bool, err error) {
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var idle *time.Timer
@@ -123,7 +129,7 @@ func (w *Watcher) once(ctx context.Context, opts EventsOptions, t *tracker, hand
 		})
 		defer idle.Stop()
 	}
-	s, err := w.Open(sctx, opts)
+	s, err := w.Open(sctx, q)
 	if err != nil {
 		if c := context.Cause(sctx); errors.Is(c, errIdle) {
 			return false, c
@@ -189,6 +195,10 @@ type tracker struct {
 	// filtered says the stream leaves events out, so holes in the
 	// sequence are expected.
 	filtered bool
+	// until is where a bounded stream ends, as the agent resolved it;
+	// bounded says whether there is one.
+	until   uint64
+	bounded bool
 }
 
 // accept turns one message of the stream into the messages to deliver, and
@@ -243,7 +253,12 @@ func (t *tracker) accept(m *v1alpha1.StreamMessage) ([]*v1alpha1.StreamMessage, 
 		if !t.have || m.Seq > t.last {
 			t.last, t.have = m.Seq, true
 		}
+		if m.Until != 0 && !t.bounded {
+			t.until, t.bounded = m.Until, true
+		}
 		return nil, nil
+	case v1alpha1.MessageEnd:
+		return nil, errEnded
 	case v1alpha1.MessageLagging:
 		return nil, fmt.Errorf("the agent dropped this client for reading too slowly (after seq %d)", m.Seq)
 	}

@@ -114,10 +114,9 @@ func TestWatcherResumesAfterDrop(t *testing.T) {
 	}
 	fa.DropNextStreamAfter(3)
 	a := startAgent(t, fa)
-	zero := uint64(0)
 	var notes []Reconnect
 	var mu sync.Mutex
-	w := &Watcher{Open: a.Events, Options: EventsOptions{Since: &zero}, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxAttempts: 5,
+	w := &Watcher{Open: a.Events, Query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)}, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxAttempts: 5,
 		Notify: func(r Reconnect) { mu.Lock(); notes = append(notes, r); mu.Unlock() }}
 	c := newCollector()
 	runWatcher(t, w, c)
@@ -184,11 +183,10 @@ func TestWatcherReportsEvictedEventsAsGap(t *testing.T) {
 	fa.Publish(configEvent("ADD", "a"), configEvent("ADD", "b"))
 	fa.DropNextStreamAfter(2)
 	a := startAgent(t, fa)
-	zero := uint64(0)
 	reopen := make(chan struct{})
 	var calls int
 	var mu sync.Mutex
-	open := func(ctx context.Context, o EventsOptions) (*Stream, error) {
+	open := func(ctx context.Context, o v1alpha1.EventQuery) (*Stream, error) {
 		mu.Lock()
 		calls++
 		n := calls
@@ -203,7 +201,7 @@ func TestWatcherReportsEvictedEventsAsGap(t *testing.T) {
 		}
 		return a.Events(ctx, o)
 	}
-	w := &Watcher{Open: open, Options: EventsOptions{Since: &zero}, InitialBackoff: time.Millisecond, MaxAttempts: 5}
+	w := &Watcher{Open: open, Query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)}, InitialBackoff: time.Millisecond, MaxAttempts: 5}
 	c := newCollector()
 	runWatcher(t, w, c)
 	c.await(t, 2)
@@ -222,8 +220,7 @@ func TestWatcherDetectsAgentRestart(t *testing.T) {
 	fa := fakeagent.New("node-1")
 	fa.Publish(configEvent("ADD", "a"), configEvent("ADD", "b"))
 	a := startAgent(t, fa)
-	zero := uint64(0)
-	w := &Watcher{Open: a.Events, Options: EventsOptions{Since: &zero}, InitialBackoff: time.Millisecond, MaxAttempts: 5}
+	w := &Watcher{Open: a.Events, Query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)}, InitialBackoff: time.Millisecond, MaxAttempts: 5}
 	c := newCollector()
 	runWatcher(t, w, c)
 	c.await(t, 2)
@@ -323,8 +320,7 @@ func TestWatcherStopsOnASinceAhead(t *testing.T) {
 	fa := fakeagent.New("node-1")
 	fa.Publish(configEvent("ADD", "a"), configEvent("ADD", "b"), configEvent("ADD", "c"))
 	a := startAgent(t, fa)
-	ahead := uint64(100)
-	w := &Watcher{Open: a.Events, Options: EventsOptions{Since: &ahead}, InitialBackoff: time.Millisecond, MaxAttempts: -1}
+	w := &Watcher{Open: a.Events, Query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(100)}, InitialBackoff: time.Millisecond, MaxAttempts: -1}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	c := newCollector()
@@ -337,5 +333,38 @@ func TestWatcherStopsOnASinceAhead(t *testing.T) {
 	}
 	if len(fa.EventQueries()) != 1 || len(c.msgs) != 0 {
 		t.Fatalf("%d stream requests and %d messages, want one request and nothing delivered", len(fa.EventQueries()), len(c.msgs))
+	}
+}
+
+// TestWatcherEndsAtUntil: a bounded stream's watcher returns nil at the end
+// the agent resolved, also when the stream dropped on the way and the
+// agent published more since: the resumed stream ends at the same event.
+func TestWatcherEndsAtUntil(t *testing.T) {
+	fa := fakeagent.New("node-1")
+	for range 5 {
+		fa.Publish(configEvent("ADD", "p"))
+	}
+	fa.DropNextStreamAfter(2)
+	a := startAgent(t, fa)
+	open := func(ctx context.Context, q v1alpha1.EventQuery) (*Stream, error) {
+		s, err := a.Events(ctx, q)
+		// The agent moves on while the first stream is open.
+		fa.Publish(configEvent("UPDATE", "p"))
+		return s, err
+	}
+	w := &Watcher{Open: open, Query: v1alpha1.EventQuery{Tail: 4, Until: v1alpha1.AgeMark(0)}, InitialBackoff: time.Millisecond, MaxAttempts: 5}
+	c := newCollector()
+	// Run returns on its own; the context only bounds a broken test.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := w.Run(ctx, c.handle); err != nil || ctx.Err() != nil {
+		t.Fatalf("Run: %v, context: %v; want the stream's end", err, ctx.Err())
+	}
+	want := []string{"event 2", "event 3", "event 4", "event 5"}
+	if got := describe(c.await(t, 0)); !equal(got, want) {
+		t.Fatalf("delivered %v, want %v", got, want)
+	}
+	if qs := fa.EventQueries(); len(qs) != 2 || qs[1].Get("until") != "5" || qs[1].Get("since") != "3" || qs[1].Get("tail") != "" {
+		t.Fatalf("queries %v: want the second to resume after 3 until 5", qs)
 	}
 }

@@ -768,7 +768,7 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 	// /readyz through the node proxy: "ok", or the agent's 503 text.
 	readyz := func(ctx context.Context) string {
 		body, err := c.Client.CoreV1().RESTClient().Get().
-			AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, client.DefaultAgentPort), "proxy", "readyz").
+			AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, api.DefaultAgentPort), "proxy", "readyz").
 			DoRaw(ctx)
 		if err != nil {
 			return fmt.Sprintf("%v: %s", err, body)

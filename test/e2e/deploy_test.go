@@ -390,7 +390,7 @@ func waitAgentReady(t *testing.T, c *cluster.Cluster) string {
 // server's node proxy, as kubectl podsrc does by default.
 func agentGet(ctx context.Context, c *cluster.Cluster, path string, into any) error {
 	body, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, client.DefaultAgentPort), "proxy", client.APIPrefix, path).
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, api.DefaultAgentPort), "proxy", api.APIPrefix, path).
 		Timeout(callTimeout).
 		DoRaw(ctx)
 	if err != nil {

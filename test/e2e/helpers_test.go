@@ -37,7 +37,7 @@ func (e *env) follow(t *testing.T) {
 	t.Helper()
 	waitAgentReady(t, e.c)
 	e.conn = &client.Connector{
-		Via: client.ViaNodeProxy, Port: client.DefaultAgentPort, Config: e.c.Config, Clientset: e.c.Client,
+		Via: client.ViaNodeProxy, Port: api.DefaultAgentPort, Config: e.c.Config, Clientset: e.c.Client,
 		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
 	}
 	e.rec = startRecorder(t, e)
@@ -133,10 +133,9 @@ type recorder struct {
 func startRecorder(t *testing.T, e *env) *recorder {
 	r := &recorder{done: make(chan struct{}), wake: make(chan struct{})}
 	a := e.agent(t)
-	zero := uint64(0)
 	w := &client.Watcher{
 		Open:           a.Events,
-		Options:        client.EventsOptions{Since: &zero},
+		Query:          api.EventQuery{Since: api.SeqMark(0)},
 		InitialBackoff: 200 * time.Millisecond,
 		MaxBackoff:     2 * time.Second,
 		MaxAttempts:    -1,

@@ -207,7 +207,7 @@ spec:
 	readyzCtx, cancelReadyz := context.WithTimeout(context.Background(), callTimeout)
 	defer cancelReadyz()
 	readyz, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, client.DefaultAgentPort), "proxy", "readyz").DoRaw(readyzCtx)
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, api.DefaultAgentPort), "proxy", "readyz").DoRaw(readyzCtx)
 	if err == nil || !strings.Contains(string(readyz), wantSkew) {
 		t.Errorf("/readyz of the skewed agent: %v %q, want 503 saying %q", err, readyz, wantSkew)
 	}

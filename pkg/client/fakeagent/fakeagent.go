@@ -1,12 +1,13 @@
 // Package fakeagent serves the podsrc agent's HTTP API from canned state, for
 // tests of the client and the kubectl plugin. Its event stream keeps a
-// bounded buffer like the agent's, honors since, snapshot and the filters,
+// bounded buffer like the agent's, honors its query (v1alpha1.EventQuery),
 // sends heartbeats, and can be told to drop a connection mid-stream.
 package fakeagent
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -144,7 +145,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == "/api/v1alpha1/events") {
+	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) {
 		serveFault(fault, w, r)
 		return
 	}
@@ -190,7 +191,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, http.StatusOK, found)
-	case p == "/api/v1alpha1/events":
+	case p == v1alpha1.EventsPath:
 		a.serveEvents(w, r)
 	default:
 		writeStatus(w, http.StatusNotFound, "no such path "+p)
@@ -205,82 +206,72 @@ func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// filter is the selection of a stream.
-type filter struct{ kind, source, namespace string }
-
-// apply returns ev as a stream with filter f shows it, and false when the
-// stream skips it: a source filter keeps only config events of that source,
-// a namespace filter only that namespace's pods, as the agent does.
-func (f filter) apply(ev v1alpha1.Event) (v1alpha1.Event, bool) {
-	if f.kind != "" && ev.Kind != f.kind {
-		return ev, false
-	}
-	if f.source != "" && (ev.Kind != v1alpha1.EventKindConfig || ev.Source != f.source) {
-		return ev, false
-	}
-	if f.namespace == "" {
-		return ev, true
-	}
-	if ev.Kind == v1alpha1.EventKindPLEG {
-		return ev, ev.Namespace == f.namespace
-	}
-	var pods []v1alpha1.PodRef
-	for _, p := range ev.Pods {
-		if p.Namespace == f.namespace {
-			pods = append(pods, p)
-		}
-	}
-	ev.Pods = pods
-	return ev, len(pods) > 0
-}
-
 // serveEvents streams newline-delimited StreamMessages the way the agent
-// does: a plain stream starts now with a heartbeat, since=<seq> resumes
-// (with a gap for evicted events, or a reset when epoch names another agent
-// process; a since ahead of the last event in this epoch is a 400), since=<duration> starts at a time, snapshot=true starts with
-// the pods.
+// does, with the same query (v1alpha1.EventQuery) and filter: a plain stream
+// starts now with a heartbeat, since=<seq> resumes (with a gap for evicted
+// events, or a reset when epoch names another agent process; a since ahead
+// of the last event in this epoch is a 400), since=<duration> starts at a
+// time, snapshot=true starts with the pods, tail starts with the last
+// events that pass, and until ends the stream with an end message.
 func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	f := filter{kind: q.Get("kind"), source: q.Get("source"), namespace: q.Get("namespace")}
+	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
+	if err != nil {
+		writeStatus(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	now := time.Now()
 	a.mu.Lock()
-	a.queries = append(a.queries, q)
+	a.queries = append(a.queries, r.URL.Query())
 	drop := a.dropAfter
 	a.dropAfter = 0
 	epoch := a.epoch
 	cursor := a.lastSeq
 	var first []*v1alpha1.StreamMessage
-	if s := q.Get("since"); s != "" {
-		if n, err := strconv.ParseUint(s, 10, 64); err == nil {
-			cursor = n
-		} else if d, err := time.ParseDuration(s); err == nil {
-			cursor = a.lastSeq
-			from := time.Now().Add(-d)
-			for i := len(a.events) - 1; i >= 0 && !a.events[i].Time.Time.Before(from); i-- {
-				cursor = a.events[i].Seq - 1
-			}
-		} else {
-			a.mu.Unlock()
-			writeStatus(w, http.StatusBadRequest, "bad since: "+s)
-			return
+	var opening *v1alpha1.StreamMessage
+	switch {
+	case q.Since != nil && !q.Since.IsAge && q.Epoch != "" && q.Epoch != epoch:
+		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageReset})
+		cursor = 0
+	case q.Since != nil && !q.Since.IsAge && q.Since.Seq > a.lastSeq:
+		last := a.lastSeq
+		a.mu.Unlock()
+		writeStatus(w, http.StatusBadRequest, fmt.Sprintf("since=%d is ahead of the agent's last event %d (epoch %s)", q.Since.Seq, last, epoch))
+		return
+	case q.Snapshot:
+		pods := a.Pods
+		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
+	case q.Since != nil:
+		cursor = a.seqOf(*q.Since, now)
+	default:
+		// A plain stream starts now and says where now is.
+		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
+	}
+	until := uint64(math.MaxUint64)
+	if q.Until != nil {
+		until = a.seqOf(*q.Until, now)
+		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: until}
+	}
+	if q.Tail > 0 && !q.Snapshot {
+		after := cursor
+		if q.Since == nil {
+			after = 0
 		}
-		if e := q.Get("epoch"); e != "" && e != epoch {
-			first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageReset})
-			cursor = 0
-		} else if cursor > a.lastSeq {
-			last := a.lastSeq
-			a.mu.Unlock()
-			writeStatus(w, http.StatusBadRequest, fmt.Sprintf("since=%d is ahead of the agent's last event %d (epoch %s)", cursor, last, epoch))
-			return
+		cursor = after
+		for i, n := len(a.events)-1, q.Tail; i >= 0 && a.events[i].Seq > after && n > 0; i-- {
+			if a.events[i].Seq > until {
+				continue
+			}
+			if _, keep, _ := q.Match(a.events[i]); keep {
+				cursor, n = a.events[i].Seq-1, n-1
+			}
+		}
+		if opening == nil {
+			opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
 		}
 	}
-	switch {
-	case q.Get("snapshot") == "true" && len(first) == 0:
-		pods := a.Pods
-		cursor = a.lastSeq
-		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
-	case q.Get("since") == "":
-		// A plain stream starts now and says where now is.
-		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Seq: cursor})
+	if opening != nil {
+		opening.Seq = cursor
+		first = append(first, opening)
 	}
 	heartbeat := a.Heartbeat
 	a.mu.Unlock()
@@ -308,6 +299,11 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {
+		if cursor >= until {
+			send(&v1alpha1.StreamMessage{Type: v1alpha1.MessageEnd, Seq: until})
+			flusher.Flush()
+			return
+		}
 		a.mu.Lock()
 		if a.epoch != epoch {
 			// This process is gone; so is its stream.
@@ -316,16 +312,17 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		var out []*v1alpha1.StreamMessage
 		if len(a.events) > 0 && a.events[0].Seq > cursor+1 {
-			out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: cursor + 1, To: a.events[0].Seq - 1})
-			cursor = a.events[0].Seq - 1
+			to := min(a.events[0].Seq-1, until)
+			out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: cursor + 1, To: to})
+			cursor = to
 		}
 		for i := range a.events {
 			ev := a.events[i]
-			if ev.Seq <= cursor {
+			if ev.Seq <= cursor || ev.Seq > until {
 				continue
 			}
 			cursor = ev.Seq
-			if fe, keep := f.apply(ev); keep {
+			if fe, keep, _ := q.Match(ev); keep {
 				out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &fe})
 			}
 		}
@@ -344,6 +341,9 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		flusher.Flush()
+		if cursor >= until {
+			continue
+		}
 		select {
 		case <-r.Context().Done():
 			return
@@ -353,6 +353,20 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+}
+
+// seqOf returns the sequence number a mark stands for, as the agent's hub
+// resolves it: an age is the last event older than it. Call it locked.
+func (a *Agent) seqOf(m v1alpha1.Mark, now time.Time) uint64 {
+	if !m.IsAge {
+		return m.Seq
+	}
+	from := now.Add(-m.Age)
+	seq := a.lastSeq
+	for i := len(a.events) - 1; i >= 0 && !a.events[i].Time.Time.Before(from); i-- {
+		seq = a.events[i].Seq - 1
+	}
+	return seq
 }
 
 // writeJSON writes v with code.

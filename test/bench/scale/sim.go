@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // sim is a simulated cluster of nodes: Node objects in the real API server,
@@ -47,7 +47,7 @@ func startSim(ctx context.Context, cs kubernetes.Interface, nsPath string, n, po
 	if s.nw, err = setupNetwork(ctx, nsPath, n); err != nil {
 		return s, err
 	}
-	lis, err := s.nw.listen(client.DefaultAgentPort)
+	lis, err := s.nw.listen(v1alpha1.DefaultAgentPort)
 	if err != nil {
 		return s, err
 	}

@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1/querytest"
+)
+
+// publishCases publishes the filter cases' events and returns the sequence
+// number before them.
+func (ta *testAgent) publishCases(t *testing.T) uint64 {
+	t.Helper()
+	base := ta.hub.LastSeq()
+	for i, e := range querytest.Events() {
+		if seq := ta.hub.Publish(e); seq != base+uint64(i)+1 {
+			t.Fatalf("the agent published an event of its own among the cases' (seq %d, want %d)", seq, base+uint64(i)+1)
+		}
+	}
+	return base
+}
+
+// readToEnd returns the events of a stream up to its end message.
+func (c *streamClient) readToEnd(t *testing.T) (events []api.Event, end api.StreamMessage) {
+	t.Helper()
+	for {
+		m := c.nextOf(t)
+		switch m.Type {
+		case api.MessageEvent:
+			events = append(events, *m.Event)
+		case api.MessageEnd:
+			if c.sc.Scan() {
+				t.Fatalf("the stream went on after its end: %s", c.sc.Text())
+			}
+			return events, m
+		default:
+			t.Fatalf("unexpected message %+v", m)
+		}
+	}
+}
+
+// TestStreamFilters runs the shared filter cases against the agent's parser
+// and filter, through HTTP.
+func TestStreamFilters(t *testing.T) {
+	ta := startAgent(t, nil)
+	base := ta.publishCases(t)
+	querytest.Run(t, base, func(t *testing.T, q api.EventQuery) []api.Event {
+		events, _ := ta.stream(t, "?"+q.Encode().Encode()).readToEnd(t)
+		return events
+	})
+}
+
+func TestStreamUntilAndTail(t *testing.T) {
+	ta := startAgent(t, nil)
+	base := ta.publishCases(t)
+	last := base + uint64(len(querytest.Events()))
+
+	t.Run("until now ends at the last event when the stream opened", func(t *testing.T) {
+		s := ta.stream(t, fmt.Sprintf("?since=%d&until=now", base))
+		if m := s.next(t); m.Type != api.MessageHeartbeat || m.Seq != base || m.Until != last {
+			t.Fatalf("opening message %+v, want a heartbeat at %d until %d", m, base, last)
+		}
+		ta.publish(1, "default")
+		events, end := s.readToEnd(t)
+		if len(events) != int(last-base) || events[len(events)-1].Seq != last || end.Seq != last {
+			t.Fatalf("got %d events to %d, end %+v; want %d to %d", len(events), events[len(events)-1].Seq, end, last-base, last)
+		}
+	})
+	t.Run("a tail and until now, without since", func(t *testing.T) {
+		now := ta.hub.LastSeq()
+		events, end := ta.stream(t, "?tail=3&until=now").readToEnd(t)
+		if len(events) != 3 || events[2].Seq != now || end.Seq != now {
+			t.Fatalf("got %v, end %+v; want the 3 events to %d", events, end, now)
+		}
+	})
+	t.Run("until a later sequence number follows to it", func(t *testing.T) {
+		now := ta.hub.LastSeq()
+		s := ta.stream(t, fmt.Sprintf("?until=%d", now+2))
+		if m := s.next(t); m.Type != api.MessageHeartbeat || m.Seq != now || m.Until != now+2 {
+			t.Fatalf("opening message %+v", m)
+		}
+		ta.publish(3, "default")
+		events, end := s.readToEnd(t)
+		if len(events) != 2 || events[1].Seq != now+2 || end.Seq != now+2 {
+			t.Fatalf("got %v, end %+v; want events %d and %d", events, end, now+1, now+2)
+		}
+	})
+	t.Run("an until already passed ends at once", func(t *testing.T) {
+		events, end := ta.stream(t, fmt.Sprintf("?since=%d&until=%d", last, base)).readToEnd(t)
+		if len(events) != 0 || end.Seq != base {
+			t.Fatalf("got %v, end %+v", events, end)
+		}
+	})
+	t.Run("a tail, then the stream follows", func(t *testing.T) {
+		s := ta.stream(t, "?tail=1&kind=pleg")
+		if m := s.next(t); m.Type != api.MessageHeartbeat {
+			t.Fatalf("opening message %+v", m)
+		}
+		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last || m.Event.Type != "PodSync" {
+			t.Fatalf("tail: %+v, want event %d", m, last)
+		}
+		seq := ta.hub.Publish(api.Event{Kind: api.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
+		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
+			t.Fatalf("after the tail: %+v, want event %d", m, seq)
+		}
+	})
+}
+
+func TestHubSeqOfAMark(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	h := NewHub(10, "e", func() time.Time { return now })
+	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, time.Minute} {
+		h.Publish(api.Event{Time: metav1.NewMicroTime(now.Add(-age))})
+	}
+	for _, tt := range []struct {
+		mark api.Mark
+		want uint64
+	}{
+		{*api.SeqMark(2), 2},
+		{*api.AgeMark(0), 4},
+		{*api.AgeMark(90 * time.Minute), 2},
+		{*api.AgeMark(time.Hour), 2},
+		{*api.AgeMark(10 * time.Hour), 0},
+	} {
+		if got := h.seqOf(tt.mark, now); got != tt.want {
+			t.Errorf("seqOf(%s) = %d, want %d", tt.mark, got, tt.want)
+		}
+	}
+}

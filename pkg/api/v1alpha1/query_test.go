@@ -1,0 +1,99 @@
+package v1alpha1
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseEventQuery(t *testing.T) {
+	tests := []struct {
+		name    string
+		query   string
+		want    EventQuery
+		wantErr string
+	}{
+		{name: "empty", query: ""},
+		{name: "since a sequence number", query: "since=42", want: EventQuery{Since: SeqMark(42)}},
+		{name: "since a duration", query: "since=5m", want: EventQuery{Since: AgeMark(5 * time.Minute)}},
+		{name: "until now, tail", query: "until=now&tail=10", want: EventQuery{Until: AgeMark(0), Tail: 10}},
+		{name: "everything", query: "since=1&epoch=abc&until=9&snapshot=true&kind=pleg&op=ADD&op=!UPDATE&type=ContainerDied&source=file&namespace=kube-system&pod=kube-system/etcd-*&container=!istio-*&labelSelector=app%3Dweb",
+			want: EventQuery{Since: SeqMark(1), Epoch: "abc", Until: SeqMark(9), Snapshot: true, Kinds: []string{"pleg"}, Ops: []string{"ADD", "!UPDATE"},
+				Types: []string{"ContainerDied"}, Sources: []string{"file"}, Namespaces: []string{"kube-system"}, Pods: []string{"kube-system/etcd-*"},
+				Containers: []string{"!istio-*"}, Selector: "app=web"}},
+		{name: "negative duration", query: "since=-5m", wantErr: `since "-5m": want an event sequence number, a duration such as 5m, or now`},
+		{name: "garbage since", query: "since=soon", wantErr: `since "soon": want`},
+		{name: "garbage until", query: "until=later", wantErr: `until "later": want`},
+		{name: "negative tail", query: "tail=-1", wantErr: `tail "-1": want a number of events`},
+		{name: "unknown kind", query: "kind=all", wantErr: `kind "all": want one of config, pleg`},
+		{name: "unknown op", query: "op=add", wantErr: `op "add": want one of ADD, UPDATE`},
+		{name: "unknown type", query: "type=Died", wantErr: `type "Died": want one of ContainerStarted`},
+		{name: "unknown source", query: "source=etcd", wantErr: `source "etcd": want one of file, http, api`},
+		{name: "bad namespace", query: "namespace=UPPER", wantErr: `namespace "UPPER": a lowercase RFC 1123 label`},
+		{name: "bad pod glob", query: "pod=web-[", wantErr: `pod "web-[": want a glob`},
+		{name: "empty container glob", query: "container=!", wantErr: `container "!": want a glob`},
+		{name: "bad selector", query: "labelSelector=app%3D%3Dweb%3D", wantErr: `labelSelector "app==web="`},
+		{name: "bad snapshot", query: "snapshot=2", wantErr: `snapshot "2": want true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := url.ParseQuery(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseEventQuery(v)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.selector = nil
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			// Encode gives back what was parsed.
+			again, err := ParseEventQuery(tt.want.Encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			again.selector = nil
+			if !reflect.DeepEqual(again, tt.want) {
+				t.Fatalf("parsing Encode's %q gave %+v, want %+v", tt.want.Encode().Encode(), again, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzParseEventQuery feeds arbitrary query strings to the stream's parser
+// and filter: they may be refused, never crash, and what a namespace filter
+// keeps is of its namespace.
+func FuzzParseEventQuery(f *testing.F) {
+	for _, s := range []string{"", "since=1", "since=5m&snapshot=true", "kind=pleg&namespace=a", "source=file", "epoch=x&since=18446744073709551615", "since=%zz", "pod=a/*&container=!x&labelSelector=a%3Db", "until=now&tail=3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		q, err := ParseEventQuery(v)
+		if err != nil {
+			return
+		}
+		e := Event{Kind: EventKindConfig, Source: "file", Op: OpAdd, Pods: []PodRef{{Namespace: "a"}, {Namespace: "b"}}}
+		if fe, ok, _ := q.Match(e); ok && len(q.Namespaces) == 1 && !strings.HasPrefix(q.Namespaces[0], "!") {
+			for _, p := range fe.Pods {
+				if p.Namespace != q.Namespaces[0] {
+					t.Fatalf("namespace filter %q kept %q", q.Namespaces[0], p.Namespace)
+				}
+			}
+		}
+		q.Match(Event{Kind: EventKindPLEG, Namespace: "a"})
+	})
+}

@@ -1,0 +1,128 @@
+// Package querytest holds the event filter's cases, for tests that run them
+// against the agent and against the fake agent: both must filter as
+// v1alpha1.EventQuery says.
+package querytest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// Events returns the events the cases filter, to be published in this order
+// after the sequence number base that Run is given.
+func Events() []api.Event {
+	web := map[string]string{"app": "web"}
+	etcd := map[string]string{"tier": "control-plane", "component": "etcd"}
+	pod := func(ns, name string, l map[string]string) api.PodRef {
+		return api.PodRef{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: l}
+	}
+	pleg := func(typ, ns, name, container string, l map[string]string) api.Event {
+		return api.Event{Kind: api.EventKindPLEG, Type: typ, Namespace: ns, PodName: name, PodUID: types.UID("uid-" + name),
+			ContainerName: container, Sandbox: container == "", Labels: l}
+	}
+	return []api.Event{
+		{Kind: api.EventKindConfig, Op: api.OpAdd, Source: api.SourceFile, Pods: []api.PodRef{pod("kube-system", "etcd-node", etcd)}},
+		{Kind: api.EventKindConfig, Op: api.OpAdd, Source: api.SourceAPI, Pods: []api.PodRef{pod("default", "web-1", web), pod("default", "db-1", map[string]string{"app": "db"})}},
+		{Kind: api.EventKindConfig, Op: api.OpUpdate, Source: api.SourceAPI, Pods: []api.PodRef{pod("default", "web-1", web)}},
+		pleg("ContainerStarted", "default", "web-1", "nginx", web),
+		pleg("ContainerDied", "default", "web-1", "istio-proxy", web),
+		pleg("ContainerStarted", "kube-system", "etcd-node", "", etcd),
+		{Kind: api.EventKindConfig, Op: api.OpRemove, Source: api.SourceHTTP, Pods: []api.PodRef{pod("monitoring", "agent-x", nil)}},
+		pleg("PodSync", "monitoring", "agent-x", "", nil),
+	}
+}
+
+// Case is a filter and what it keeps of Events, each event as Describe
+// says it.
+type Case struct {
+	Name  string
+	Query api.EventQuery
+	Want  []string
+}
+
+// Every event of Events, described.
+var all = []string{
+	"1 ADD file kube-system/etcd-node",
+	"2 ADD api default/web-1,default/db-1",
+	"3 UPDATE api default/web-1",
+	"4 ContainerStarted default/web-1 nginx",
+	"5 ContainerDied default/web-1 istio-proxy",
+	"6 ContainerStarted kube-system/etcd-node",
+	"7 REMOVE http monitoring/agent-x",
+	"8 PodSync monitoring/agent-x",
+}
+
+// pick returns the events of all numbered n (from 1).
+func pick(n ...int) []string {
+	var out []string
+	for _, i := range n {
+		out = append(out, all[i-1])
+	}
+	return out
+}
+
+// Cases are the filter's cases.
+var Cases = []Case{
+	{Name: "no filter", Query: api.EventQuery{}, Want: all},
+	{Name: "an op leaves PLEG events out", Query: api.EventQuery{Ops: []string{"ADD"}}, Want: pick(1, 2)},
+	{Name: "an excluded op keeps PLEG events", Query: api.EventQuery{Ops: []string{"!UPDATE"}}, Want: pick(1, 2, 4, 5, 6, 7, 8)},
+	{Name: "an op and a type filter each kind", Query: api.EventQuery{Ops: []string{"ADD"}, Types: []string{"ContainerDied"}}, Want: pick(1, 2, 5)},
+	{Name: "a type", Query: api.EventQuery{Types: []string{"ContainerStarted"}}, Want: pick(4, 6)},
+	{Name: "two types", Query: api.EventQuery{Types: []string{"ContainerDied", "PodSync"}}, Want: pick(5, 8)},
+	{Name: "a kind", Query: api.EventQuery{Kinds: []string{"pleg"}}, Want: pick(4, 5, 6, 8)},
+	{Name: "an excluded kind", Query: api.EventQuery{Kinds: []string{"!pleg"}}, Want: pick(1, 2, 3, 7)},
+	{Name: "a kind beats the other kind's filter", Query: api.EventQuery{Kinds: []string{"config", "pleg"}, Ops: []string{"REMOVE"}}, Want: pick(4, 5, 6, 7, 8)},
+	{Name: "two sources", Query: api.EventQuery{Sources: []string{"api", "http"}}, Want: pick(2, 3, 7)},
+	{Name: "a namespace", Query: api.EventQuery{Namespaces: []string{"default"}}, Want: pick(2, 3, 4, 5)},
+	{Name: "a pod glob trims config events", Query: api.EventQuery{Pods: []string{"web-*"}}, Want: []string{"2 ADD api default/web-1", all[2], all[3], all[4]}},
+	{Name: "a pod glob with a namespace", Query: api.EventQuery{Pods: []string{"kube-system/*"}}, Want: pick(1, 6)},
+	{Name: "an excluded namespace's pods", Query: api.EventQuery{Pods: []string{"!default/*"}}, Want: pick(1, 6, 7, 8)},
+	{Name: "a container leaves config events out", Query: api.EventQuery{Containers: []string{"nginx"}}, Want: pick(4)},
+	{Name: "an excluded container", Query: api.EventQuery{Containers: []string{"!istio-*"}}, Want: pick(1, 2, 3, 4, 6, 7, 8)},
+	{Name: "a label selector", Query: api.EventQuery{Selector: "app=web"}, Want: []string{"2 ADD api default/web-1", all[2], all[3], all[4]}},
+	{Name: "a negative label selector", Query: api.EventQuery{Selector: "app!=web"}, Want: []string{all[0], "2 ADD api default/db-1", all[5], all[6], all[7]}},
+	{Name: "a selector and a kind", Query: api.EventQuery{Selector: "tier=control-plane", Kinds: []string{"pleg"}}, Want: pick(6)},
+	{Name: "a tail", Query: api.EventQuery{Tail: 2}, Want: pick(7, 8)},
+	{Name: "a tail of the filtered events", Query: api.EventQuery{Tail: 2, Kinds: []string{"config"}}, Want: pick(3, 7)},
+	{Name: "a tail longer than the history", Query: api.EventQuery{Tail: 100, Ops: []string{"ADD"}}, Want: pick(1, 2)},
+}
+
+// Describe describes an event for Want: its sequence number after base,
+// then its op, source and pods (config) or its type, pod and container
+// (pleg).
+func Describe(base uint64, e api.Event) string {
+	if e.Kind == api.EventKindConfig {
+		var pods []string
+		for _, p := range e.Pods {
+			pods = append(pods, p.Namespace+"/"+p.Name)
+		}
+		return fmt.Sprintf("%d %s %s %s", e.Seq-base, e.Op, e.Source, strings.Join(pods, ","))
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d %s %s/%s %s", e.Seq-base, e.Type, e.Namespace, e.PodName, e.ContainerName))
+}
+
+// Run runs every case: stream gets the case's query, bounded by Since base
+// and Until base+len(Events()), and returns the events of the stream, which
+// must end on its own.
+func Run(t *testing.T, base uint64, stream func(t *testing.T, q api.EventQuery) []api.Event) {
+	t.Helper()
+	for _, c := range Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			q := c.Query
+			q.Since, q.Until = api.SeqMark(base), api.SeqMark(base+uint64(len(Events())))
+			var got []string
+			for _, e := range stream(t, q) {
+				got = append(got, Describe(base, e))
+			}
+			if !slices.Equal(got, c.Want) {
+				t.Fatalf("query %s kept\n\t%s\nwant\n\t%s", q.Encode().Encode(), strings.Join(got, "\n\t"), strings.Join(c.Want, "\n\t"))
+			}
+		})
+	}
+}
