@@ -129,7 +129,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no node", []string{"sources"}, "name at least one node"},
-		{"names and selector", []string{"pods", "n1", "-l", "a=b"}, "not both"},
+		{"names and selector", []string{"pods", "n1", "--node-selector", "a=b"}, "not both"},
 		{"bad via", []string{"pods", "n1", "--via", "carrier-pigeon"}, "--via"},
 		{"bad source", []string{"pods", "n1", "--source", "disk"}, "--source"},
 		{"bad kind", []string{"watch", "n1", "--kind", "x"}, "--kind"},

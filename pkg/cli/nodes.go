@@ -12,12 +12,18 @@ import (
 )
 
 // NodeFlags select the nodes a command covers: names, --all-nodes or
-// -l/--selector on node labels.
+// --node-selector on node labels. -l/--selector is kubectl's pod label
+// selector: a command that selects pods binds it to PodSelector before
+// AddFlags; on the others -l is refused with a pointer to --node-selector.
 type NodeFlags struct {
 	Names          []string
 	AllNodes       bool
-	Selector       string
+	NodeSelector   string
 	MaxConcurrency int
+	// PodSelector, when the command selects pods by label, receives -l.
+	PodSelector *string
+	// podSelector receives -l of a command that selects no pods.
+	podSelector string
 	// Optional says no node at all is fine (version).
 	Optional bool
 	// Streaming says the command keeps one stream per node open (watch),
@@ -31,7 +37,13 @@ func (f *NodeFlags) AddFlags(cmd *cobra.Command) {
 		f.MaxConcurrency = 16
 	}
 	cmd.Flags().BoolVar(&f.AllNodes, "all-nodes", f.AllNodes, "Cover every node of the cluster.")
-	cmd.Flags().StringVarP(&f.Selector, "selector", "l", f.Selector, "Cover the nodes matching this label selector (e.g. -l node-role.kubernetes.io/control-plane).")
+	cmd.Flags().StringVar(&f.NodeSelector, "node-selector", f.NodeSelector, "Cover the nodes matching this label selector (e.g. --node-selector=node-role.kubernetes.io/control-plane).")
+	if f.PodSelector != nil {
+		cmd.Flags().StringVarP(f.PodSelector, "selector", "l", *f.PodSelector, "Only pods matching this label selector, as in kubectl (e.g. -l app=web,tier!=cache). Nodes are selected with --node-selector.")
+	} else {
+		cmd.Flags().StringVarP(&f.podSelector, "selector", "l", "", "Not a node selector: use --node-selector.")
+		_ = cmd.Flags().MarkHidden("selector")
+	}
 	if !f.Streaming {
 		cmd.Flags().IntVar(&f.MaxConcurrency, "max-concurrency", f.MaxConcurrency, "How many nodes to talk to at once.")
 	}
@@ -42,16 +54,19 @@ func (f *NodeFlags) Validate(o *CommonOptions) error {
 	if f.MaxConcurrency < 1 {
 		return fmt.Errorf("--max-concurrency %d: want at least 1", f.MaxConcurrency)
 	}
-	selecting := f.AllNodes || f.Selector != ""
-	if f.AllNodes && f.Selector != "" {
-		return fmt.Errorf("--all-nodes and --selector exclude each other")
+	if err := f.checkPodSelector(o); err != nil {
+		return err
+	}
+	selecting := f.AllNodes || f.NodeSelector != ""
+	if f.AllNodes && f.NodeSelector != "" {
+		return fmt.Errorf("--all-nodes and --node-selector exclude each other")
 	}
 	if selecting && len(f.Names) > 0 {
-		return fmt.Errorf("name nodes or select them with --all-nodes/--selector, not both")
+		return fmt.Errorf("name nodes or select them with --all-nodes/--node-selector, not both")
 	}
 	if o.Direct() {
 		if selecting {
-			return fmt.Errorf("--agent-url talks to one agent: --all-nodes and --selector do not apply")
+			return fmt.Errorf("--agent-url talks to one agent: --all-nodes and --node-selector do not apply")
 		}
 		if len(f.Names) > 1 {
 			return fmt.Errorf("--agent-url talks to one agent: name at most one node")
@@ -59,9 +74,14 @@ func (f *NodeFlags) Validate(o *CommonOptions) error {
 		return nil
 	}
 	if !selecting && len(f.Names) == 0 && !f.Optional {
-		return fmt.Errorf("name at least one node, or use --all-nodes or -l/--selector (or --agent-url to talk to one agent)")
+		return fmt.Errorf("name at least one node, or use --all-nodes or --node-selector (or --agent-url to talk to one agent)")
 	}
 	return nil
+}
+
+// Selecting reports whether nodes are selected rather than named.
+func (f *NodeFlags) Selecting() bool {
+	return f.AllNodes || f.NodeSelector != ""
 }
 
 // Resolve returns the node names to cover, sorted for selections, in the
@@ -74,14 +94,14 @@ func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) (names []stri
 		}
 		return []string{""}, nil, nil
 	}
-	if !f.AllNodes && f.Selector == "" {
+	if !f.Selecting() {
 		return f.Names, nil, nil
 	}
 	cs, err := o.Clientset()
 	if err != nil {
 		return nil, nil, err
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: f.Selector})
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: f.NodeSelector})
 	if err != nil {
 		return nil, nil, client.ClusterError(err, "listing nodes")
 	}
@@ -92,8 +112,8 @@ func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) (names []stri
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
-		if f.Selector != "" {
-			return nil, nil, fmt.Errorf("no node matches -l %q", f.Selector)
+		if f.NodeSelector != "" {
+			return nil, nil, fmt.Errorf("no node matches --node-selector %q", f.NodeSelector)
 		}
 		return nil, nil, fmt.Errorf("the cluster has no nodes")
 	}

@@ -72,7 +72,8 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 			kubectl podsrc sources node-1
 			kubectl podsrc pods --all-nodes --source=file
 			kubectl podsrc watch node-1 --snapshot
-			kubectl podsrc pleg -l node-role.kubernetes.io/control-plane
+			kubectl podsrc events node-1 --since=10m
+			kubectl podsrc pleg --node-selector=node-role.kubernetes.io/control-plane
 			kubectl podsrc why node-1 kube-system/etcd-node-1
 			kubectl podsrc version node-1`),
 		Version:       version.Version,
@@ -93,6 +94,7 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 		NewCmdPods(common),
 		NewCmdPod(common),
 		NewCmdWatch(common),
+		NewCmdEvents(common),
 		NewCmdPLEG(common),
 		NewCmdWhy(common),
 		NewCmdVersion(common),

@@ -90,7 +90,7 @@ func (o *VersionOptions) Validate() error {
 
 // wantsNodes reports whether the agent part is asked for.
 func (o *VersionOptions) wantsNodes() bool {
-	return o.Direct() || len(o.Nodes.Names) > 0 || o.Nodes.AllNodes || o.Nodes.Selector != ""
+	return o.Direct() || len(o.Nodes.Names) > 0 || o.Nodes.Selecting()
 }
 
 // Run prints the versions.

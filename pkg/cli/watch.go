@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,31 +14,39 @@ import (
 	"github.com/podsrc/podsrc/pkg/printers"
 )
 
-// WatchOptions are the options of kubectl podsrc watch.
+// WatchOptions are the options of kubectl podsrc watch and events: events
+// is a watch that ends at --until, now unless given.
 type WatchOptions struct {
 	*CommonOptions
 	Nodes      NodeFlags
 	PrintFlags *printers.PrintFlags
 	Display    watchDisplayFlags
+	Query      EventQueryFlags
 
-	Since         string
+	// Follow says the stream goes on after the history (watch).
+	Follow        bool
 	Snapshot      bool
-	Kind          string
-	Source        string
 	MaxReconnects int
 	// InitialBackoff and MaxBackoff pace reconnections; IdleTimeout ends a
 	// silent stream (the agent sends heartbeats every few seconds).
 	InitialBackoff, MaxBackoff, IdleTimeout time.Duration
 
-	namespace string
-	query     v1alpha1.EventQuery
-	printer   printers.WatchPrinter
+	query   v1alpha1.EventQuery
+	printer printers.WatchPrinter
+	// printed counts the events printed, so that events says when there
+	// were none.
+	printed atomic.Int64
+}
+
+// newWatchOptions returns the defaults of watch (follow) or events.
+func newWatchOptions(common *CommonOptions, follow bool) *WatchOptions {
+	return &WatchOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags(), Follow: follow, MaxReconnects: 10,
+		InitialBackoff: 500 * time.Millisecond, MaxBackoff: 10 * time.Second, IdleTimeout: 30 * time.Second}
 }
 
 // NewCmdWatch returns the watch command.
 func NewCmdWatch(common *CommonOptions) *cobra.Command {
-	o := &WatchOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags(), MaxReconnects: 10,
-		InitialBackoff: 500 * time.Millisecond, MaxBackoff: 10 * time.Second, IdleTimeout: 30 * time.Second}
+	o := newWatchOptions(common, true)
 	cmd := &cobra.Command{
 		Use:   "watch NODE...",
 		Short: "Follow the kubelet's pod config notifications and PLEG events on nodes",
@@ -45,6 +54,9 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			Follow, like kubectl get -w, what the kubelet of each node is told by its
 			pod sources (ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET) and what its
 			PLEG reports (ContainerStarted, ContainerDied, ...), as they happen.
+			kubectl podsrc events prints the history and exits; watch takes the same
+			flags (--since, --tail, --until and the filters) and keeps following,
+			until --until when it is given.
 
 			When a stream drops, watch reconnects and resumes after the last event it
 			printed: no event is printed twice, and events the agent no longer has
@@ -60,7 +72,10 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			# Start with the pods' current state, then follow PLEG events only
 			kubectl podsrc watch node-1 --snapshot --kind=pleg
 
-			# Replay the last 10 minutes of static pod file notifications on all nodes
+			# The last 20 events of the pods labelled app=web, then follow them
+			kubectl podsrc watch node-1 -l app=web --tail=20
+
+			# Replay the last 10 minutes of static pod file notifications on all nodes, then follow
 			kubectl podsrc watch --all-nodes --since=10m --source=file
 
 			# Resume after event 1234, as JSON lines
@@ -68,46 +83,45 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
-	o.Nodes.Streaming = true
-	o.Nodes.AddFlags(cmd)
-	o.PrintFlags.AddFlags(cmd)
-	o.Display.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.Since, "since", o.Since, "Start after this event sequence number, or with the events of this last while (a duration such as 5m). Default: new events only.")
+	o.addFlags(cmd, "Default: new events only.")
 	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods.")
-	cmd.Flags().StringVar(&o.Kind, "kind", o.Kind, "Only events of this kind: config or pleg.")
-	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only config events of this source: file, http or api.")
-	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
-	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long.")
-	_ = cmd.RegisterFlagCompletionFunc("source", completeSources)
-	_ = cmd.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{v1alpha1.EventKindConfig, v1alpha1.EventKindPLEG}, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 
-// Complete parses --since and fills in the nodes and the printer.
+// addFlags binds the flags events and watch share.
+func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
+	o.Nodes.Streaming = true
+	o.Nodes.PodSelector = &o.Query.Selector
+	o.Nodes.AddFlags(cmd)
+	o.PrintFlags.AddFlags(cmd)
+	o.Display.AddFlags(cmd)
+	o.Query.AddFlags(cmd, sinceHelp)
+	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
+	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long.")
+}
+
+// Complete builds the query and fills in the nodes and the printer.
 func (o *WatchOptions) Complete(args []string) error {
 	o.Nodes.Names = args
+	namespace := ""
 	if o.ConfigFlags.Namespace != nil {
-		o.namespace = *o.ConfigFlags.Namespace
+		namespace = *o.ConfigFlags.Namespace
 	}
-	o.query = v1alpha1.EventQuery{Snapshot: o.Snapshot}
-	if o.Kind != "" {
-		o.query.Kinds = []string{o.Kind}
+	q, err := o.Query.ToQuery(namespace)
+	if err != nil {
+		return err
 	}
-	if o.Source != "" {
-		o.query.Sources = []string{o.Source}
-	}
-	if o.namespace != "" {
-		o.query.Namespaces = []string{o.namespace}
-	}
-	if o.Since != "" {
-		m, err := v1alpha1.ParseMark(o.Since)
-		if err != nil {
-			return fmt.Errorf("--since %w", err)
+	q.Snapshot = o.Snapshot
+	if !o.Follow {
+		if q.Since == nil {
+			// The whole history the agent keeps.
+			q.Since = v1alpha1.SeqMark(0)
 		}
-		o.query.Since = m
+		if q.Until == nil {
+			q.Until = v1alpha1.AgeMark(0)
+		}
 	}
+	o.query = q
 	display, err := o.Display.ToDisplay(o.Now(), severalNodes(&o.Nodes, o.CommonOptions))
 	if err != nil {
 		return err
@@ -125,24 +139,17 @@ func (o *WatchOptions) Validate() error {
 	if err := o.CommonOptions.Validate(); err != nil {
 		return err
 	}
-	switch o.Kind {
-	case "", v1alpha1.EventKindConfig, v1alpha1.EventKindPLEG:
-	default:
-		return fmt.Errorf("--kind %q: want config or pleg", o.Kind)
-	}
-	if err := validateSource(o.Source); err != nil {
-		return err
-	}
 	if o.IdleTimeout <= 0 {
 		return fmt.Errorf("--idle-timeout %s: want a positive duration", o.IdleTimeout)
 	}
-	if o.Snapshot && o.Since != "" {
-		return fmt.Errorf("--snapshot and --since exclude each other")
+	if o.Snapshot && (o.Query.Since != "" || o.Query.Tail > 0) {
+		return fmt.Errorf("--snapshot starts with the pods' state: --since and --tail do not apply")
 	}
 	return o.Nodes.Validate(o.CommonOptions)
 }
 
-// Run follows the streams until the context ends or every node failed.
+// Run follows the streams until the context ends, every stream reached its
+// end, or every node failed.
 func (o *WatchOptions) Run(ctx context.Context) error {
 	// Each node's error is printed as it fails (agentCall).
 	results, err := agentCall(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, v NodeVersion) (struct{}, error) {
@@ -153,6 +160,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	if _, failed := splitResults(results); failed {
 		return errFailed
+	}
+	if !o.Follow && o.printed.Load() == 0 && ctx.Err() == nil {
+		printers.PrintLine(o.ErrOut, "No events found.")
 	}
 	return nil
 }
@@ -188,6 +198,9 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 		},
 	}
 	return w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
+		if m.Type == v1alpha1.MessageEvent {
+			o.printed.Add(1)
+		}
 		return o.printer.PrintMessage(label, m)
 	})
 }

@@ -35,5 +35,5 @@ func (f *watchDisplayFlags) ToDisplay(start time.Time, several bool) (printers.W
 
 // severalNodes says whether the selection may cover more than one node.
 func severalNodes(nf *NodeFlags, o *CommonOptions) bool {
-	return !o.Direct() && (len(nf.Names) > 1 || nf.AllNodes || nf.Selector != "")
+	return !o.Direct() && (len(nf.Names) > 1 || nf.Selecting())
 }

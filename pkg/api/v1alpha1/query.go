@@ -238,13 +238,13 @@ func (q *EventQuery) Validate() error {
 	} {
 		for _, s := range l.values {
 			if !slices.Contains(l.known, strings.TrimPrefix(s, "!")) {
-				return fmt.Errorf("%s %q: want one of %s, optionally with a leading ! to exclude it", l.name, s, strings.Join(l.known, ", "))
+				return &QueryError{l.name, s, "want one of " + strings.Join(l.known, ", ") + ", optionally with a leading ! to exclude it"}
 			}
 		}
 	}
 	for _, ns := range q.Namespaces {
 		if errs := validation.IsDNS1123Label(strings.TrimPrefix(ns, "!")); len(errs) > 0 {
-			return fmt.Errorf("namespace %q: %s", ns, errs[0])
+			return &QueryError{paramNamespace, ns, errs[0]}
 		}
 	}
 	for _, l := range []struct {
@@ -253,17 +253,26 @@ func (q *EventQuery) Validate() error {
 	}{{paramPod, q.Pods}, {paramContainer, q.Containers}} {
 		for _, g := range l.values {
 			if _, err := path.Match(strings.TrimPrefix(g, "!"), ""); err != nil || strings.TrimPrefix(g, "!") == "" {
-				return fmt.Errorf("%s %q: want a glob such as web-* (or namespace/web-* for a pod)", l.name, g)
+				return &QueryError{l.name, g, "want a glob such as web-* (or namespace/web-* for a pod)"}
 			}
 		}
 	}
 	sel, err := labels.Parse(q.Selector)
 	if err != nil {
-		return fmt.Errorf("labelSelector %q: %w", q.Selector, err)
+		return &QueryError{paramSelector, q.Selector, err.Error()}
 	}
 	q.selector = sel
 	return nil
 }
+
+// QueryError is a bad value of the event query's parameter Param.
+type QueryError struct {
+	Param, Value string
+	// Want says what is wrong, or what the parameter takes.
+	Want string
+}
+
+func (e *QueryError) Error() string { return fmt.Sprintf("%s %q: %s", e.Param, e.Value, e.Want) }
 
 // Match returns the event as a stream with query q shows it, and false when
 // the stream leaves it out; trimmed says a config event lost pods. Call
