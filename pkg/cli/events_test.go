@@ -104,7 +104,7 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"a command without pods", []string{"pleg", "-l", "disk=ssd"}, `this command has none to select: to select nodes by label, use --node-selector="disk=ssd"`},
+		{"a command without pods", []string{"pleg", "-l", "disk=ssd"}, `this command does not select pods by label: to select nodes by label, use --node-selector="disk=ssd"`},
 		{"pods, which has no pod labels to select by", []string{"sources", "n1", "--selector", "app=web"}, `--node-selector="app=web"`},
 		{"-l as the only node selection", []string{"watch", "-l", "disk=ssd"}, `-l/--selector "disk=ssd" selects pods, as in kubectl, not nodes: name the nodes, use --all-nodes, or, to select nodes by label, use --node-selector="disk=ssd"`},
 		{"a well-known node label", []string{"events", "--all-nodes", "-l", "node-role.kubernetes.io/control-plane"}, "node-role.kubernetes.io/control-plane is a node label: to select nodes by label, use --node-selector"},

@@ -70,6 +70,7 @@ var hostileCommands = map[string][][]string{
 	"pleg":    {nil, {"-o", "wide"}, {"-o", "json"}, {"-o", "go-template={{range .items}}{{.message}}{{end}}"}},
 	"version": {nil, {"-o", "json"}, {"-o", "yaml"}},
 	"watch":   {{"--since=0"}, {"--snapshot", "-o", "wide"}, {"--since=0", "-o", "json"}, {"--since=0", "-o", "yaml"}, {"--since=0", "-o", "jsonpath={.event.podName}"}},
+	"events":  {nil, {"-o", "json"}, {"--tail=1", "-o", "yaml"}},
 }
 
 // escapedPayload returns how Payload's window-title sequence shows in the
@@ -132,7 +133,7 @@ func TestHostileAgents(t *testing.T) {
 		for i, extra := range variants {
 			want := wantErrors
 			switch cmd {
-			case "watch":
+			case "watch", "events":
 				want = wantWatchErrors
 			case "version":
 				want = wantVersionErrors
@@ -155,7 +156,7 @@ func TestHostileAgents(t *testing.T) {
 			args = append(args, extra...)
 			args = append(args, "--kubeconfig", kc, "--request-timeout", timeout.String())
 			watch := cmd == "watch"
-			if watch {
+			if watch || cmd == "events" {
 				args = append(args, "--idle-timeout="+timeout.String(), "--max-reconnects=0")
 			}
 			t.Run(strings.Join(append([]string{cmd}, extra...), " "), func(t *testing.T) {

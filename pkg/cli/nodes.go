@@ -22,7 +22,8 @@ type NodeFlags struct {
 	MaxConcurrency int
 	// PodSelector, when the command selects pods by label, receives -l.
 	PodSelector *string
-	// podSelector receives -l of a command that selects no pods.
+	// podSelector receives -l of a command that does not select pods by
+	// label.
 	podSelector string
 	// Optional says no node at all is fine (version).
 	Optional bool

@@ -18,7 +18,7 @@ var nodeLabelPrefixes = []string{
 
 // checkPodSelector refuses -l where it is not a pod selector, so that no
 // old command line that meant nodes silently selects pods (or nothing):
-// on a command that selects no pods; with no node named or selected
+// on a command that does not select pods by label; with no node named or selected
 // otherwise (before, -l was the selection); and with a well-known node
 // label. Each error names --node-selector.
 func (f *NodeFlags) checkPodSelector(o *CommonOptions) error {
@@ -31,7 +31,7 @@ func (f *NodeFlags) checkPodSelector(o *CommonOptions) error {
 	}
 	instead := fmt.Sprintf("to select nodes by label, use --node-selector=%q", sel)
 	if f.PodSelector == nil {
-		return fmt.Errorf("-l/--selector selects pods, as in kubectl, and this command has none to select: %s", instead)
+		return fmt.Errorf("-l/--selector selects pods, as in kubectl, and this command does not select pods by label: %s", instead)
 	}
 	if parsed, err := labels.Parse(sel); err == nil {
 		reqs, _ := parsed.Requirements()

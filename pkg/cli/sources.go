@@ -36,7 +36,7 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			kubectl podsrc sources node-1
 
 			# Every control-plane node, with errors and rejected files
-			kubectl podsrc sources -l node-role.kubernetes.io/control-plane -o wide
+			kubectl podsrc sources --node-selector=node-role.kubernetes.io/control-plane -o wide
 
 			# One agent reached directly, as JSON
 			kubectl podsrc sources --agent-url=http://10.0.0.5:10270 -o json`),

@@ -62,6 +62,7 @@ func TestAgentOnNode(t *testing.T) {
 	t.Run("api source", func(t *testing.T) { testAPISource(t, e) })
 	t.Run("what the agent serves", func(t *testing.T) { testServedProjection(t, e) })
 	t.Run("pleg", func(t *testing.T) { testPLEG(t, e) })
+	t.Run("events", func(t *testing.T) { testEventsHistory(t, e) })
 	t.Run("the kubelet's own view", func(t *testing.T) { testAgainstKubelet(t, e) })
 	t.Run("plugin through the API server", func(t *testing.T) { testPluginCommands(t, e) })
 	t.Run("rbac", func(t *testing.T) { testRBAC(t, e) })

@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// testEventsHistory: kubectl podsrc events, through the API server's
+// proxies, prints the history its filters select, as the agent filters it,
+// and ends on its own.
+func testEventsHistory(t *testing.T, e *env) {
+	c := e.c
+	ctx := context.Background()
+	mark := e.rec.mark()
+	pod := apiPod(c, "e2e-events", corev1.RestartPolicyNever, "-sleep", "1s", "-exit", "0")
+	pod.Labels = map[string]string{"app": "e2e-events"}
+	p, err := c.Client.CoreV1().Pods(agentTestNS).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Client.CoreV1().Pods(agentTestNS).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+	})
+	e.waitEvent(t, mark, "PLEG ContainerDied of e2e-events", func(ev *api.Event) bool {
+		return ev.Kind == api.EventKindPLEG && ev.PodUID == p.UID && ev.Type == "ContainerDied" && !ev.Sandbox
+	})
+
+	// events runs under runPlugin's timeout: a command that did not end by
+	// itself fails.
+	events := func(t *testing.T, args ...string) []api.Event {
+		t.Helper()
+		args = append([]string{"events", c.NodeName, "--kubeconfig=" + c.Kubeconfig, "-o", "json"}, args...)
+		out, err := e.runPlugin(t, false, nil, args...)
+		if err != nil {
+			t.Fatalf("kubectl-podsrc %s did not end on its own: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		var got []api.Event
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m struct {
+				Node  string     `json:"node"`
+				Event *api.Event `json:"event"`
+			}
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("kubectl-podsrc %s: line %q: %v", strings.Join(args, " "), line, err)
+			}
+			if m.Event != nil {
+				got = append(got, *m.Event)
+			}
+		}
+		return got
+	}
+	ofPod := func(ev api.Event) bool {
+		if ev.Kind == api.EventKindPLEG {
+			return ev.PodUID == p.UID
+		}
+		return len(ev.Pods) == 1 && ev.Pods[0].UID == p.UID
+	}
+
+	for _, via := range []string{"node-proxy", "pod-proxy"} {
+		t.Run(via+"/by pod label", func(t *testing.T) {
+			got := events(t, "-l", "app=e2e-events", "--via="+via)
+			var config, started, died bool
+			for _, ev := range got {
+				if !ofPod(ev) {
+					t.Errorf("-l app=e2e-events printed an event of another pod: %+v", ev)
+				}
+				config = config || (ev.Kind == api.EventKindConfig && ev.Op == api.OpAdd)
+				started = started || ev.Type == "ContainerStarted"
+				died = died || ev.Type == "ContainerDied"
+			}
+			if !config || !started || !died {
+				t.Errorf("-l app=e2e-events: ADD %v, ContainerStarted %v, ContainerDied %v; want all:\n%+v", config, started, died, got)
+			}
+		})
+	}
+	t.Run("type, pod glob and tail", func(t *testing.T) {
+		got := events(t, "--type=ContainerDied", "--pod="+agentTestNS+"/e2e-ev*", "--tail=1")
+		if len(got) != 1 || !ofPod(got[0]) || got[0].Type != "ContainerDied" {
+			t.Errorf("the last ContainerDied of e2e-events: got %+v", got)
+		}
+	})
+	t.Run("a namespace and an excluded op", func(t *testing.T) {
+		got := events(t, "-n", agentTestNS, "--kind=config", "--op=!UPDATE", "--op=!RECONCILE")
+		if len(got) == 0 {
+			t.Fatal("no config event in the test namespace")
+		}
+		for _, ev := range got {
+			if ev.Kind != api.EventKindConfig || ev.Op == api.OpUpdate || ev.Op == api.OpReconcile {
+				t.Errorf("event %+v passed --kind=config --op='!UPDATE' --op='!RECONCILE'", ev)
+			}
+			for _, pr := range ev.Pods {
+				if pr.Namespace != agentTestNS {
+					t.Errorf("-n %s printed pod %s/%s", agentTestNS, pr.Namespace, pr.Name)
+				}
+			}
+		}
+	})
+}
