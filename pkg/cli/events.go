@@ -40,7 +40,7 @@ func NewCmdEvents(common *CommonOptions) *cobra.Command {
 			# The last 20 container deaths of the pods labelled app=web on the control plane
 			kubectl podsrc events --node-selector=node-role.kubernetes.io/control-plane --type=ContainerDied -l app=web --tail=20
 
-			# Static pod notifications but UPDATEs, and the events of pods in kube-system named etcd-*
+			# Static pod file notifications other than UPDATE; the events of the pods etcd-* in kube-system
 			kubectl podsrc events node-1 --source=file --op='!UPDATE'
 			kubectl podsrc events node-1 --pod='kube-system/etcd-*'
 
