@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,12 +35,18 @@ func testEventsHistory(t *testing.T, e *env) {
 
 	// events runs under runPlugin's timeout: a command that did not end by
 	// itself fails.
+	var outBytes map[string]int
 	events := func(t *testing.T, args ...string) []api.Event {
 		t.Helper()
 		args = append([]string{"events", c.NodeName, "--kubeconfig=" + c.Kubeconfig, "-o", "json"}, args...)
+		start := time.Now()
 		out, err := e.runPlugin(t, false, nil, args...)
 		if err != nil {
 			t.Fatalf("kubectl-podsrc %s did not end on its own: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		t.Logf("kubectl-podsrc %s: %d bytes in %s", strings.Join(args, " "), len(out), time.Since(start).Round(time.Millisecond))
+		if outBytes != nil {
+			outBytes[strings.Join(args[5:], " ")] = len(out)
 		}
 		var got []api.Event
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -63,6 +70,23 @@ func testEventsHistory(t *testing.T, e *env) {
 		return len(ev.Pods) == 1 && ev.Pods[0].UID == p.UID
 	}
 
+	t.Run("everything", func(t *testing.T) {
+		outBytes = map[string]int{}
+		all := events(t)
+		byLabel := events(t, "-l", "app=e2e-events")
+		// What the agent filters out does not cross the proxy: the
+		// plugin prints what it was sent.
+		t.Logf("events: %d unfiltered (%d bytes), %d with -l app=e2e-events (%d bytes)", len(all), outBytes[""], len(byLabel), outBytes["-l app=e2e-events"])
+		outBytes = nil
+		if len(byLabel) == 0 || len(byLabel) >= len(all) {
+			t.Errorf("-l app=e2e-events kept %d of %d events", len(byLabel), len(all))
+		}
+		for i := 1; i < len(all); i++ {
+			if all[i].Seq <= all[i-1].Seq {
+				t.Fatalf("event %d after %d", all[i].Seq, all[i-1].Seq)
+			}
+		}
+	})
 	for _, via := range []string{"node-proxy", "pod-proxy"} {
 		t.Run(via+"/by pod label", func(t *testing.T) {
 			got := events(t, "-l", "app=e2e-events", "--via="+via)
