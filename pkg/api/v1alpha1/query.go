@@ -13,15 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// DefaultAgentPort is the port the agent serves on by default.
-const DefaultAgentPort = 10270
-
-// APIPrefix is the path prefix of the agent's versioned API.
-const APIPrefix = "/api/" + VersionName
-
-// EventsPath is the path of the agent's event stream.
-const EventsPath = APIPrefix + "/events"
-
 // Config notification operations, as the kubelet names them.
 const (
 	OpAdd       = "ADD"
