@@ -226,7 +226,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 	until := uint64(math.MaxUint64)
 	if q.Until != nil {
 		until = a.hub.seqOf(*q.Until, now)
-		opening = &api.StreamMessage{Type: api.MessageHeartbeat, Until: until}
+		opening = &api.StreamMessage{Type: api.MessageHeartbeat, Until: &until}
 	}
 	if q.Tail > 0 && !q.Snapshot {
 		// The tail's events are history, all of it when no since bounds

@@ -17,6 +17,9 @@ type Stream struct {
 	agent   *Agent
 	body    io.ReadCloser
 	scanner *bufio.Scanner
+	// unbounded says the query has an Until that the agent has not yet
+	// confirmed with the heartbeat that opens a bounded stream.
+	unbounded bool
 }
 
 // Events opens the agent's event stream with query q.
@@ -31,7 +34,7 @@ func (a *Agent) Events(ctx context.Context, q v1alpha1.EventQuery) (*Stream, err
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	return &Stream{agent: a, body: resp.Body, scanner: sc}, nil
+	return &Stream{agent: a, body: resp.Body, scanner: sc, unbounded: q.Until != nil}, nil
 }
 
 // Next returns the next message; io.EOF when the agent ended the stream, an
@@ -45,6 +48,15 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 		m := &v1alpha1.StreamMessage{}
 		if err := json.Unmarshal(line, m); err != nil {
 			return nil, fmt.Errorf("decoding a stream message: %w", err)
+		}
+		if s.unbounded {
+			switch {
+			case m.Type == v1alpha1.MessageHeartbeat && m.Until != nil:
+				s.unbounded = false
+			case m.Type != v1alpha1.MessageReset:
+				// An agent older than until would stream on forever.
+				return nil, newError(KindSkew, nil, "%s does not end its event stream at --until: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
+			}
 		}
 		return m, nil
 	}

@@ -253,8 +253,8 @@ func (t *tracker) accept(m *v1alpha1.StreamMessage) ([]*v1alpha1.StreamMessage, 
 		if !t.have || m.Seq > t.last {
 			t.last, t.have = m.Seq, true
 		}
-		if m.Until != 0 && !t.bounded {
-			t.until, t.bounded = m.Until, true
+		if m.Until != nil && !t.bounded {
+			t.until, t.bounded = *m.Until, true
 		}
 		return nil, nil
 	case v1alpha1.MessageEnd:

@@ -368,3 +368,31 @@ func TestWatcherEndsAtUntil(t *testing.T) {
 		t.Fatalf("queries %v: want the second to resume after 3 until 5", qs)
 	}
 }
+
+// TestWatcherRefusesAnAgentThatIgnoresUntil: an agent older than until
+// streams on without the bounded stream's opening heartbeat; the watcher
+// says so at once rather than following forever.
+func TestWatcherRefusesAnAgentThatIgnoresUntil(t *testing.T) {
+	fa := fakeagent.New("node-1")
+	fa.Publish(configEvent("ADD", "a"))
+	old := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The old agent's answer to since=0: the events, no heartbeat.
+		q := r.URL.Query()
+		q.Del("until")
+		r.URL.RawQuery = q.Encode()
+		fa.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(old)
+	t.Cleanup(srv.Close)
+	a, err := (&Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: 10 * time.Second}).Agent("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Watcher{Open: a.Events, Query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Until: v1alpha1.AgeMark(0)}, InitialBackoff: time.Millisecond, MaxAttempts: -1}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	err = w.Run(ctx, newCollector().handle)
+	if KindOf(err) != KindSkew || !strings.Contains(err.Error(), "does not end its event stream at --until") || ctx.Err() != nil {
+		t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
+	}
+}

@@ -61,8 +61,8 @@ type StreamMessage struct {
 	From uint64 `json:"from,omitempty"`
 	To   uint64 `json:"to,omitempty"`
 	// Until is the sequence number a bounded stream ends at, on the
-	// heartbeat that opens it.
-	Until uint64 `json:"until,omitempty"`
+	// heartbeat that opens it (after a reset, if any).
+	Until *uint64 `json:"until,omitempty"`
 	// Snapshot is the state a snapshot message carries.
 	Snapshot *PodList `json:"snapshot,omitempty"`
 	// Time is when the message was written.

@@ -249,7 +249,7 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	until := uint64(math.MaxUint64)
 	if q.Until != nil {
 		until = a.seqOf(*q.Until, now)
-		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: until}
+		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}
 	}
 	if q.Tail > 0 && !q.Snapshot {
 		after := cursor
