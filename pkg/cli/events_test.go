@@ -105,7 +105,8 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 		want string
 	}{
 		{"a command without pods", []string{"pleg", "-l", "disk=ssd"}, `this command does not select pods by label: to select nodes by label, use --node-selector="disk=ssd"`},
-		{"pods, which has no pod labels to select by", []string{"sources", "n1", "--selector", "app=web"}, `--node-selector="app=web"`},
+		{"sources, which has no pods", []string{"sources", "n1", "--selector", "app=web"}, `--node-selector="app=web"`},
+		{"pods with -l as the only node selection", []string{"pods", "-l", "disk=ssd"}, `selects pods, as in kubectl, not nodes`},
 		{"-l as the only node selection", []string{"watch", "-l", "disk=ssd"}, `-l/--selector "disk=ssd" selects pods, as in kubectl, not nodes: name the nodes, use --all-nodes, or, to select nodes by label, use --node-selector="disk=ssd"`},
 		{"a well-known node label", []string{"events", "--all-nodes", "-l", "node-role.kubernetes.io/control-plane"}, "node-role.kubernetes.io/control-plane is a node label: to select nodes by label, use --node-selector"},
 		{"a node label among others", []string{"events", "n1", "-l", "app=web,kubernetes.io/hostname=n1"}, "kubernetes.io/hostname is a node label"},
@@ -124,5 +125,29 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPodsByLabel: pods -l keeps the pods whose labels match, as kubectl's
+// -l does.
+func TestPodsByLabel(t *testing.T) {
+	fa, u := newAgent(t, "node-1")
+	fa.Lock()
+	fa.Pods.Items[0].Labels = map[string]string{"component": "etcd", "tier": "control-plane"}
+	fa.Pods.Items[1].Labels = map[string]string{"app": "web"}
+	fa.Unlock()
+	for _, tc := range []struct {
+		selector string
+		want     string
+	}{
+		{"app=web", "web"},
+		{"tier=control-plane,component in (etcd)", "etcd"},
+		{"app!=web", "etcd"},
+		{"app", "web"},
+	} {
+		out, errOut, err := run(t, context.Background(), "pods", "--agent-url", u, "-l", tc.selector, "-o", "name")
+		if err != nil || out != "podinfo.podsrc.io/"+tc.want+"\n" {
+			t.Errorf("pods -l %q: %q, stderr %q, err %v; want only %s", tc.selector, out, errOut, err, tc.want)
+		}
 	}
 }

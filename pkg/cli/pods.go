@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -18,7 +19,10 @@ type PodsOptions struct {
 	printOptions
 	Source        string
 	AllNamespaces bool
-	namespace     string
+	// Selector is -l, a label selector of the pods.
+	Selector  string
+	namespace string
+	selector  labels.Selector
 }
 
 // NewCmdPods returns the pods command.
@@ -36,7 +40,9 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			or a mirror pod, its sandbox, its containers (running/total) and restarts,
 			and when the kubelet first saw it.
 
-			Unlike kubectl get, all namespaces are shown unless -n is given.` + nodeByNodeHelp),
+			Unlike kubectl get, all namespaces are shown unless -n is given. -l
+			selects pods by their labels, as in kubectl (pods only the runtime has
+			carry none); nodes are selected with --node-selector.` + nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The pods of one node
 			kubectl podsrc pods node-1
@@ -44,11 +50,15 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			# Only static pods from manifest files in kube-system, with IPs and hashes
 			kubectl podsrc pods node-1 --source=file -n kube-system -o wide
 
+			# The pods labelled app=web on the control plane nodes
+			kubectl podsrc pods --node-selector=node-role.kubernetes.io/control-plane -l app=web
+
 			# UIDs of the pods on all nodes
 			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.uid}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
+	o.Nodes.PodSelector = &o.Selector
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only pods of this source: file, http or api.")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Pods of all namespaces (the default unless -n is given).")
@@ -75,6 +85,11 @@ func (o *PodsOptions) Complete(args []string) error {
 	if o.ConfigFlags.Namespace != nil {
 		o.namespace = *o.ConfigFlags.Namespace
 	}
+	sel, err := labels.Parse(o.Selector)
+	if err != nil {
+		return fmt.Errorf("-l/--selector %q: %w", o.Selector, err)
+	}
+	o.selector = sel
 	return o.printOptions.Complete(args)
 }
 
@@ -93,12 +108,12 @@ func (o *PodsOptions) Validate() error {
 func (o *PodsOptions) Run(ctx context.Context) error {
 	call := func(a *client.Agent, ctx context.Context) (*v1alpha1.PodList, error) {
 		l, err := a.Pods(ctx, o.Source)
-		if err != nil || o.namespace == "" {
+		if err != nil || (o.namespace == "" && o.selector.Empty()) {
 			return l, err
 		}
 		items := l.Items[:0]
 		for _, p := range l.Items {
-			if p.Namespace == o.namespace {
+			if (o.namespace == "" || p.Namespace == o.namespace) && o.selector.Matches(labels.Set(p.Labels)) {
 				items = append(items, p)
 			}
 		}
