@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -33,16 +34,23 @@ func testEventsHistory(t *testing.T, e *env) {
 		return ev.Kind == api.EventKindPLEG && ev.PodUID == p.UID && ev.Type == "ContainerDied" && !ev.Sandbox
 	})
 
-	// events runs under runPlugin's timeout: a command that did not end by
-	// itself fails.
+	// events runs under callTimeout: a command that did not end by itself
+	// fails. Its stdout alone is the JSON lines.
 	var outBytes map[string]int
 	events := func(t *testing.T, args ...string) []api.Event {
 		t.Helper()
 		args = append([]string{"events", c.NodeName, "--kubeconfig=" + c.Kubeconfig, "-o", "json"}, args...)
 		start := time.Now()
-		out, err := e.runPlugin(t, false, nil, args...)
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, e.plugin, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.WaitDelay = 5 * time.Second
+		stdout, err := cmd.Output()
+		out := string(stdout)
 		if err != nil {
-			t.Fatalf("kubectl-podsrc %s did not end on its own: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("kubectl-podsrc %s did not end on its own: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
 		}
 		t.Logf("kubectl-podsrc %s: %d bytes in %s", strings.Join(args, " "), len(out), time.Since(start).Round(time.Millisecond))
 		if outBytes != nil {
