@@ -39,7 +39,7 @@ func bench(ctx context.Context, c *cluster.Cluster, o options) (res result, err 
 		return res, err
 	}
 	defer func() { err = errors.Join(err, s.close(context.WithoutCancel(ctx))) }()
-	p := plugin{bin: o.Plugin, kubeconfig: c.Kubeconfig, selection: []string{"-l", s.selector}, apiserverPID: pid}
+	p := plugin{bin: o.Plugin, kubeconfig: c.Kubeconfig, selection: []string{"--node-selector", s.selector}, apiserverPID: pid}
 
 	// The agents fetch their pods once started; wait, bounded, until a
 	// pods run shows every node with all of them.
