@@ -301,7 +301,8 @@ func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 
 // push sends the node's pods as a SET, the pods sorted by namespace and
 // name, each fingerprinted with its resourceVersion. The pods are the
-// store's own: the merge copies only those it keeps. It gives up, sending
+// store's own, which the reflector replaces and never changes: the merge
+// keeps and shares them (see merge.PodUpdate). It gives up, sending
 // nothing, when ctx ends first.
 func (s *APISource) push(ctx context.Context, objs []interface{}) {
 	pods := make([]*v1.Pod, 0, len(objs))
@@ -320,11 +321,10 @@ func (s *APISource) push(ctx context.Context, objs []interface{}) {
 	update := merge.PodUpdate{
 		Op:           merge.Set,
 		Source:       KindAPI,
-		Pods:         make([]*v1.Pod, len(pods)),
+		Pods:         pods,
 		Fingerprints: make([]string, len(pods)),
 	}
 	for i, p := range pods {
-		update.Pods[i] = p
 		update.Fingerprints[i] = p.ResourceVersion
 	}
 	select {
