@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -144,10 +143,3 @@ func (c *PodConfig) SeenSources() []string { return c.store.seenSources() }
 // Stats returns the counters of every source that has sent an update,
 // sorted by source name.
 func (c *PodConfig) Stats() []SourceStats { return c.store.sourceStats() }
-
-// Pods returns one source's pods, shared: the caller must not change them.
-func (c *PodConfig) Pods(source string) []*v1.Pod { return c.store.sourcePods(source) }
-
-// MergedState returns every source's pods, shared: the caller must not
-// change them.
-func (c *PodConfig) MergedState() []*v1.Pod { return c.store.mergedState() }

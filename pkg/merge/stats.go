@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	v1 "k8s.io/api/core/v1"
 )
 
 // SourceStats counts what one source sent and what the merge made of it.
@@ -84,22 +82,4 @@ func (s *storage) hasSeen(sources ...string) bool {
 		}
 	}
 	return true
-}
-
-// sourcePods returns one source's pods.
-func (s *storage) sourcePods(source string) []*v1.Pod {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]*v1.Pod, 0, len(s.pods[source]))
-	for _, e := range s.pods[source] {
-		out = append(out, e.pod)
-	}
-	return out
-}
-
-// mergedState returns every source's pods.
-func (s *storage) mergedState() []*v1.Pod {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.mergedLocked()
 }

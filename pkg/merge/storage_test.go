@@ -139,7 +139,7 @@ func TestInputPodsAreSharedNotChanged(t *testing.T) {
 		}
 	}
 	sources := map[types.UID]*v1.Pod{"u1": webV2, "u2": db}
-	for _, p := range cfg.Pods("api") {
+	for _, p := range cfg.store.sourcePods("api") {
 		if &p.Spec.Containers[0] != &sources[p.UID].Spec.Containers[0] {
 			t.Errorf("the storage holds a copy of pod %s's spec, not the source's", p.Name)
 		}
@@ -232,7 +232,7 @@ func TestConcurrentSources(t *testing.T) {
 				return
 			default:
 				_ = cfg.Stats()
-				_ = cfg.MergedState()
+				_ = cfg.store.mergedState()
 				_ = cfg.Ready()
 			}
 		}
@@ -306,4 +306,22 @@ func TestLabelsEqualIsDeepEqual(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sourcePods returns one source's pods, as the storage holds them.
+func (s *storage) sourcePods(source string) []*v1.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*v1.Pod, 0, len(s.pods[source]))
+	for _, e := range s.pods[source] {
+		out = append(out, e.pod)
+	}
+	return out
+}
+
+// mergedState returns every source's pods, as the storage holds them.
+func (s *storage) mergedState() []*v1.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.mergedLocked()
 }
