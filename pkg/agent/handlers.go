@@ -164,7 +164,11 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	uid := mux.Vars(r)["uid"]
 	a.viewMu.Lock()
 	p, ok := a.view.get(types.UID(uid))
-	configured := a.view.list()
+	// Only the pods of the same name can be its mirror pod (kubeletUIDs).
+	var sameName []sourced
+	if ok {
+		sameName = a.view.named(p.pod.Namespace, p.pod.Name)
+	}
 	a.viewMu.Unlock()
 	rt := a.runtimeView()
 	rp, inRuntime := rt[types.UID(uid)]
@@ -182,7 +186,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	if inRuntime {
 		a.withRuntime(&info, rp)
 	}
-	newKubeletUIDs(configured, rt).set(&info)
+	newKubeletUIDs(sameName, rt).set(&info)
 	info.TypeMeta = api.TypeMetaFor(api.KindPod)
 	writeJSON(w, http.StatusOK, info)
 }

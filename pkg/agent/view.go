@@ -68,6 +68,18 @@ func (v *view) get(uid types.UID) (sourced, bool) {
 	return sourced{}, false
 }
 
+// named returns the view's pods of one namespace and name, in no order.
+// The pods are shared: callers must not modify them.
+func (v *view) named(namespace, name string) []sourced {
+	var out []sourced
+	for k, p := range v.pods {
+		if p.Namespace == namespace && p.Name == name {
+			out = append(out, sourced{source: k.source, pod: p})
+		}
+	}
+	return out
+}
+
 // list returns the view's pods, sorted by namespace, name and source. The
 // pods are shared: callers must not modify them.
 func (v *view) list() []sourced {
