@@ -250,8 +250,16 @@ func (o *DeployOptions) warnUnsupported(nodes []deploy.NodeLayout) {
 		byVersion[n.Kubelet] = append(byVersion[n.Kubelet], n.Node)
 	}
 	for _, v := range versions {
+		nodes := byVersion[v]
+		if _, err := kubeletminor.Of(v); err != nil {
+			// Not a version podsrc lacks: one it cannot read, as on a
+			// node whose kubelet has not reported yet.
+			fmt.Fprintf(o.ErrOut, "Warning: %s %s no kubelet version podsrc can read (status.nodeInfo.kubeletVersion %q); no agent is deployed there: run kubectl podsrc deploy again once 'kubectl get nodes %s' shows it.\n",
+				nodeList(nodes), plural(nodes, "reports", "report"), v, strings.Join(nodes, " "))
+			continue
+		}
 		fmt.Fprintf(o.ErrOut, "Warning: %s %s kubelet %q, which podsrc does not reproduce (kubelet %s to %s); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).\n",
-			nodeList(byVersion[v]), plural(byVersion[v], "runs", "run"), v, kubeletminor.Supported[0], kubeletminor.Supported[len(kubeletminor.Supported)-1])
+			nodeList(nodes), plural(nodes, "runs", "run"), v, kubeletminor.Supported[0], kubeletminor.Supported[len(kubeletminor.Supported)-1])
 	}
 }
 

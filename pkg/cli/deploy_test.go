@@ -39,7 +39,8 @@ func TestWarnAssumed(t *testing.T) {
 }
 
 // TestWarnUnsupported checks that nodes whose kubelet podsrc does not
-// reproduce are named, one warning per kubelet version.
+// reproduce are named, one warning per kubelet version, and that a node
+// whose version cannot be read is told apart from them.
 func TestWarnUnsupported(t *testing.T) {
 	var errOut bytes.Buffer
 	o := &DeployOptions{CommonOptions: NewCommonOptions(genericiooptions.IOStreams{ErrOut: &errOut}), namespace: "podsrc-system"}
@@ -47,10 +48,12 @@ func TestWarnUnsupported(t *testing.T) {
 		{Node: "a", Kubelet: "v1.31.4", Minor: 31},
 		{Node: "b", Kubelet: "v1.37.0", Minor: 37},
 		{Node: "c", Kubelet: "v1.31.4", Minor: 31},
+		{Node: "d", Kubelet: ""},
 	})
 	want := []string{
 		`Warning: nodes a and c run kubelet "v1.31.4", which podsrc does not reproduce (kubelet v1.33 to v1.36); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
 		`Warning: node b runs kubelet "v1.37.0", which podsrc does not reproduce (kubelet v1.33 to v1.36); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
+		`Warning: node d reports no kubelet version podsrc can read (status.nodeInfo.kubeletVersion ""); no agent is deployed there: run kubectl podsrc deploy again once 'kubectl get nodes d' shows it.`,
 	}
 	if got := strings.TrimSpace(errOut.String()); got != strings.Join(want, "\n") {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
