@@ -214,10 +214,8 @@ func (a *analysis) lastExit(name string, rc *v1alpha1.RuntimeContainer, last *co
 // spec returns the names of the pod's containers and its restart policy,
 // from the agent's projected pod or else the API server's.
 func (a *analysis) spec() ([]string, corev1.RestartPolicy) {
-	var pod *corev1.Pod
-	if d := a.f.Detail; d != nil && d.Pod != nil {
-		pod = d.Pod
-	} else if a.f.APIPod.Known() && a.f.APIPod.Value != nil {
+	pod := a.detailPod()
+	if pod == nil && a.f.APIPod.Known() {
 		pod = a.f.APIPod.Value
 	}
 	if pod == nil {

@@ -1,12 +1,11 @@
 package why
 
 import (
-	"time"
-
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
