@@ -19,7 +19,7 @@ import (
 // flags (the cluster's, the agents', -v) listed by kubectl podsrc options.
 func useKubectlHelp(root *cobra.Command) {
 	groups := templates.CommandGroups{
-		{Message: "Inspect nodes:", Commands: commandsNamed(root, "sources", "pods", "pod", "pleg", "events", "watch", "version")},
+		{Message: "Inspect nodes:", Commands: commandsNamed(root, "sources", "pods", "pod", "pleg", "events", "watch", "why", "version")},
 		{Message: "Install the agents:", Commands: commandsNamed(root, "deploy", "undeploy")},
 	}
 	templates.ActsAsRootCommand(root, []string{"options"}, groups...)
