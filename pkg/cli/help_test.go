@@ -19,6 +19,7 @@ func TestHelpPages(t *testing.T) {
 		{[]string{"--help"}, []string{"Inspect nodes:", `Use "kubectl podsrc <command> --help"`, `Use "kubectl podsrc options"`}, []string{"--kubeconfig", "--log_dir", "--add_dir_header"}},
 		{[]string{"pods", "--help"}, []string{"(file, http, api; <runtime> for pods", "--source=''", "kubectl podsrc pods NODE... [options]"}, []string{"--kubeconfig", "--request-timeout", "--vmodule", "[flags]"}},
 		{[]string{"completion", "--help"}, []string{"For kubectl podsrc <TAB> to complete", "powershell"}, nil},
+		{[]string{"why", "--help"}, []string{"Exit status: 0 when every stage is ok"}, nil},
 		{[]string{"options"}, []string{"--kubeconfig=''", "--request-timeout='30s'", "--node-timeout=10s", "-v, --v=0", "--vmodule=", "--context=''"}, []string{"--log_dir", "--logtostderr", "--source"}},
 		{[]string{"options", "--help"}, []string{"--node-timeout=10s"}, nil},
 	}

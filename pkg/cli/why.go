@@ -31,7 +31,7 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "why NODE (TARGET | --all)",
 		Short: "Explain why a pod does not run on a node as configured",
-		Long: templates.LongDesc(`
+		Long: longDesc(`
 			Walk the kubelet's pipeline for one pod on a node and give every stage a
 			verdict (ok, failing, unknown) with its evidence, highlight the first
 			failing stage and suggest a fix.
