@@ -113,7 +113,7 @@ func (o *PodOptions) Run(ctx context.Context) error {
 		if o.Output != "" {
 			return printers.PrintEncoded(o.Out, o.Output, d)
 		}
-		return printers.PrintPodDetail(o.Out, d, o.Now(), nil)
+		return printers.PrintPodDetail(o.Out, d, o.Now())
 	})
 }
 

@@ -32,7 +32,7 @@ type PodDetail struct {
 
 // PrintPodDetail writes d for people, as kubectl describe does: fields,
 // then the containers and the events as tables. Every value is escaped.
-func PrintPodDetail(w io.Writer, d PodDetail, now time.Time, loc *time.Location) error {
+func PrintPodDetail(w io.Writer, d PodDetail, now time.Time) error {
 	p := d.Pod
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	field := func(indent int, name string, value any) {
@@ -105,7 +105,7 @@ func PrintPodDetail(w io.Writer, d PodDetail, now time.Time, loc *time.Location)
 		} else {
 			fmt.Fprintln(w, "Events:")
 		}
-		wt := &WatchTable{Out: w, Display: WatchDisplay{Location: loc}}
+		wt := &WatchTable{Out: w}
 		for i := range d.Events {
 			if err := wt.PrintMessage(p.NodeName, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &d.Events[i]}); err != nil {
 				return err
