@@ -50,8 +50,8 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 
 			The agent gives the node's side; the mirror pod, the pod of the API server,
 			the node and the Events about them are read from the API server with your
-			credentials. A stage that cannot be known (no permission, no data) is
-			unknown and says why.
+			credentials. A stage that cannot be known (no permission, no data, an
+			earlier stage that is not ok) is unknown and says why.
 
 			Exit status: 0 when every stage is ok (the pod runs as configured), 2 when a
 			stage fails, 3 when none fails but some are unknown, 1 when the command
