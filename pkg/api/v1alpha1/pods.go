@@ -33,9 +33,9 @@ type PodInfo struct {
 	Origin string `json:"origin,omitempty"`
 	// APIReferences are the kinds of API objects a static pod refers to
 	// (secret, configmap, serviceaccount, persistentvolumeclaim,
-	// resourceclaim, clustertrustbundle, ephemeral volume), which
-	// NodeRestriction does not let a mirror pod refer to; names are left
-	// out.
+	// resourceclaim, clustertrustbundle, podcertificate, csidriver,
+	// endpoints), which NodeRestriction does not let a mirror pod refer to;
+	// names are left out.
 	APIReferences []string `json:"apiReferences,omitempty"`
 	// Static is true for pods from a file or URL; ConfigHash is their
 	// kubernetes.io/config.hash.
