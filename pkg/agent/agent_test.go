@@ -106,7 +106,7 @@ func TestEndpoints(t *testing.T) {
 			if info.Kind != api.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
 				return fmt.Errorf("pod: %+v", info)
 			}
-			if info.Source != "file" || !info.Static || info.Runtime == nil || info.Runtime.SandboxID != sb ||
+			if info.Source != "file" || !info.Static || info.Origin != ta.manifests+"/web.yaml" || info.Runtime == nil || info.Runtime.SandboxID != sb ||
 				len(info.Runtime.IPs) != 1 || info.Runtime.IPs[0] != "10.1.0.5" {
 				return fmt.Errorf("pod joined with the runtime: %+v %+v", info, info.Runtime)
 			}

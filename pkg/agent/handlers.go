@@ -77,8 +77,10 @@ func (a *Agent) withRuntime(info *api.PodInfo, rp pleg.RuntimePod) {
 // configured returns the view's pods, sorted, shared with the view.
 func (a *Agent) configured() []sourced {
 	a.viewMu.Lock()
-	defer a.viewMu.Unlock()
-	return a.view.list()
+	pods := a.view.list()
+	a.viewMu.Unlock()
+	sortSourced(pods)
+	return pods
 }
 
 // podListHead is a pod list without its items.
@@ -178,7 +180,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	}
 	var info api.PodInfo
 	if ok {
-		info = podInfo(p, a.origins()[p.pod.UID])
+		info = podInfo(p, a.originOf(p))
 		info.Pod = servedPod(p.pod, a.cfg.ExposePodSpecs)
 	} else {
 		info = api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}

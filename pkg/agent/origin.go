@@ -18,3 +18,17 @@ func (a *Agent) origins() map[types.UID]string {
 	}
 	return out
 }
+
+// originOf returns where one pod of the view came from, as origins does,
+// asking only the source the view has it from.
+func (a *Agent) originOf(p sourced) string {
+	for _, s := range a.sources {
+		if s.name != p.source {
+			continue
+		}
+		if o, ok := s.src.Origin(string(p.pod.UID)); ok {
+			return source.MaskURLs(o)
+		}
+	}
+	return ""
+}

@@ -16,6 +16,8 @@ type nodeSource struct{ kubelet string }
 
 func (nodeSource) Run(ctx context.Context) { <-ctx.Done() }
 
+func (nodeSource) Origin(string) (string, bool) { return "", false }
+
 func (s nodeSource) Status() source.Status {
 	return source.Status{Kind: api.SourceAPI, NodeKubeletVersion: s.kubelet}
 }

@@ -205,6 +205,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 		cursor = a.hub.LastSeq()
 		configured := a.view.list()
 		a.viewMu.Unlock()
+		sortSourced(configured)
 		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(api.PodInfo) error) error {
 			return a.eachPodInfo(configured, "", yield)
 		})

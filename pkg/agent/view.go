@@ -58,7 +58,7 @@ type sourced struct {
 }
 
 // get returns the view's pod with the UID. A UID that two sources configure
-// is answered, as in list's order, with the pod of the source first by name.
+// is answered, as in sortSourced's order, with the pod of the source first by name.
 func (v *view) get(uid types.UID) (sourced, bool) {
 	for _, src := range [...]string{api.SourceAPI, api.SourceFile, api.SourceHTTP} {
 		if p, ok := v.pods[viewKey{src, uid}]; ok {
@@ -80,14 +80,20 @@ func (v *view) named(namespace, name string) []sourced {
 	return out
 }
 
-// list returns the view's pods, sorted by namespace, name and source. The
-// pods are shared: callers must not modify them.
+// list returns the view's pods, in no order: the caller sorts them with
+// sortSourced once it no longer holds the view's lock. The pods are shared:
+// callers must not modify them.
 func (v *view) list() []sourced {
 	out := make([]sourced, 0, len(v.pods))
 	for k, p := range v.pods {
 		out = append(out, sourced{source: k.source, pod: p})
 	}
-	slices.SortFunc(out, func(a, b sourced) int {
+	return out
+}
+
+// sortSourced sorts pods by namespace, name and source.
+func sortSourced(pods []sourced) {
+	slices.SortFunc(pods, func(a, b sourced) int {
 		if c := strings.Compare(a.pod.Namespace, b.pod.Namespace); c != 0 {
 			return c
 		}
@@ -96,5 +102,4 @@ func (v *view) list() []sourced {
 		}
 		return strings.Compare(a.source, b.source)
 	})
-	return out
 }
