@@ -170,6 +170,9 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 	if o.PrintOnly {
 		return deploy.WriteYAML(o.Out, objs)
 	}
+	// The rollout to await is built with the summary, so that each group's
+	// image is derived once.
+	r := deploy.Rollout{Namespace: o.namespace, Images: map[string]string{}, AgentSelector: client.AgentSelector, AgentPort: o.AgentPort}
 	for _, g := range groups {
 		nodes := strings.Join(g.Nodes, ", ")
 		if g.Default {
@@ -182,8 +185,15 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "layout %s (%s), kubelet %s, image %s: %s\n", deploy.DaemonSetName(g), g.Layout, g.Minor, image, nodes)
+		name := deploy.DaemonSetName(g)
+		fmt.Fprintf(o.Out, "layout %s (%s), kubelet %s, image %s: %s\n", name, g.Layout, g.Minor, image, nodes)
+		r.DaemonSets = append(r.DaemonSets, name)
+		r.Nodes = append(r.Nodes, g.Nodes...)
+		for _, n := range g.Nodes {
+			r.Images[n] = image
+		}
 	}
+	sort.Strings(r.Nodes)
 	if err := c.Apply(ctx, objs, o.namespace, o.Out, o.ErrOut); err != nil {
 		return err
 	}
@@ -192,19 +202,6 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	r := deploy.Rollout{Namespace: o.namespace, Images: map[string]string{}, AgentSelector: client.AgentSelector, AgentPort: o.AgentPort}
-	for _, g := range groups {
-		r.DaemonSets = append(r.DaemonSets, deploy.DaemonSetName(g))
-		r.Nodes = append(r.Nodes, g.Nodes...)
-		image, err := deploy.ImageFor(o.Image, g.Minor)
-		if err != nil {
-			return err
-		}
-		for _, n := range g.Nodes {
-			r.Images[n] = image
-		}
-	}
-	sort.Strings(r.Nodes)
 	if err := c.Wait(wctx, r, pollInterval, o.Out); err != nil {
 		return err
 	}
