@@ -59,6 +59,19 @@ func imageTag(version string, m kubeletminor.Minor) (string, error) {
 	return strings.TrimPrefix(ref, agentRepository+":"), nil
 }
 
+// agentImages builds the agent's image of every kubelet minor into out and
+// prints each archive's digest.
+func agentImages(version, out string) error {
+	for _, b := range agentBuilds {
+		name, digest, err := agentImage(version, b, out, imageArchs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s  %s\n", digest, filepath.Join(out, name))
+	}
+	return nil
+}
+
 // agentImage builds b's podsrc-agent for linux on every arch, as the
 // Makefile and the Dockerfile build it but static, and writes the image of
 // all of them, tagged for b's minor (see writeAgentImage).

@@ -26,7 +26,6 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -51,16 +50,8 @@ func main() {
 	image := flag.Bool("agent-image", true, "Also build the agent's images, one per kubelet minor, for linux/"+strings.Join(imageArchs, " and linux/")+" as OCI image layout archives, with their digests.")
 	flag.Parse()
 	err := run(*version, *out, *manifest, *baseURL, platforms)
-	for _, b := range agentBuilds {
-		if err != nil || !*image {
-			break
-		}
-		var name string
-		var digest v1.Hash
-		name, digest, err = agentImage(*version, b, *out, imageArchs)
-		if err == nil {
-			fmt.Printf("%s  %s\n", digest, filepath.Join(*out, name))
-		}
+	if err == nil && *image {
+		err = agentImages(*version, *out)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
