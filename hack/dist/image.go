@@ -41,7 +41,8 @@ type agentBuild struct {
 }
 
 // agentBuilds are the agent's builds, one per kubelet minor podsrc
-// reproduces.
+// reproduces. The Makefile's AGENT_MINOR_MODULES list the same modules but
+// cmd/podsrc-agent (TestAgentBuildsMatchTheMakefile keeps them together).
 var agentBuilds = []agentBuild{
 	{kubeletminor.V133, "cmd/podsrc-agent/kubelet133"},
 	{kubeletminor.V134, "cmd/podsrc-agent/kubelet134"},

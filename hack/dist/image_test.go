@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,4 +219,51 @@ func TestAgentBuilds(t *testing.T) {
 			t.Errorf("the %v image's tag is %q (%v), want %q", b.minor, tag, err, want)
 		}
 	}
+}
+
+// TestAgentBuildsMatchTheMakefile checks that the Makefile builds the same
+// agents as the release: its AGENT_MINOR_MODULES are the builds of the
+// older minors, and its build target builds the newest minor's agent in
+// cmd/podsrc-agent.
+func TestAgentBuildsMatchTheMakefile(t *testing.T) {
+	t.Chdir("../..")
+	data, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	minorModules, ok := makeVariable(string(data), "AGENT_MINOR_MODULES")
+	if !ok {
+		t.Fatal("the Makefile sets no AGENT_MINOR_MODULES")
+	}
+	var older []string
+	for _, b := range agentBuilds {
+		if b.dir == "cmd/podsrc-agent" {
+			if b.minor != kubeletminor.Supported[len(kubeletminor.Supported)-1] {
+				t.Errorf("cmd/podsrc-agent is the build for %v, but the Makefile's build target builds it as the newest minor's agent", b.minor)
+			}
+			continue
+		}
+		older = append(older, b.dir)
+	}
+	if got := strings.Fields(minorModules); !slices.Equal(got, older) {
+		t.Errorf("the Makefile's AGENT_MINOR_MODULES are %v, hack/dist's agentBuilds (but cmd/podsrc-agent) %v: change both", got, older)
+	}
+}
+
+// makeVariable returns the value a Makefile's simple `NAME := value` line
+// (continued by trailing backslashes) gives the variable name.
+func makeVariable(makefile, name string) (string, bool) {
+	lines := strings.Split(makefile, "\n")
+	for i, line := range lines {
+		value, ok := strings.CutPrefix(line, name+" :=")
+		if !ok {
+			continue
+		}
+		for strings.HasSuffix(value, `\`) && i+1 < len(lines) {
+			i++
+			value = strings.TrimSuffix(value, `\`) + " " + lines[i]
+		}
+		return value, true
+	}
+	return "", false
 }
