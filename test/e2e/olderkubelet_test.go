@@ -34,7 +34,8 @@ const olderNamespace = "podsrc-e2e-older"
 // podsrc computes for its static pod (v1.34 hashes with MD5, v1.36 with
 // FNV-128a), with the kubelet's own config hash; pods -o wide says so. Then
 // the v1.36 agent replaces it and reports its skew everywhere. The kubelet
-// goes back to the cluster's own when the test ends.
+// goes back to the cluster's own when the test ends, and the test waits for
+// the Node to report that version again.
 //
 // It is gated: the first run builds another kubelet and that minor's agent
 // (minutes each when cold), and it restarts the shared cluster's kubelet
@@ -54,15 +55,16 @@ func TestOlderKubelet(t *testing.T) {
 	image := buildImage(t, root, fmt.Sprint(int(minor)+100))
 
 	undeploy(t, c, plugin)
+	own := nodeKubeletVersion(t, c)
 	c.RunKubelet(t, version)
-	t.Cleanup(func() { c.RunKubelet(t, "") })
-	poll(t, "node "+c.NodeName+" to report kubelet "+version, func(ctx context.Context) (bool, error) {
-		n, err := c.Client.CoreV1().Nodes().Get(ctx, c.NodeName, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		return n.Status.NodeInfo.KubeletVersion == version, nil
+	// The next test must not see the older kubelet, nor start an agent
+	// that the skew check keeps not ready: the cleanup waits for the Node
+	// to report the cluster's own kubelet again.
+	t.Cleanup(func() {
+		c.RunKubelet(t, "")
+		awaitNodeKubelet(t, c, own)
 	})
+	awaitNodeKubelet(t, c, version)
 
 	out, _ := deployImage(t, c, plugin, image)
 	wantImage := fmt.Sprintf("kubelet %s, image %s-kubelet1.%d: %s", minor, image, int(minor), c.NodeName)
@@ -251,4 +253,30 @@ func pluginLine(t *testing.T, c *cluster.Cluster, plugin, want string, args ...s
 	}
 	t.Logf("kubectl podsrc %s:\n%s", strings.Join(args, " "), out)
 	return ""
+}
+
+// nodeKubeletVersion returns the kubelet version the test node's Node
+// reports.
+func nodeKubeletVersion(t *testing.T, c *cluster.Cluster) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), pollTimeout)
+	defer cancel()
+	n, err := c.Client.CoreV1().Nodes().Get(ctx, c.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading node %s's kubelet version: %v", c.NodeName, err)
+	}
+	return n.Status.NodeInfo.KubeletVersion
+}
+
+// awaitNodeKubelet waits (at most pollTimeout) until the test node's Node
+// reports kubelet version.
+func awaitNodeKubelet(t *testing.T, c *cluster.Cluster, version string) {
+	t.Helper()
+	poll(t, "node "+c.NodeName+" to report kubelet "+version, func(ctx context.Context) (bool, error) {
+		n, err := c.Client.CoreV1().Nodes().Get(ctx, c.NodeName, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("%w: reading node %s: %v", errRetry, c.NodeName, err)
+		}
+		return n.Status.NodeInfo.KubeletVersion == version, nil
+	})
 }
