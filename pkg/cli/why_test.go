@@ -34,7 +34,8 @@ const (
 
 // whyAgent is a node with a healthy static pod (etcd), a crash-looping
 // one (broken), one whose mirror pod is of another version (loop), a
-// rejected manifest (bad.yaml) and a healthy API pod (web).
+// rejected manifest (bad.yaml), a manifest etcd.yaml hides (etcd-old.yaml)
+// and a healthy API pod (web).
 func whyAgent(t *testing.T) string {
 	t.Helper()
 	fa := fakeagent.New(whyNode)
@@ -43,7 +44,8 @@ func whyAgent(t *testing.T) string {
 		{Name: v1alpha1.SourceAPI, Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: &last, Pods: 3},
 		{Name: v1alpha1.SourceFile, Target: whyDir, Seen: true, LastUpdate: &last, Pods: 2,
 			RejectedFiles: []v1alpha1.RejectedFile{{Path: whyDir + "/bad.yaml", Since: last,
-				Error: "error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context\x1b[2J"}}},
+				Error: "error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context\x1b[2J"}},
+			ShadowedFiles: []v1alpha1.ShadowedFile{{Path: whyDir + "/etcd-old.yaml", By: whyDir + "/etcd.yaml", Pod: "kube-system/etcd-node-1"}}},
 	}
 	rt := func(sandbox string, cs ...v1alpha1.RuntimeContainer) *v1alpha1.RuntimePod {
 		return &v1alpha1.RuntimePod{SandboxID: sandbox, SandboxState: "ready", IPs: []string{"10.0.0.5"}, Containers: cs}
@@ -130,6 +132,7 @@ func TestWhyGolden(t *testing.T) {
 	}{
 		{name: "healthy-static", args: []string{whyDir + "/etcd.yaml"}, status: 0},
 		{name: "healthy-static-json", args: []string{whyDir + "/etcd.yaml", "-o", "json"}, status: 0},
+		{name: "shadowed", args: []string{whyDir + "/etcd-old.yaml"}, status: ExitFailing},
 		{name: "healthy-api", args: []string{"default/web"}, status: 0},
 		{name: "decode", args: []string{"bad"}, status: ExitFailing},
 		{name: "decode-json", args: []string{whyDir + "/bad.yaml", "-o", "json"}, status: ExitFailing},

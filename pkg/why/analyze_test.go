@@ -23,6 +23,9 @@ func TestAnalyze(t *testing.T) {
 		// parts of the stage's message, its evidence and the suggestion.
 		verdict, stage     string
 		msg, evidence, fix string
+		// look is the stage whose message and evidence are checked when
+		// it is not the report's stage (an ok stage of an ok report).
+		look string
 		// stages are the report's stage names in order, when checked.
 		stages []string
 	}{
@@ -129,9 +132,22 @@ func TestAnalyze(t *testing.T) {
 				winner := etcd
 				winner.Origin = testDir + "/etcd.yaml.bak"
 				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(winner, winner.ConfigHash)}
 				return withPods(f, nameTarget("", "etcd"), winner)
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "shadow", msg: testDir + "/etcd.yaml also defines",
+			verdict: v1alpha1.VerdictOK, look: "shadow", msg: "runs the pod of this file", evidence: "hides " + testDir + "/etcd.yaml,",
+		},
+		{
+			name: "the winner of a shadowed manifest, asked by path",
+			facts: func() Facts {
+				f := baseFacts()
+				winner := etcd
+				winner.Origin = testDir + "/etcd.yaml.bak"
+				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(winner, winner.ConfigHash)}
+				return withPods(f, pathTarget(winner.Origin), winner)
+			},
+			verdict: v1alpha1.VerdictOK, look: "shadow", msg: "runs the pod of this file", evidence: "hides " + testDir + "/etcd.yaml,",
 		},
 		{
 			name: "mirror refused by NodeRestriction",
@@ -486,12 +502,16 @@ func TestAnalyze(t *testing.T) {
 					t.Errorf("stages %v, want %v", names, tc.stages)
 				}
 			}
-			if tc.stage == "" {
+			look := tc.stage
+			if tc.look != "" {
+				look = tc.look
+			}
+			if look == "" {
 				return
 			}
 			var st v1alpha1.WhyStage
 			for _, s := range r.Stages {
-				if s.Name == tc.stage {
+				if s.Name == look {
 					st = s
 				}
 			}

@@ -102,8 +102,7 @@ func (a *analysis) shadow() result {
 		}
 	}
 	if len(others) > 0 {
-		return failing(name, fmt.Sprintf("%s also defines pod %s: the kubelet runs this file's pod and ignores %s", strings.Join(others, ", "), a.podRef(), strings.Join(others, ", ")),
-			"keep one manifest of the pod in "+path.Dir(p)+": move "+strings.Join(others, ", ")+" or "+p+" out of it", why)
+		return ok(name, "the kubelet runs the pod of this file", fmt.Sprintf("it hides %s, which also defines pod %s", strings.Join(others, ", "), a.podRef()), why)
 	}
 	return ok(name, "no other manifest defines pod "+a.podRef())
 }
