@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,10 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 			Exit status: 0 when every stage is ok (the pod runs as configured), 2 when a
 			stage fails, 3 when none fails but some are unknown, 1 when the command
 			itself fails. With --all: one line per pod of the node that is not ok, and
-			the same statuses for the worst of them.`),
+			the same statuses for the worst of them.
+
+			The agent's answers and every pod's lookups share --node-timeout: when it
+			passes, why fails with exit status 1 and names the flag to raise.`),
 		Example: templates.Examples(`
 			# Why the static pod of this manifest does not run
 			kubectl podsrc why node-1 /etc/kubernetes/manifests/kube-apiserver.yaml
@@ -127,13 +131,23 @@ func (o *WhyOptions) Validate() error {
 // carries the exit status of the verdict.
 func (o *WhyOptions) Run(ctx context.Context) error {
 	nf := &NodeFlags{Names: []string{o.node}, MaxConcurrency: 1}
-	results, err := agentCall(ctx, o.CommonOptions, nf, func(ctx context.Context, a *client.Agent, _ NodeVersion) (printers.Printable, error) {
+	// timedOut says that --node-timeout ended the call (not a request's
+	// own timeout); the call is done when agentCall returns.
+	timedOut := false
+	results, err := agentCall(ctx, o.CommonOptions, nf, func(ctx context.Context, a *client.Agent, _ NodeVersion) (p printers.Printable, err error) {
+		defer func() {
+			timedOut = err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+		}()
 		g, err := o.newGatherer(ctx, a)
 		if err != nil {
 			return nil, err
 		}
 		if o.All {
-			return printers.WhyReports{Reports: g.all(ctx)}, nil
+			rs, err := g.all(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return printers.WhyReports{Reports: rs}, nil
 		}
 		r, err := g.report(ctx, o.target)
 		if err != nil {
@@ -144,14 +158,33 @@ func (o *WhyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if results[0].Err != nil {
-		return results[0].Err
+	if err := results[0].Err; err != nil {
+		if timedOut {
+			return o.timeoutError(err)
+		}
+		return err
 	}
 	p := results[0].Value
 	if err := o.printer.Print(p, o.Out); err != nil {
 		return fmt.Errorf("printing: %w", err)
 	}
 	return verdictStatus(p)
+}
+
+// timeoutError says that why ran out of time on the node: the agent's
+// answers and every pod's lookups share --node-timeout, and a verdict on
+// lookups the deadline cut short would be a guess.
+func (o *WhyOptions) timeoutError(err error) error {
+	node := o.node
+	if node == "" {
+		node = o.AgentURL
+	}
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Kind == client.KindTimeout && ce.Err != nil {
+		// Its message blames the agent alone.
+		err = ce.Err
+	}
+	return fmt.Errorf("why did not finish on node %s within --node-timeout=%s (the agent's answers and the API server's lookups of every pod share it): raise --node-timeout, or 0 for no limit: %w", node, o.NodeTimeout, err)
 }
 
 // verdictStatus is the exit status of what was printed: nil for ok.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -79,28 +80,33 @@ func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport
 	if err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
-	return why.Analyze(g.facts(ctx, t, s)), nil
+	f, err := g.facts(ctx, t, s)
+	if err != nil {
+		return v1alpha1.WhyReport{}, err
+	}
+	return why.Analyze(f), nil
 }
 
-// facts gathers the facts of one subject.
-func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) why.Facts {
+// facts gathers the facts of one subject. It fails when ctx ends: a
+// lookup the deadline cut short is no fact to judge by.
+func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) (why.Facts, error) {
 	f := why.Facts{
 		Node: g.node(), Target: t, Subject: s, Now: g.now(),
 		Sources: g.sources, Pods: g.pods.Items, PLEG: g.pleg, History: g.history,
 		NodeObject: g.nodeObject, NodeEvents: g.nodeEvents,
 	}
 	if s.Info != nil {
-		// An agent that cannot answer leaves the spec to the API server.
-		if d, err := g.agent.Pod(ctx, string(s.Info.UID)); err == nil {
-			f.Detail = d
-		}
+		// An agent that cannot answer leaves the spec to the API server;
+		// the report says why.
+		d, err := g.agent.Pod(ctx, string(s.Info.UID))
+		f.Detail = why.Lookup[*v1alpha1.PodInfo]{Value: d, Err: err}
 	}
 	if s.Name == "" {
 		skipped := "the manifest defines no pod the agent knows"
 		f.APIPod = why.Lookup[*corev1.Pod]{Skipped: skipped}
 		f.Namespace = why.Lookup[*corev1.Namespace]{Skipped: skipped}
 		f.PodEvents = why.Lookup[[]corev1.Event]{Skipped: skipped}
-		return f
+		return f, ctx.Err()
 	}
 	f.APIPod = g.cluster.pod(ctx, s.Namespace, s.Name)
 	if apierrors.IsNotFound(f.APIPod.Err) {
@@ -109,14 +115,18 @@ func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) why.F
 		f.Namespace = why.Lookup[*corev1.Namespace]{Skipped: "the pod's lookup says enough"}
 	}
 	f.PodEvents = g.cluster.events(ctx, "Pod", s.Namespace, s.Name)
-	return f
+	return f, ctx.Err()
 }
+
+// whyAllConcurrency bounds the pods whose facts why --all asks at once.
+const whyAllConcurrency = 4
 
 // all analyzes every pod of the node and returns those that are not ok:
 // the configured pods (mirror pods with their static pod), the rejected
 // and shadowed manifests, and the pods the API server binds to the node
-// that the kubelet's configuration lacks.
-func (g *gatherer) all(ctx context.Context) []v1alpha1.WhyReport {
+// that the kubelet's configuration lacks. It asks the facts of
+// whyAllConcurrency pods at once, and fails when ctx ends first.
+func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 	out := []v1alpha1.WhyReport{}
 	configured, asked := map[string]bool{}, map[string]bool{}
 	var targets []why.Target
@@ -148,15 +158,33 @@ func (g *gatherer) all(ctx context.Context) []v1alpha1.WhyReport {
 			}
 		}
 	}
-	for _, t := range targets {
+	reports := make([]*v1alpha1.WhyReport, len(targets))
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(whyAllConcurrency)
+	for i, t := range targets {
 		s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
 		if err != nil {
 			continue
 		}
-		if r := why.Analyze(g.facts(ctx, t, s)); r.Verdict != v1alpha1.VerdictOK {
-			out = append(out, r)
+		eg.Go(func() error {
+			f, err := g.facts(ectx, t, s)
+			if err != nil {
+				return err
+			}
+			if r := why.Analyze(f); r.Verdict != v1alpha1.VerdictOK {
+				reports[i] = &r
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	for _, r := range reports {
+		if r != nil {
+			out = append(out, *r)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Target < out[j].Target })
-	return out
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -38,6 +39,13 @@ const (
 // and a healthy API pod (web).
 func whyAgent(t *testing.T) string {
 	t.Helper()
+	srv := httptest.NewServer(whyFakeAgent())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// whyFakeAgent is whyAgent's fake agent, not yet served.
+func whyFakeAgent() *fakeagent.Agent {
 	fa := fakeagent.New(whyNode)
 	last := metav1.NewTime(whyNow.Add(-time.Minute))
 	fa.Sources.Items = []v1alpha1.Source{
@@ -80,9 +88,7 @@ func whyAgent(t *testing.T) string {
 		fa.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", PodUID: "broken-uid", PodName: "broken-node-1",
 			Namespace: "kube-system", ContainerName: "app", Data: "containerd://b1", ExitCode: &code, Time: metav1.NewMicroTime(whyNow.Add(-d))})
 	}
-	srv := httptest.NewServer(fa)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return fa
 }
 
 // whyCluster is the API server's side: the node, the mirror pods, web and
@@ -172,6 +178,34 @@ func TestWhyUsage(t *testing.T) {
 		_, errOut, status := runWhy(t, fake.NewClientset(), tc.args...)
 		if status != 1 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: status %d, stderr %q; want 1 and %q", tc.args, status, errOut, tc.want)
+		}
+	}
+}
+
+// TestWhyDeadline runs why against an agent that never answers for a pod's
+// detail: when --node-timeout passes, why fails with an error that names
+// the node and the flag instead of judging by lookups the deadline cut
+// short.
+func TestWhyDeadline(t *testing.T) {
+	fa := whyFakeAgent()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, v1alpha1.APIPrefix+"/pods/") {
+			<-r.Context().Done()
+			return
+		}
+		fa.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	for _, target := range [][]string{{"--all"}, {"broken"}, {"--all", "-o", "json"}} {
+		args := append(append([]string{"why", whyNode}, target...), "--agent-url", srv.URL, "--node-timeout", "1s")
+		out, errOut, status := runWhy(t, whyCluster(), args...)
+		if status != 1 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 1 and no report", target, status, out)
+		}
+		for _, want := range []string{"node " + whyNode, "--node-timeout=1s", "raise --node-timeout"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%v: stderr %q lacks %q", target, errOut, want)
+			}
 		}
 	}
 }

@@ -51,6 +51,16 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictOK,
 		},
 		{
+			name: "healthy static pod of an agent that does not give its detail",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				f.Detail = Lookup[*v1alpha1.PodInfo]{Err: errors.New("the agent answered 404")}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictOK, look: "containers", evidence: "the agent did not give the pod's spec (the API server's is used): the agent answered 404",
+		},
+		{
 			name: "healthy API pod",
 			facts: func() Facts {
 				f := baseFacts()

@@ -39,7 +39,7 @@ func (a *analysis) config() result {
 	}
 	ops := a.configOps()
 	evidence = append(evidence, formatOps(ops)...)
-	if d := a.f.Detail; d != nil && d.Pod != nil && d.Pod.DeletionTimestamp != nil {
+	if d := a.f.Detail.Value; d != nil && d.Pod != nil && d.Pod.DeletionTimestamp != nil {
 		return failing(name, "the pod is being deleted since "+stamp(d.Pod.DeletionTimestamp.Time)+": the kubelet stops it",
 			"kubectl get pod -n "+info.Namespace+" "+info.Name+" -o yaml (deletionTimestamp, finalizers)", evidence...)
 	}

@@ -55,7 +55,7 @@ func (a *analysis) containers() result {
 		}
 	}
 	if len(names) == 0 {
-		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide")
+		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide", a.detailError()...)
 	}
 	results := make([]containerResult, 0, len(names))
 	for _, c := range names {
@@ -79,6 +79,7 @@ func (a *analysis) containers() result {
 			others = append(others, cr.summary)
 		}
 	}
+	others = append(others, a.detailError()...)
 	if pick >= 0 {
 		cr := results[pick]
 		if cr.starting {
@@ -245,10 +246,19 @@ func (a *analysis) image(container string) string {
 
 // detailPod is the agent's projected pod, nil when there is none.
 func (a *analysis) detailPod() *corev1.Pod {
-	if a.f.Detail == nil {
+	if a.f.Detail.Value == nil {
 		return nil
 	}
-	return a.f.Detail.Pod
+	return a.f.Detail.Value.Pod
+}
+
+// detailError is the evidence of an agent that did not give the pod's
+// projected spec, which leaves it to the API server's.
+func (a *analysis) detailError() []string {
+	if a.f.Detail.Err == nil {
+		return nil
+	}
+	return []string{"the agent did not give the pod's spec (the API server's is used): " + a.f.Detail.Err.Error()}
 }
 
 // status returns the container's status as the API server (a mirror

@@ -20,12 +20,12 @@ type Facts struct {
 
 	// The agent's answers: its sources, its pods (configured and the
 	// runtime's own), its PLEG, the subject's pod with its projected spec
-	// (nil when the subject is not configured) and the events it still
-	// holds.
+	// (a nil Value when the subject is not configured) and the events it
+	// still holds.
 	Sources *v1alpha1.SourceList
 	Pods    []v1alpha1.PodInfo
 	PLEG    *v1alpha1.PLEGStatus
-	Detail  *v1alpha1.PodInfo
+	Detail  Lookup[*v1alpha1.PodInfo]
 	History Lookup[[]v1alpha1.Event]
 
 	// The API server's answers, asked with the user's credentials: the

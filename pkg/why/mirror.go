@@ -125,7 +125,7 @@ func (a *analysis) recreations() []string {
 
 // apiReferences returns the kinds of API objects the static pod refers to.
 func (a *analysis) apiReferences() []string {
-	if d := a.f.Detail; d != nil && len(d.APIReferences) > 0 {
+	if d := a.f.Detail.Value; d != nil && len(d.APIReferences) > 0 {
 		return d.APIReferences
 	}
 	return a.f.Subject.Info.APIReferences
