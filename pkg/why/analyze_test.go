@@ -16,6 +16,18 @@ import (
 func TestAnalyze(t *testing.T) {
 	etcd := staticPod("etcd")
 	web := apiPod("default", "web")
+	// withInits is web with these runtime containers and init containers.
+	withInits := func(runtime []v1alpha1.RuntimeContainer, inits ...corev1.Container) Facts {
+		p := apiPod("default", "web")
+		spec := specOf(p, "")
+		spec.Spec.InitContainers = inits
+		p.Runtime.Containers = runtime
+		f := baseFacts()
+		f.APIPod = Lookup[*corev1.Pod]{Value: spec}
+		return withPods(f, nameTarget("default", "web"), p)
+	}
+	always := corev1.ContainerRestartPolicyAlways
+	webRunning := v1alpha1.RuntimeContainer{ID: "containerd://w1", Name: "web", State: "running"}
 	tests := []struct {
 		name  string
 		facts func() Facts
@@ -59,6 +71,57 @@ func TestAnalyze(t *testing.T) {
 				return withPods(f, pathTarget(etcd.Origin), etcd)
 			},
 			verdict: v1alpha1.VerdictOK, look: "containers", evidence: "the agent did not give the pod's spec (the API server's is used): the agent answered 404",
+		},
+		{
+			name: "init container crash-looping",
+			facts: func() Facts {
+				return withInits([]v1alpha1.RuntimeContainer{{ID: "containerd://i1", Name: "migrate", State: "exited", ExitCode: 1, Reason: "Error", RestartCount: 3}},
+					corev1.Container{Name: "migrate", Image: "registry.example/migrate:1"})
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "init container migrate exited with code 1 (Error), restarts 3", fix: "kubectl logs -n default web -c migrate",
+		},
+		{
+			name: "init container that cannot be pulled",
+			facts: func() Facts {
+				f := withInits(nil, corev1.Container{Name: "migrate", Image: "registry.example/migrate:1"})
+				f.APIPod.Value.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "migrate",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}}}}
+				return f
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "init container migrate was never created: ImagePullBackOff", fix: "crictl pull registry.example/migrate:1",
+		},
+		{
+			name: "init container still running",
+			facts: func() Facts {
+				return withInits([]v1alpha1.RuntimeContainer{{ID: "containerd://i1", Name: "migrate", State: "running"}},
+					corev1.Container{Name: "migrate", Image: "registry.example/migrate:1"})
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "containers", msg: "init container migrate is running, restarts 0: the pod's containers wait for it to complete",
+		},
+		{
+			name: "init container completed, sidecar and container running",
+			facts: func() Facts {
+				return withInits([]v1alpha1.RuntimeContainer{{ID: "containerd://i1", Name: "migrate", State: "exited"},
+					{ID: "containerd://s1", Name: "proxy", State: "running"}, webRunning},
+					corev1.Container{Name: "migrate", Image: "registry.example/migrate:1"},
+					corev1.Container{Name: "proxy", Image: "registry.example/proxy:1", RestartPolicy: &always})
+			},
+			verdict: v1alpha1.VerdictOK, look: "containers", msg: "2/2 containers as configured", evidence: "container proxy is running",
+		},
+		{
+			name: "sidecar not created",
+			facts: func() Facts {
+				return withInits([]v1alpha1.RuntimeContainer{webRunning},
+					corev1.Container{Name: "proxy", Image: "registry.example/proxy:1", RestartPolicy: &always})
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "container proxy was never created",
+		},
+		{
+			name: "init container the runtime no longer has",
+			facts: func() Facts {
+				return withInits([]v1alpha1.RuntimeContainer{webRunning}, corev1.Container{Name: "migrate", Image: "registry.example/migrate:1"})
+			},
+			verdict: v1alpha1.VerdictOK,
 		},
 		{
 			name: "healthy API pod",

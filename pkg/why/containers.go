@@ -45,21 +45,25 @@ func (a *analysis) containers() result {
 			return r
 		}
 	}
-	spec, policy := a.spec()
-	names := spec
-	if len(names) == 0 && rt != nil {
+	inits, spec, policy := a.spec()
+	if r, blocked := a.initContainers(inits, spec, rt, policy); blocked {
+		return r
+	}
+	if len(spec) == 0 && rt != nil {
 		for _, c := range rt.Containers {
-			if !slices.Contains(names, c.Name) {
-				names = append(names, c.Name)
+			if !slices.ContainsFunc(spec, func(s specContainer) bool { return s.name == c.Name }) {
+				spec = append(spec, specContainer{name: c.Name, policy: policy})
 			}
 		}
 	}
-	if len(names) == 0 {
+	if len(spec) == 0 {
 		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide", a.detailError()...)
 	}
-	results := make([]containerResult, 0, len(names))
-	for _, c := range names {
-		results = append(results, a.container(c, newest(rt, c), policy))
+	names := make([]string, 0, len(spec))
+	results := make([]containerResult, 0, len(spec))
+	for _, c := range spec {
+		names = append(names, c.name)
+		results = append(results, a.container("container", c.name, newest(rt, c.name), c.policy))
 	}
 	// The first failing container, or else the first starting one, makes
 	// the verdict; the others are evidence.
@@ -90,8 +94,42 @@ func (a *analysis) containers() result {
 	return ok(name, fmt.Sprintf("%d/%d containers as configured", len(names), len(names)), others...)
 }
 
-// container judges one container from the runtime's newest instance of it.
-func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy corev1.RestartPolicy) containerResult {
+// initContainers judges the pod's init containers (sidecars excepted), which
+// run one after another before its containers: the first that has not
+// completed is the stage's verdict, and blocked says there is one. An init
+// container the runtime no longer has completed when a container of the
+// pod has an instance.
+func (a *analysis) initContainers(inits, spec []specContainer, rt *v1alpha1.RuntimePod, policy corev1.RestartPolicy) (result, bool) {
+	name := v1alpha1.StageContainers
+	started := slices.ContainsFunc(spec, func(c specContainer) bool { return newest(rt, c.name) != nil })
+	var done []string
+	for _, c := range inits {
+		rc := newest(rt, c.name)
+		if rc == nil && started {
+			continue
+		}
+		if rc != nil && strings.EqualFold(rc.State, "exited") && rc.ExitCode == 0 {
+			done = append(done, fmt.Sprintf("init container %s completed", c.name))
+			continue
+		}
+		cr := a.container("init container", c.name, rc, policy)
+		evidence := append(cr.evidence, done...)
+		if cr.ok {
+			// Running: the pod's containers wait for it to complete.
+			return unknown(name, cr.summary+": the pod's containers wait for it to complete",
+				"kubectl logs -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name+" -c "+c.name, evidence...), true
+		}
+		if cr.starting {
+			return unknown(name, cr.summary, cr.fix, evidence...), true
+		}
+		return failing(name, cr.summary, cr.fix, evidence...), true
+	}
+	return result{}, false
+}
+
+// container judges one container (kind: "container" or "init container")
+// from the runtime's newest instance of it.
+func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, policy corev1.RestartPolicy) containerResult {
 	ns, pod, node := a.f.Subject.Namespace, a.f.Subject.Name, a.f.Node
 	var waiting *corev1.ContainerStateWaiting
 	var last *corev1.ContainerStateTerminated
@@ -99,7 +137,7 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 		waiting, last = st.State.Waiting, st.LastTerminationState.Terminated
 	}
 	if rc == nil {
-		cr := containerResult{summary: "container " + name + " was never created"}
+		cr := containerResult{summary: kind + " " + name + " was never created"}
 		if waiting != nil && waiting.Reason != "" {
 			cr.summary += ": " + waiting.Reason
 			if waiting.Message != "" {
@@ -127,13 +165,13 @@ func (a *analysis) container(name string, rc *v1alpha1.RuntimeContainer, policy 
 	}
 	cadence, recentDeaths := a.crashCadence(name)
 	state := strings.ToLower(rc.State)
-	desc := fmt.Sprintf("container %s is %s, restarts %d", name, state, rc.RestartCount)
+	desc := fmt.Sprintf("%s %s is %s, restarts %d", kind, name, state, rc.RestartCount)
 	logs := "kubectl logs -n " + ns + " " + pod + " -c " + name + " --previous"
 	if a.f.Subject.Source != v1alpha1.SourceAPI {
 		logs += " (the mirror pod's; or crictl logs " + short(rc.ID) + " on node " + node + ")"
 	}
 	if state == "exited" {
-		desc = fmt.Sprintf("container %s exited with code %d", name, rc.ExitCode)
+		desc = fmt.Sprintf("%s %s exited with code %d", kind, name, rc.ExitCode)
 		if rc.Reason != "" {
 			desc += " (" + rc.Reason + ")"
 		}
@@ -212,21 +250,36 @@ func (a *analysis) lastExit(name string, rc *v1alpha1.RuntimeContainer, last *co
 	return exit{}, false
 }
 
-// spec returns the names of the pod's containers and its restart policy,
-// from the agent's projected pod or else the API server's.
-func (a *analysis) spec() ([]string, corev1.RestartPolicy) {
+// specContainer is a container of the pod's spec and how it restarts.
+type specContainer struct {
+	name   string
+	policy corev1.RestartPolicy
+}
+
+// spec returns the pod's init containers that run to completion, its
+// containers (sidecars first: init containers that restart always, which
+// run beside the others) and its restart policy, from the agent's
+// projected pod or else the API server's.
+func (a *analysis) spec() (inits, containers []specContainer, policy corev1.RestartPolicy) {
 	pod := a.detailPod()
 	if pod == nil && a.f.APIPod.Known() {
 		pod = a.f.APIPod.Value
 	}
 	if pod == nil {
-		return nil, ""
+		return nil, nil, ""
 	}
-	var names []string
+	policy = pod.Spec.RestartPolicy
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			containers = append(containers, specContainer{name: c.Name, policy: corev1.RestartPolicyAlways})
+			continue
+		}
+		inits = append(inits, specContainer{name: c.Name, policy: policy})
+	}
 	for _, c := range pod.Spec.Containers {
-		names = append(names, c.Name)
+		containers = append(containers, specContainer{name: c.Name, policy: policy})
 	}
-	return names, pod.Spec.RestartPolicy
+	return inits, containers, policy
 }
 
 // image returns a container's image from the spec, or "the image".
@@ -235,7 +288,7 @@ func (a *analysis) image(container string) string {
 		if pod == nil {
 			continue
 		}
-		for _, c := range pod.Spec.Containers {
+		for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
 			if c.Name == container && c.Image != "" {
 				return c.Image
 			}
@@ -269,9 +322,11 @@ func (a *analysis) status(container string) *corev1.ContainerStatus {
 		if pod == nil {
 			continue
 		}
-		for i := range pod.Status.ContainerStatuses {
-			if pod.Status.ContainerStatuses[i].Name == container {
-				return &pod.Status.ContainerStatuses[i]
+		for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+			for i := range statuses {
+				if statuses[i].Name == container {
+					return &statuses[i]
+				}
 			}
 		}
 	}
