@@ -181,6 +181,24 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "file", msg: "has no file", fix: "ls -l",
 		},
 		{
+			name: "absent file whose name a shell would run",
+			facts: func() Facts {
+				return withPods(baseFacts(), pathTarget(testDir+"/it's a;$(reboot).yaml"), etcd)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "file", fix: "ls -l '" + testDir + "/it'\\''s a;$(reboot).yaml' on node",
+		},
+		{
+			name: "shadowed by a file whose name a shell would run",
+			facts: func() Facts {
+				f := baseFacts()
+				winner := etcd
+				winner.Origin = testDir + "/etcd `id`.yaml"
+				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
+				return withPods(f, pathTarget(etcd.Origin), winner)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "shadow", fix: "move '" + testDir + "/etcd `id`.yaml' out of " + testDir + " (",
+		},
+		{
 			name: "outside the static pod path",
 			facts: func() Facts {
 				return withPods(baseFacts(), pathTarget("/root/etcd.yaml"), etcd)

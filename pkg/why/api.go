@@ -27,10 +27,10 @@ func (a *analysis) binding() result {
 			return ok(name, msg)
 		case "":
 			return failing(name, "pod "+ref+" is not scheduled to any node yet"+scheduleReason(pod),
-				"kubectl describe pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name, a.podEvents("FailedScheduling")...)
+				"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name), a.podEvents("FailedScheduling")...)
 		default:
 			return failing(name, fmt.Sprintf("pod %s is bound to node %s, not %s", ref, pod.Spec.NodeName, node),
-				"kubectl podsrc why "+pod.Spec.NodeName+" "+ref)
+				"kubectl podsrc why "+shellQuote(pod.Spec.NodeName)+" "+shellQuote(ref))
 		}
 	case fromAgent:
 		return ok(name, "the kubelet's API source lists pod "+ref+" for node "+node, "the API server was not asked: "+l.Why())
@@ -43,7 +43,7 @@ func (a *analysis) binding() result {
 		if n := len(ops); n > 0 && ops[n-1].Op == "REMOVE" {
 			msg += ": the API source removed it at " + stamp(ops[n-1].Time.Time) + " (deleted, or its namespace was)"
 		}
-		return failing(name, msg, "kubectl get pods -A --field-selector spec.nodeName="+node, formatOps(ops)...)
+		return failing(name, msg, "kubectl get pods -A --field-selector "+shellQuote("spec.nodeName="+node), formatOps(ops)...)
 	}
 	return unknown(name, "cannot get pod "+ref+" from the API server: "+l.Why(),
 		"ask for get on pods in namespace "+a.f.Subject.Namespace+" (kubectl auth can-i get pods -n "+a.f.Subject.Namespace+")")
@@ -69,7 +69,7 @@ func (a *analysis) apiSource() result {
 		return failing(name, "the kubelet has no API source: it runs standalone, without a kubeconfig",
 			"give the kubelet on node "+a.f.Node+" a --kubeconfig")
 	case !src.Seen:
-		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+a.f.Node, lastError(src)...)
+		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+shellQuote(a.f.Node), lastError(src)...)
 	case failingNow(src) && a.f.Subject.Info == nil:
 		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node, lastError(src)...)
 	}

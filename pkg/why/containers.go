@@ -57,7 +57,7 @@ func (a *analysis) containers() result {
 		}
 	}
 	if len(spec) == 0 {
-		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+a.f.Node+" -o wide", a.detailError()...)
+		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+shellQuote(a.f.Node)+" -o wide", a.detailError()...)
 	}
 	names := make([]string, 0, len(spec))
 	results := make([]containerResult, 0, len(spec))
@@ -117,7 +117,7 @@ func (a *analysis) initContainers(inits, spec []specContainer, rt *v1alpha1.Runt
 		if cr.ok {
 			// Running: the pod's containers wait for it to complete.
 			return unknown(name, cr.summary+": the pod's containers wait for it to complete",
-				"kubectl logs -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name+" -c "+c.name, evidence...), true
+				"kubectl logs -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name)+" -c "+shellQuote(c.name), evidence...), true
 		}
 		if cr.starting {
 			return unknown(name, cr.summary, cr.fix, evidence...), true
@@ -157,18 +157,18 @@ func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, p
 		case "ErrImageNeverPull":
 			cr.fix = fmt.Sprintf("image %s is not on node %s and imagePullPolicy is Never: import it (ctr -n k8s.io images import) or set imagePullPolicy: IfNotPresent", image, node)
 		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
-			cr.fix = "crictl pull " + image + " on node " + node + " says why the image cannot be pulled"
+			cr.fix = "crictl pull " + shellQuote(image) + " on node " + node + " says why the image cannot be pulled"
 		default:
-			cr.fix = "kubectl describe pod -n " + ns + " " + pod + " (Events), or crictl ps -a --pod " + a.sandboxID() + " on node " + node
+			cr.fix = "kubectl describe pod -n " + shellQuote(ns) + " " + shellQuote(pod) + " (Events), or crictl ps -a --pod " + shellQuote(a.sandboxID()) + " on node " + node
 		}
 		return cr
 	}
 	cadence, recentDeaths := a.crashCadence(name)
 	state := strings.ToLower(rc.State)
 	desc := fmt.Sprintf("%s %s is %s, restarts %d", kind, name, state, rc.RestartCount)
-	logs := "kubectl logs -n " + ns + " " + pod + " -c " + name + " --previous"
+	logs := "kubectl logs -n " + shellQuote(ns) + " " + shellQuote(pod) + " -c " + shellQuote(name) + " --previous"
 	if a.f.Subject.Source != v1alpha1.SourceAPI {
-		logs += " (the mirror pod's; or crictl logs " + short(rc.ID) + " on node " + node + ")"
+		logs += " (the mirror pod's; or crictl logs " + shellQuote(short(rc.ID)) + " on node " + node + ")"
 	}
 	if state == "exited" {
 		desc = fmt.Sprintf("%s %s exited with code %d", kind, name, rc.ExitCode)
@@ -207,9 +207,9 @@ func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, p
 	case "created":
 		// The PLEG lags the kubelet by up to a relist: a container just
 		// created is about to start.
-		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + node + " " + a.podRef() + " again in a few seconds"}
+		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + shellQuote(node) + " " + shellQuote(a.podRef()) + " again in a few seconds"}
 	}
-	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + short(rc.ID) + " on node " + node}
+	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + shellQuote(short(rc.ID)) + " on node " + node}
 }
 
 // exit is how a container instance ended.

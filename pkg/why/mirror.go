@@ -34,7 +34,7 @@ func (a *analysis) mirror() result {
 	info := a.f.Subject.Info
 	if apierrors.IsNotFound(a.f.NodeObject.Err) {
 		return failing(name, "node "+node+" is not registered in the API server: the kubelet makes no mirror pods until it is",
-			"kubectl get node "+node+"; then the kubelet's log on the node (journalctl -u kubelet | grep -i regist)")
+			"kubectl get node "+shellQuote(node)+"; then the kubelet's log on the node (journalctl -u kubelet | grep -i regist)")
 	}
 	evidence := a.recreations()
 	loop := len(evidence) > 0
@@ -46,29 +46,29 @@ func (a *analysis) mirror() result {
 	switch {
 	case m == nil && apierrors.IsNotFound(a.f.Namespace.Err):
 		return failing(name, "namespace "+ns+" does not exist: the API server refuses the mirror pod",
-			"kubectl create namespace "+ns+" (or put the static pod in a namespace that exists)", evidence...)
+			"kubectl create namespace "+shellQuote(ns)+" (or put the static pod in a namespace that exists)", evidence...)
 	case m == nil && why != "":
 		return unknown(name, "cannot get pod "+ref+" from the API server: "+why,
-			"kubectl auth can-i get pods -n "+ns, evidence...)
+			"kubectl auth can-i get pods -n "+shellQuote(ns), evidence...)
 	case m == nil:
 		if refs := a.apiReferences(); len(refs) > 0 {
 			return failing(name, "no mirror pod: NodeRestriction refuses mirror pods that reference "+strings.Join(refs, ", "),
 				"a static pod cannot use API objects: remove the references to "+strings.Join(refs, ", ")+" from "+orText(info.Origin, "its manifest"), evidence...)
 		}
 		if loop {
-			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch "+node+" --kind config --source api", evidence...)
+			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch "+shellQuote(node)+" --kind config --source api", evidence...)
 		}
 		return failing(name, "no mirror pod "+ref+" in the API server",
 			"the kubelet's log on node "+node+": journalctl -u kubelet | grep -i 'mirror pod'", evidence...)
 	case !m.isMirror:
 		return failing(name, fmt.Sprintf("pod %s in the API server (uid %s) is not a mirror pod: the kubelet cannot create the mirror", ref, m.uid),
-			"kubectl delete pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name+" (the kubelet then creates the mirror)", evidence...)
+			"kubectl delete pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name)+" (the kubelet then creates the mirror)", evidence...)
 	case m.configMirror != info.ConfigHash:
 		evidence = append([]string{"config.mirror " + m.configMirror, "config.hash " + info.ConfigHash, "from " + m.from}, evidence...)
 		return failing(name, "the mirror pod mirrors another version of the static pod: the kubelet deletes and recreates it",
-			"kubectl podsrc watch "+node+" --kind config --source api (a DELETE/REMOVE/ADD run is the loop)", evidence...)
+			"kubectl podsrc watch "+shellQuote(node)+" --kind config --source api (a DELETE/REMOVE/ADD run is the loop)", evidence...)
 	case m.deleting:
-		return failing(name, "the mirror pod is being deleted", "kubectl get pod -n "+a.f.Subject.Namespace+" "+a.f.Subject.Name+" -o yaml (finalizers)", evidence...)
+		return failing(name, "the mirror pod is being deleted", "kubectl get pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name)+" -o yaml (finalizers)", evidence...)
 	}
 	return ok(name, fmt.Sprintf("mirror pod uid %s mirrors config.hash %s", m.uid, info.ConfigHash), append([]string{"from " + m.from}, evidence...)...)
 }

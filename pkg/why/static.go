@@ -22,26 +22,26 @@ func (a *analysis) file() result {
 		if a.f.Subject.Info != nil {
 			return ok(name, "the pod comes from a manifest in "+dir, "the agent does not say which file: an agent of this release does")
 		}
-		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources "+node+" -o wide")
+		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources "+shellQuote(node)+" -o wide")
 	}
 	if p != dir && path.Dir(p) != dir {
 		if strings.HasPrefix(p, dir+"/") {
 			return failing(name, fmt.Sprintf("%s is in a subdirectory of the static pod path %s: the kubelet does not read subdirectories", p, dir),
-				"move the manifest into "+dir)
+				"move the manifest into "+shellQuote(dir))
 		}
-		return failing(name, fmt.Sprintf("%s is not in the static pod path %s", p, dir), "move the manifest into "+dir)
+		return failing(name, fmt.Sprintf("%s is not in the static pod path %s", p, dir), "move the manifest into "+shellQuote(dir))
 	}
 	if strings.HasPrefix(path.Base(p), ".") {
 		return failing(name, fmt.Sprintf("the kubelet ignores %s: its name starts with a dot", p), "rename it so that it does not start with a dot")
 	}
 	if r := rejectedFile(src, p); r != nil && !isDecodeError(r.Error) {
-		return failing(name, r.Error, "ls -l "+p+" on node "+node+": a manifest must be a regular file (a symlink to one is fine)")
+		return failing(name, r.Error, "ls -l "+shellQuote(p)+" on node "+node+": a manifest must be a regular file (a symlink to one is fine)")
 	}
 	if rejectedFile(src, p) != nil || shadowedFile(src, p) != nil || a.f.Subject.Info != nil {
 		return ok(name, p+" is present and a regular file")
 	}
 	return failing(name, fmt.Sprintf("the kubelet's file source has no file %s: it is absent, a directory or a dangling symlink", p),
-		"ls -l "+p+" on node "+node)
+		"ls -l "+shellQuote(p)+" on node "+node)
 }
 
 // isDecodeError tells a manifest's read or decode error from a file that
@@ -73,7 +73,7 @@ func (a *analysis) decode() result {
 	if m := yamlLine.FindStringSubmatch(r.Error); m != nil {
 		evidence = append(evidence, fmt.Sprintf("%s line %s", p, m[1]))
 	}
-	fix := "fix the manifest (kubectl podsrc sources " + a.f.Node + " -o wide lists every rejected file)"
+	fix := "fix the manifest (kubectl podsrc sources " + shellQuote(a.f.Node) + " -o wide lists every rejected file)"
 	if strings.Contains(r.Error, "static pods may not reference") {
 		fix = "a static pod cannot use API objects (PreventStaticPodAPIReferences): remove the reference from " + p
 	}
@@ -91,7 +91,7 @@ func (a *analysis) shadow() result {
 	why := "the kubelet reads the static pod path in name order and keeps the pod of the last file that defines it"
 	if sh := shadowedFile(src, p); sh != nil {
 		return failing(name, fmt.Sprintf("shadowed by %s: both define pod %s, the kubelet runs the pod of %s", sh.By, sh.Pod, sh.By),
-			"move "+sh.By+" out of "+path.Dir(sh.By)+" (the kubelet reads every file there, backups too)", why)
+			"move "+shellQuote(sh.By)+" out of "+shellQuote(path.Dir(sh.By))+" (the kubelet reads every file there, backups too)", why)
 	}
 	var others []string
 	if src != nil {
