@@ -11,7 +11,8 @@ import (
 // History returns the events the agent still holds, oldest first, up to
 // the last one it had numbered when asked, and whether it had evicted
 // older ones: it learns that number from a plain stream's first heartbeat,
-// then reads a stream from the first event until it passes it.
+// then reads a stream from the first event until it passes it, and fails
+// rather than read more than maxHistory events.
 func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -35,6 +36,9 @@ func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bo
 		}
 		switch {
 		case m.Type == v1alpha1.MessageEvent && m.Event != nil:
+			if len(out) == maxHistory {
+				return nil, false, a.historyTooLongError(last)
+			}
 			out = append(out, *m.Event)
 			if m.Event.Seq >= last {
 				return out, missed, nil

@@ -2,10 +2,15 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
@@ -50,5 +55,38 @@ func TestHistoryOfAnAgentThatIsNotOne(t *testing.T) {
 	_, _, err := startAgent(t, fa).History(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "upgrade") {
 		t.Fatalf("error %v, want the skew named", err)
+	}
+}
+
+// TestHistoryOfAnAgentThatNeverReachesItsLast: an agent whose history
+// stream repeats an event below its last one forever makes History fail,
+// naming the node, once it has read maxHistory events.
+func TestHistoryOfAnAgentThatNeverReachesItsLast(t *testing.T) {
+	fa := fakeagent.New("node-1")
+	fa.Publish(configEvent("ADD", "p"), configEvent("ADD", "q"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != v1alpha1.APIPrefix+"/events" || !r.URL.Query().Has("since") {
+			fa.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		enc := json.NewEncoder(w)
+		for r.Context().Err() == nil {
+			ev := configEvent("ADD", "p")
+			ev.Seq = 1
+			if err := enc.Encode(v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &ev}); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := &Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: time.Minute}
+	a, err := c.Agent("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = a.History(context.Background())
+	if KindOf(err) != KindTooLarge || !strings.Contains(err.Error(), "more than 40000 events") || !strings.Contains(err.Error(), "--agent-url="+srv.URL) {
+		t.Fatalf("error %v, want one that says the history is too long and names the agent", err)
 	}
 }

@@ -18,6 +18,9 @@ const (
 	// maxLine bounds one message of the event stream: a snapshot of
 	// 5,000 pods takes about half of it.
 	maxLine = 8 << 20
+	// maxHistory bounds the events History reads: four times the events
+	// an agent keeps by default (its --event-buffer, 10,000).
+	maxHistory = 40000
 )
 
 // readBody reads the answer of path, failing with KindTooLarge rather than
@@ -45,6 +48,12 @@ func (a *Agent) tooLargeError(path string) error {
 // maxLine.
 func (a *Agent) lineTooLongError() error {
 	return newError(KindTooLarge, nil, "%s sent a stream message longer than %d MiB, the most kubectl-podsrc reads: a --snapshot of very many pods? Watch without --snapshot and list the pods with kubectl podsrc pods %s", a, maxLine>>20, a.nodeArg())
+}
+
+// historyTooLongError says that the agent sent more than maxHistory events
+// of history before its last one.
+func (a *Agent) historyTooLongError(last uint64) error {
+	return newError(KindTooLarge, nil, "%s sent more than %d events of history without reaching its last event %d, the most kubectl-podsrc reads: check that a podsrc agent answers there (kubectl podsrc version %s), or give the agent an --event-buffer of at most %d", a, maxHistory, last, a.nodeArg(), maxHistory)
 }
 
 // nodeArg is how commands name this agent's node: the node, or
