@@ -190,11 +190,7 @@ func TestAnalyze(t *testing.T) {
 		{
 			name: "shadowed by a file whose name a shell would run",
 			facts: func() Facts {
-				f := baseFacts()
-				winner := etcd
-				winner.Origin = testDir + "/etcd `id`.yaml"
-				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
-				return withPods(f, pathTarget(etcd.Origin), winner)
+				return shadowedEtcd(testDir+"/etcd `id`.yaml", pathTarget(etcd.Origin), false)
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "shadow", fix: "move '" + testDir + "/etcd `id`.yaml' out of " + testDir + " (",
 		},
@@ -208,35 +204,21 @@ func TestAnalyze(t *testing.T) {
 		{
 			name: "shadowed by a backup, asked by path",
 			facts: func() Facts {
-				f := baseFacts()
-				winner := etcd
-				winner.Origin = testDir + "/etcd.yaml.bak"
-				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
-				return withPods(f, pathTarget(etcd.Origin), winner)
+				return shadowedEtcd(testDir+"/etcd.yaml.bak", pathTarget(etcd.Origin), false)
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "shadow", msg: "shadowed by " + testDir + "/etcd.yaml.bak", fix: "move " + testDir + "/etcd.yaml.bak",
 		},
 		{
 			name: "shadowed by a backup, asked by name",
 			facts: func() Facts {
-				f := baseFacts()
-				winner := etcd
-				winner.Origin = testDir + "/etcd.yaml.bak"
-				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(winner, winner.ConfigHash)}
-				return withPods(f, nameTarget("", "etcd"), winner)
+				return shadowedEtcd(testDir+"/etcd.yaml.bak", nameTarget("", "etcd"), true)
 			},
 			verdict: v1alpha1.VerdictOK, look: "shadow", msg: "runs the pod of this file", evidence: "hides " + testDir + "/etcd.yaml,",
 		},
 		{
 			name: "the winner of a shadowed manifest, asked by path",
 			facts: func() Facts {
-				f := baseFacts()
-				winner := etcd
-				winner.Origin = testDir + "/etcd.yaml.bak"
-				fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(winner, winner.ConfigHash)}
-				return withPods(f, pathTarget(winner.Origin), winner)
+				return shadowedEtcd(testDir+"/etcd.yaml.bak", pathTarget(testDir+"/etcd.yaml.bak"), true)
 			},
 			verdict: v1alpha1.VerdictOK, look: "shadow", msg: "runs the pod of this file", evidence: "hides " + testDir + "/etcd.yaml,",
 		},
@@ -626,4 +608,17 @@ func dump(r v1alpha1.WhyReport) string {
 		b.WriteString(s.Name + " " + s.Verdict + ": " + s.Message + " [" + strings.Join(s.Evidence, "; ") + "]\n")
 	}
 	return b.String() + "fix: " + r.Suggestion
+}
+
+// shadowedEtcd is etcd's manifest hidden by the file by, whose pod runs
+// (with its mirror pod when mirrored), asked about as t.
+func shadowedEtcd(by string, t Target, mirrored bool) Facts {
+	f := baseFacts()
+	etcd, winner := staticPod("etcd"), staticPod("etcd")
+	winner.Origin = by
+	fileSource(f).ShadowedFiles = []v1alpha1.ShadowedFile{{Path: etcd.Origin, By: winner.Origin, Pod: "kube-system/" + etcd.Name}}
+	if mirrored {
+		f.APIPod = Lookup[*corev1.Pod]{Value: specOf(winner, winner.ConfigHash)}
+	}
+	return withPods(f, t, winner)
 }
