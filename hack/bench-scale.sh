@@ -10,7 +10,7 @@
 # over every node, follows every node with watch, and prints the table. It
 # removes the nodes, the interface and the route at the end.
 #
-# Needs root and the test cluster; runs under the shared lock.
+# Needs root and the test cluster (hack/cluster.sh up).
 #
 # Usage: hack/bench-scale.sh [flags of test/bench/scale]   (default -nodes 500)
 #   e.g. hack/bench-scale.sh -nodes 500 -pods 10 -runs 3 -probes 50
@@ -18,7 +18,6 @@ set -euo pipefail
 
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(dirname "$HACK_DIR")
-LOCK=/run/podsrc-helpers.lock
 
 # shellcheck source=hack/lib/child.sh
 source "$HACK_DIR/lib/child.sh"
@@ -38,10 +37,7 @@ trap 'exit 130' INT TERM
 
 echo "bench-scale: building kubectl-podsrc and test/bench/scale" >&2
 (cd "$ROOT_DIR" && go build -o "$tmp/kubectl-podsrc" ./cmd/kubectl-podsrc && go build -o "$tmp/bench-scale" ./test/bench/scale)
-echo "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; waiting for $LOCK" >&2
-# The lock is this script's for the run; the program inherits it.
-exec 9>"$LOCK"
-flock -w 3600 9
+echo "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs" >&2
 "$tmp/bench-scale" -plugin "$tmp/kubectl-podsrc" "$@" &
 child=$!
 wait "$child"
