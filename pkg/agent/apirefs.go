@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"reflect"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -138,9 +139,18 @@ func volumeReferences(v *v1.VolumeSource, kinds map[string]bool) {
 				kinds[refServiceAccount] = true
 			case p.ClusterTrustBundle != nil:
 				kinds[refClusterTrustBundle] = true
-			case p.PodCertificate != nil:
+			case projectsPodCertificate(p):
 				kinds[refPodCertificate] = true
 			}
 		}
 	}
+}
+
+// projectsPodCertificate reports whether p projects a pod certificate.
+// k8s.io/api has that source from v0.34 on, and the agent for kubelet v1.33
+// compiles against v0.33, so the field is looked up by name: where it is
+// absent, that kubelet knows no such source either.
+func projectsPodCertificate(p v1.VolumeProjection) bool {
+	f := reflect.ValueOf(p).FieldByName("PodCertificate")
+	return f.IsValid() && !f.IsNil()
 }
