@@ -323,6 +323,34 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "exited with code 1 (Error), restarts 4; died 3 times in 1m0s (PLEG), intervals 20s, 40s", fix: "--previous",
 		},
 		{
+			name: "exited with restartPolicy Never: the stopped sandbox is the kubelet's doing, the exit code the fault",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = running()
+				p.Runtime.SandboxState = "notready"
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "exited", ExitCode: 7, Reason: "Error"}}
+				f := baseFacts()
+				pod := specOf(etcd, etcd.ConfigHash)
+				pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+				f.APIPod = Lookup[*corev1.Pod]{Value: pod}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "exited with code 7 (Error), restarts 0", fix: "--previous",
+		},
+		{
+			name: "a stopped sandbox while restartPolicy Always would restart the exited container",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = running()
+				p.Runtime.SandboxState = "notready"
+				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "exited", ExitCode: 7, Reason: "Error"}}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "sandbox", msg: "the sandbox is notready", fix: "crictl pods",
+		},
+		{
 			name: "running between crashes",
 			facts: func() Facts {
 				p := etcd

@@ -55,9 +55,29 @@ func (a *analysis) sandbox() result {
 		return failing(name, "the runtime's sandbox belongs to a pod no source configures: the kubelet is killing it", fix, evidence...)
 	}
 	if rt.SandboxState != "ready" {
+		if policy, done := a.doneInRuntime(rt); done {
+			return ok(name, "the sandbox is "+orText(rt.SandboxState, "in no known state")+": every container has exited and restartPolicy "+string(policy)+" restarts none, so the kubelet stopped the sandbox of the finished pod", evidence...)
+		}
 		return failing(name, "the sandbox is "+orText(rt.SandboxState, "in no known state"), fix, evidence...)
 	}
 	return ok(name, "the sandbox is ready", evidence...)
+}
+
+// doneInRuntime reports whether the pod is finished as the runtime shows
+// it: every container has exited and the pod's restart policy restarts none
+// of them. The kubelet stops the sandbox of such a pod, so a sandbox that is
+// not ready is no fault of its own; the containers stage judges the exits.
+func (a *analysis) doneInRuntime(rt *v1alpha1.RuntimePod) (corev1.RestartPolicy, bool) {
+	_, _, policy := a.spec()
+	if policy != corev1.RestartPolicyNever && policy != corev1.RestartPolicyOnFailure || len(rt.Containers) == 0 {
+		return policy, false
+	}
+	for _, c := range rt.Containers {
+		if !strings.EqualFold(c.State, "exited") || policy == corev1.RestartPolicyOnFailure && c.ExitCode != 0 {
+			return policy, false
+		}
+	}
+	return policy, true
 }
 
 // short shortens a runtime ID for a message.
