@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // waitLimit bounds every wait in these tests.
@@ -59,7 +59,7 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms")
 
 	base := "http://" + addr
-	var pods api.PodList
+	var pods v1alpha1.PodList
 	deadline := time.Now().Add(waitLimit)
 	for {
 		if err := getJSON(base+"/api/v1alpha1/pods", &pods); err == nil && len(pods.Items) == 1 {
@@ -84,7 +84,7 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 	if !sc.Scan() {
 		t.Fatalf("stream ended at once: %v", sc.Err())
 	}
-	var first api.StreamMessage
+	var first v1alpha1.StreamMessage
 	if err := json.Unmarshal(sc.Bytes(), &first); err != nil || first.Event == nil || first.Event.Op != "ADD" {
 		t.Fatalf("first stream message %q: %v", sc.Text(), err)
 	}
@@ -95,8 +95,8 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	for sc.Scan() {
 		// Only heartbeats may arrive until the stream closes.
-		var m api.StreamMessage
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.Type != api.MessageHeartbeat {
+		var m v1alpha1.StreamMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.Type != v1alpha1.MessageHeartbeat {
 			t.Fatalf("stream message %q after SIGTERM: %v", sc.Text(), err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // secretsManifest is a valid static pod with a secret everywhere the
@@ -86,8 +86,8 @@ func TestProcessServesNoSecrets(t *testing.T) {
 		"--enable-profiling", "--profiling-address="+profiling, "-v=4")
 
 	base := "http://" + addr
-	var sources api.SourceList
-	var pods api.PodList
+	var sources v1alpha1.SourceList
+	var pods v1alpha1.PodList
 	deadline := time.Now().Add(waitLimit)
 	for {
 		errs := 0

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 )
 
@@ -105,7 +105,7 @@ func TestProcessStopsWithinASecond(t *testing.T) {
 					}
 					made = true
 				}
-				var sources api.SourceList
+				var sources v1alpha1.SourceList
 				if err := getJSON(base+"/api/v1alpha1/sources", &sources); err != nil || len(sources.Items) != 1 {
 					return false
 				}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -182,17 +182,17 @@ func (a *Agent) startSources(ctx context.Context) error {
 	}
 	sc := a.cfg.Sources
 	if sc.StaticPodPath != "" {
-		if err := add(api.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.FileSource(a.decoder, ch) }); err != nil {
+		if err := add(v1alpha1.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.FileSource(a.decoder, ch) }); err != nil {
 			return err
 		}
 	}
 	if sc.StaticPodURL != "" {
-		if err := add(api.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.URLSource(a.decoder, ch) }); err != nil {
+		if err := add(v1alpha1.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.URLSource(a.decoder, ch) }); err != nil {
 			return err
 		}
 	}
 	if sc.EnableAPISource {
-		if err := add(api.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return apisource.FromConfig(sc, ch) }); err != nil {
+		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return apisource.FromConfig(sc, ch) }); err != nil {
 			return err
 		}
 	}

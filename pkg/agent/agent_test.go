@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 const webManifest = `apiVersion: v1
@@ -31,11 +31,11 @@ spec:
 `
 
 // staticPod waits until the file source's pod is known and returns it.
-func (ta *testAgent) staticPod(t *testing.T, name string) api.PodInfo {
+func (ta *testAgent) staticPod(t *testing.T, name string) v1alpha1.PodInfo {
 	t.Helper()
-	var found api.PodInfo
+	var found v1alpha1.PodInfo
 	ta.waitFor(t, "pod "+name, func() bool {
-		var list api.PodList
+		var list v1alpha1.PodList
 		ta.getJSON(t, "/api/v1alpha1/pods", &list)
 		for _, p := range list.Items {
 			if p.Name == name {
@@ -64,8 +64,8 @@ func TestEndpoints(t *testing.T) {
 	// then sandbox and container status), and the file source reports the
 	// broken file after the good one: each part below awaits what it checks.
 	t.Run("sources", func(t *testing.T) {
-		awaitJSON(t, ta, "/api/v1alpha1/sources", func(sl api.SourceList) error {
-			if sl.Kind != api.KindSourceList || sl.APIVersion != api.GroupVersion || sl.NodeName != "node-1" || !sl.AllSourcesSeen || sl.Mode != "incremental" {
+		awaitJSON(t, ta, "/api/v1alpha1/sources", func(sl v1alpha1.SourceList) error {
+			if sl.Kind != v1alpha1.KindSourceList || sl.APIVersion != v1alpha1.GroupVersion || sl.NodeName != "node-1" || !sl.AllSourcesSeen || sl.Mode != "incremental" {
 				return fmt.Errorf("source list header: %+v", sl)
 			}
 			if len(sl.Items) != 1 || sl.Items[0].Name != "file" || sl.Items[0].Pods != 1 || !sl.Items[0].Seen || sl.Items[0].Target != ta.manifests {
@@ -78,7 +78,7 @@ func TestEndpoints(t *testing.T) {
 		})
 	})
 	t.Run("pods", func(t *testing.T) {
-		awaitJSON(t, ta, "/api/v1alpha1/pods", func(list api.PodList) error {
+		awaitJSON(t, ta, "/api/v1alpha1/pods", func(list v1alpha1.PodList) error {
 			if len(list.Items) != 2 {
 				return fmt.Errorf("%d pods, want the static one and the runtime's: %+v", len(list.Items), list.Items)
 			}
@@ -95,15 +95,15 @@ func TestEndpoints(t *testing.T) {
 			}
 			return nil
 		})
-		var list api.PodList
+		var list v1alpha1.PodList
 		ta.getJSON(t, "/api/v1alpha1/pods?source=api", &list)
 		if len(list.Items) != 0 {
 			t.Fatalf("?source=api listed %+v", list.Items)
 		}
 	})
 	t.Run("one pod", func(t *testing.T) {
-		awaitJSON(t, ta, "/api/v1alpha1/pods/"+string(pod.UID), func(info api.PodInfo) error {
-			if info.Kind != api.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
+		awaitJSON(t, ta, "/api/v1alpha1/pods/"+string(pod.UID), func(info v1alpha1.PodInfo) error {
+			if info.Kind != v1alpha1.KindPod || info.Pod == nil || info.Pod.Spec.Containers[0].Image != "podsrc.local/testimg:v1" {
 				return fmt.Errorf("pod: %+v", info)
 			}
 			if info.Source != "file" || !info.Static || info.Origin != ta.manifests+"/web.yaml" || info.Runtime == nil || info.Runtime.SandboxID != sb ||
@@ -113,8 +113,8 @@ func TestEndpoints(t *testing.T) {
 			return nil
 		})
 		// A pod only the runtime has is served from the runtime alone.
-		awaitJSON(t, ta, "/api/v1alpha1/pods/orphan-uid", func(ghost api.PodInfo) error {
-			if ghost.Kind != api.KindPod || ghost.Name != "ghost" || ghost.Namespace != "kube-system" || ghost.Source != "" || ghost.Pod != nil ||
+		awaitJSON(t, ta, "/api/v1alpha1/pods/orphan-uid", func(ghost v1alpha1.PodInfo) error {
+			if ghost.Kind != v1alpha1.KindPod || ghost.Name != "ghost" || ghost.Namespace != "kube-system" || ghost.Source != "" || ghost.Pod != nil ||
 				ghost.Runtime == nil || ghost.Runtime.SandboxID != orphan {
 				return fmt.Errorf("runtime-only pod: %+v", ghost)
 			}
@@ -125,7 +125,7 @@ func TestEndpoints(t *testing.T) {
 		}
 	})
 	t.Run("pleg", func(t *testing.T) {
-		awaitJSON(t, ta, "/api/v1alpha1/pleg", func(st api.PLEGStatus) error {
+		awaitJSON(t, ta, "/api/v1alpha1/pleg", func(st v1alpha1.PLEGStatus) error {
 			if !st.Enabled || !st.Healthy || st.Relists == 0 || st.LastRelist == nil || st.RunningPods != 2 || st.EventsSent["ContainerStarted"] == 0 {
 				return fmt.Errorf("pleg: %+v", st)
 			}
@@ -133,9 +133,9 @@ func TestEndpoints(t *testing.T) {
 		})
 	})
 	t.Run("version", func(t *testing.T) {
-		var v api.Version
+		var v v1alpha1.Version
 		ta.getJSON(t, "/version", &v)
-		if v.NodeName != "node-1" || v.ServedVersion != api.VersionName || v.KubeletSemantics != "v1.36.3" || v.AgentVersion == "" {
+		if v.NodeName != "node-1" || v.ServedVersion != v1alpha1.VersionName || v.KubeletSemantics != "v1.36.3" || v.AgentVersion == "" {
 			t.Fatalf("version: %+v", v)
 		}
 	})

@@ -7,7 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -24,8 +24,8 @@ func timePtr(t time.Time) *metav1.Time {
 
 // sourceInfo combines what the merge counted of a source with the source's
 // own status; expose is --expose-pod-specs.
-func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bool) api.Source {
-	out := api.Source{Name: name}
+func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bool) v1alpha1.Source {
+	out := v1alpha1.Source{Name: name}
 	if ms != nil {
 		out.Seen = ms.Seen
 		out.Pods = ms.Pods
@@ -47,29 +47,29 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	out.LastError = served(st.LastError)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
 	for _, r := range st.Rejected {
-		out.RejectedFiles = append(out.RejectedFiles, api.RejectedFile{Path: r.Path, Error: served(r.Error), Since: metav1.NewTime(r.FirstSeen)})
+		out.RejectedFiles = append(out.RejectedFiles, v1alpha1.RejectedFile{Path: r.Path, Error: served(r.Error), Since: metav1.NewTime(r.FirstSeen)})
 	}
 	for _, s := range st.Shadowed {
-		out.ShadowedFiles = append(out.ShadowedFiles, api.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
+		out.ShadowedFiles = append(out.ShadowedFiles, v1alpha1.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
 	}
 	return out
 }
 
 // configEvent turns a notification of the merge into an event.
-func configEvent(u merge.PodUpdate) api.Event {
-	e := api.Event{Kind: api.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]api.PodRef, len(u.Pods))}
+func configEvent(u merge.PodUpdate) v1alpha1.Event {
+	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
-		e.Pods[i] = api.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
+		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
 	}
 	return e
 }
 
 // plegEvent turns a pod lifecycle event into an event; podLabels are the
 // labels of the pod as configured.
-func plegEvent(r pleg.EventRecord, podLabels map[string]string) api.Event {
+func plegEvent(r pleg.EventRecord, podLabels map[string]string) v1alpha1.Event {
 	sends := r.KubeletSends && r.Outcome != pleg.OutcomeDropped
-	return api.Event{
-		Kind:          api.EventKindPLEG,
+	return v1alpha1.Event{
+		Kind:          v1alpha1.EventKindPLEG,
 		Time:          metav1.NewMicroTime(r.Time),
 		PodUID:        r.ID,
 		PodName:       r.PodName,
@@ -86,9 +86,9 @@ func plegEvent(r pleg.EventRecord, podLabels map[string]string) api.Event {
 
 // podInfo describes a configured pod; origin is where a static pod came
 // from.
-func podInfo(s sourced, origin string) api.PodInfo {
+func podInfo(s sourced, origin string) v1alpha1.PodInfo {
 	p := s.pod
-	info := api.PodInfo{
+	info := v1alpha1.PodInfo{
 		Name:         p.Name,
 		Namespace:    p.Namespace,
 		UID:          p.UID,
@@ -98,7 +98,7 @@ func podInfo(s sourced, origin string) api.PodInfo {
 		ConfigMirror: p.Annotations[merge.ConfigMirrorAnnotation],
 		FirstSeen:    p.Annotations[merge.ConfigSeenAnnotation],
 	}
-	info.Static = s.source == api.SourceFile || s.source == api.SourceHTTP
+	info.Static = s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP
 	if info.Static {
 		info.Origin = origin
 		info.APIReferences = apiReferences(p)
@@ -109,8 +109,8 @@ func podInfo(s sourced, origin string) api.PodInfo {
 
 // runtimePod describes what the PLEG saw of a pod: the listing for states
 // and the status cache for exit codes, restart counts and IPs.
-func runtimePod(rp pleg.RuntimePod, cached pleg.CachedPod, haveCache bool) *api.RuntimePod {
-	out := &api.RuntimePod{}
+func runtimePod(rp pleg.RuntimePod, cached pleg.CachedPod, haveCache bool) *v1alpha1.RuntimePod {
+	out := &v1alpha1.RuntimePod{}
 	if len(rp.Sandboxes) > 0 {
 		out.SandboxID = rp.Sandboxes[0].ID
 		out.SandboxState = sandboxStateName(rp.Sandboxes[0].State)
@@ -132,7 +132,7 @@ func runtimePod(rp pleg.RuntimePod, cached pleg.CachedPod, haveCache bool) *api.
 			continue
 		}
 		seen[c.Name] = true
-		rc := api.RuntimeContainer{ID: c.ID, Name: c.Name, State: string(c.State)}
+		rc := v1alpha1.RuntimeContainer{ID: c.ID, Name: c.Name, State: string(c.State)}
 		if st, ok := statuses[c.ID]; ok {
 			rc.Image = st.Image
 			rc.RestartCount = st.RestartCount
@@ -158,8 +158,8 @@ func sandboxStateName(s pleg.ContainerState) string {
 }
 
 // latency converts a PLEG latency summary.
-func latency(s pleg.LatencySummary) api.Latency {
-	return api.Latency{Count: s.Count, Last: s.LastSeconds, P50: s.P50Seconds, P99: s.P99Seconds, Max: s.WindowMaxSeconds}
+func latency(s pleg.LatencySummary) v1alpha1.Latency {
+	return v1alpha1.Latency{Count: s.Count, Last: s.LastSeconds, P50: s.P50Seconds, P99: s.P99Seconds, Max: s.WindowMaxSeconds}
 }
 
 // servedPod returns the pod as the agent serves it: projected unless

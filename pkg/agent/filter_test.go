@@ -7,7 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1/querytest"
 )
 
@@ -25,14 +25,14 @@ func (ta *testAgent) publishCases(t *testing.T) uint64 {
 }
 
 // readToEnd returns the events of a stream up to its end message.
-func (c *streamClient) readToEnd(t *testing.T) (events []api.Event, end api.StreamMessage) {
+func (c *streamClient) readToEnd(t *testing.T) (events []v1alpha1.Event, end v1alpha1.StreamMessage) {
 	t.Helper()
 	for {
 		m := c.nextOf(t)
 		switch m.Type {
-		case api.MessageEvent:
+		case v1alpha1.MessageEvent:
 			events = append(events, *m.Event)
-		case api.MessageEnd:
+		case v1alpha1.MessageEnd:
 			if c.sc.Scan() {
 				t.Fatalf("the stream went on after its end: %s", c.sc.Text())
 			}
@@ -48,7 +48,7 @@ func (c *streamClient) readToEnd(t *testing.T) (events []api.Event, end api.Stre
 func TestStreamFilters(t *testing.T) {
 	ta := startAgent(t, nil)
 	base := ta.publishCases(t)
-	querytest.Run(t, base, func(t *testing.T, q api.EventQuery) []api.Event {
+	querytest.Run(t, base, func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.Event {
 		events, _ := ta.stream(t, "?"+q.Encode().Encode()).readToEnd(t)
 		return events
 	})
@@ -61,7 +61,7 @@ func TestStreamUntilAndTail(t *testing.T) {
 
 	t.Run("until now ends at the last event when the stream opened", func(t *testing.T) {
 		s := ta.stream(t, fmt.Sprintf("?since=%d&until=now", base))
-		if m := s.next(t); m.Type != api.MessageHeartbeat || m.Seq != base || m.Until == nil || *m.Until != last {
+		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != base || m.Until == nil || *m.Until != last {
 			t.Fatalf("opening message %+v, want a heartbeat at %d until %d", m, base, last)
 		}
 		ta.publish(1, "default")
@@ -80,7 +80,7 @@ func TestStreamUntilAndTail(t *testing.T) {
 	t.Run("until a later sequence number follows to it", func(t *testing.T) {
 		now := ta.hub.LastSeq()
 		s := ta.stream(t, fmt.Sprintf("?until=%d", now+2))
-		if m := s.next(t); m.Type != api.MessageHeartbeat || m.Seq != now || m.Until == nil || *m.Until != now+2 {
+		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != now || m.Until == nil || *m.Until != now+2 {
 			t.Fatalf("opening message %+v", m)
 		}
 		ta.publish(3, "default")
@@ -97,13 +97,13 @@ func TestStreamUntilAndTail(t *testing.T) {
 	})
 	t.Run("a tail, then the stream follows", func(t *testing.T) {
 		s := ta.stream(t, "?tail=1&kind=pleg")
-		if m := s.next(t); m.Type != api.MessageHeartbeat {
+		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat {
 			t.Fatalf("opening message %+v", m)
 		}
 		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last || m.Event.Type != "PodSync" {
 			t.Fatalf("tail: %+v, want event %d", m, last)
 		}
-		seq := ta.hub.Publish(api.Event{Kind: api.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
+		seq := ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
 		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
 			t.Fatalf("after the tail: %+v, want event %d", m, seq)
 		}
@@ -114,17 +114,17 @@ func TestHubSeqOfAMark(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	h := NewHub(10, "e", func() time.Time { return now })
 	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, time.Minute} {
-		h.Publish(api.Event{Time: metav1.NewMicroTime(now.Add(-age))})
+		h.Publish(v1alpha1.Event{Time: metav1.NewMicroTime(now.Add(-age))})
 	}
 	for _, tt := range []struct {
-		mark api.Mark
+		mark v1alpha1.Mark
 		want uint64
 	}{
-		{*api.SeqMark(2), 2},
-		{*api.AgeMark(0), 4},
-		{*api.AgeMark(90 * time.Minute), 2},
-		{*api.AgeMark(time.Hour), 2},
-		{*api.AgeMark(10 * time.Hour), 0},
+		{*v1alpha1.SeqMark(2), 2},
+		{*v1alpha1.AgeMark(0), 4},
+		{*v1alpha1.AgeMark(90 * time.Minute), 2},
+		{*v1alpha1.AgeMark(time.Hour), 2},
+		{*v1alpha1.AgeMark(10 * time.Hour), 0},
 	} {
 		if got := h.seqOf(tt.mark, now); got != tt.want {
 			t.Errorf("seqOf(%s) = %d, want %d", tt.mark, got, tt.want)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/version"
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -27,19 +27,19 @@ func (a *Agent) kubeletSemantics() string {
 }
 
 // Sources returns every configured source's state.
-func (a *Agent) Sources() api.SourceList {
+func (a *Agent) Sources() v1alpha1.SourceList {
 	stats := map[string]*merge.SourceStats{}
 	for _, st := range a.config.Stats() {
 		stats[st.Source] = &st
 	}
-	out := api.SourceList{
-		TypeMeta:       api.TypeMetaFor(api.KindSourceList),
+	out := v1alpha1.SourceList{
+		TypeMeta:       v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
 		NodeName:       a.cfg.Sources.NodeName,
 		Mode:           a.cfg.Mode.String(),
 		AllSourcesSeen: a.config.Ready(),
 		AgentVersion:   version.Version,
 		KubeletVersion: a.kubeletSemantics(),
-		Items:          []api.Source{},
+		Items:          []v1alpha1.Source{},
 	}
 	out.NodeKubeletVersion = a.nodeKubelet()
 	out.KubeletSkew = kubeletSkew(out.KubeletVersion, out.NodeKubeletVersion)
@@ -47,7 +47,7 @@ func (a *Agent) Sources() api.SourceList {
 		st := s.src.Status()
 		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name], a.cfg.ExposePodSpecs))
 	}
-	slices.SortFunc(out.Items, func(x, y api.Source) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(out.Items, func(x, y v1alpha1.Source) int { return strings.Compare(x.Name, y.Name) })
 	return out
 }
 
@@ -69,7 +69,7 @@ func (a *Agent) runtimeView() map[types.UID]pleg.RuntimePod {
 }
 
 // withRuntime joins the PLEG's view of the pod into info.
-func (a *Agent) withRuntime(info *api.PodInfo, rp pleg.RuntimePod) {
+func (a *Agent) withRuntime(info *v1alpha1.PodInfo, rp pleg.RuntimePod) {
 	cached, ok := a.pleg.Cache().Get(rp.ID)
 	info.Runtime = runtimePod(rp, cached, ok)
 }
@@ -84,15 +84,15 @@ func (a *Agent) configured() []sourced {
 }
 
 // podListHead is a pod list without its items.
-func (a *Agent) podListHead() api.PodList {
-	return api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: a.cfg.Sources.NodeName}
+func (a *Agent) podListHead() v1alpha1.PodList {
+	return v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: a.cfg.Sources.NodeName}
 }
 
 // eachPodInfo yields, one at a time, the items of a pod list: the
 // configured pods joined with the runtime's view (only sourceName's, when
 // set), then, without sourceName, the runtime's pods that no source
 // configures, sorted. It stops at the first error yield returns.
-func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(api.PodInfo) error) error {
+func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(v1alpha1.PodInfo) error) error {
 	rt := a.runtimeView()
 	uids := newKubeletUIDs(configured, rt)
 	configuredInRuntime := map[types.UID]bool{}
@@ -116,16 +116,16 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 	if sourceName != "" {
 		return nil
 	}
-	var orphans []api.PodInfo
+	var orphans []v1alpha1.PodInfo
 	for uid, rp := range rt {
 		if configuredInRuntime[uid] {
 			continue
 		}
-		info := api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: uid}
+		info := v1alpha1.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: uid}
 		a.withRuntime(&info, rp)
 		orphans = append(orphans, info)
 	}
-	slices.SortFunc(orphans, func(x, y api.PodInfo) int {
+	slices.SortFunc(orphans, func(x, y v1alpha1.PodInfo) int {
 		return strings.Compare(x.Namespace+"/"+x.Name+"/"+string(x.UID), y.Namespace+"/"+y.Name+"/"+string(y.UID))
 	})
 	for _, info := range orphans {
@@ -154,7 +154,7 @@ func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	err = writeWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(api.PodInfo) error) error {
+	err = writeWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(v1alpha1.PodInfo) error) error {
 		return a.eachPodInfo(configured, src, yield)
 	})
 	if err != nil {
@@ -178,24 +178,24 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Sources.NodeName)
 		return
 	}
-	var info api.PodInfo
+	var info v1alpha1.PodInfo
 	if ok {
 		info = podInfo(p, a.originOf(p))
 		info.Pod = servedPod(p.pod, a.cfg.ExposePodSpecs)
 	} else {
-		info = api.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
+		info = v1alpha1.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
 	}
 	if inRuntime {
 		a.withRuntime(&info, rp)
 	}
 	newKubeletUIDs(sameName, rt).set(&info)
-	info.TypeMeta = api.TypeMetaFor(api.KindPod)
+	info.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
 	writeJSON(w, http.StatusOK, info)
 }
 
 // PLEG returns the PLEG's health and statistics.
-func (a *Agent) PLEG() api.PLEGStatus {
-	out := api.PLEGStatus{TypeMeta: api.TypeMetaFor(api.KindPLEGStatus), NodeName: a.cfg.Sources.NodeName}
+func (a *Agent) PLEG() v1alpha1.PLEGStatus {
+	out := v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: a.cfg.Sources.NodeName}
 	if a.pleg == nil {
 		out.Message = "the PLEG is off: the agent has no --runtime-endpoint"
 		return out
@@ -210,12 +210,12 @@ func (a *Agent) PLEG() api.PLEGStatus {
 	out.Relists, out.RelistFailures = st.Relists, st.RelistFailures
 	out.RelistDuration = latency(st.RelistDuration)
 	out.RelistInterval = latency(st.RelistInterval)
-	out.Calls = map[string]api.Latency{}
+	out.Calls = map[string]v1alpha1.Latency{}
 	for name, l := range st.Calls {
 		out.Calls[name] = latency(l)
 	}
 	for _, p := range st.SlowestPods {
-		out.SlowestPods = append(out.SlowestPods, api.SlowPod{UID: p.PodID, Name: p.Name, Namespace: p.Namespace, Seconds: p.DurationSeconds, Time: metav1.NewTime(p.Time), Error: p.Error})
+		out.SlowestPods = append(out.SlowestPods, v1alpha1.SlowPod{UID: p.PodID, Name: p.Name, Namespace: p.Namespace, Seconds: p.DurationSeconds, Time: metav1.NewTime(p.Time), Error: p.Error})
 	}
 	out.EventsSent = map[string]uint64{}
 	for t, n := range st.EventsSent {
@@ -239,10 +239,10 @@ func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, api.Version{
-		TypeMeta:           api.TypeMetaFor(api.KindVersion),
+	writeJSON(w, http.StatusOK, v1alpha1.Version{
+		TypeMeta:           v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
 		AgentVersion:       version.Version,
-		ServedVersion:      api.VersionName,
+		ServedVersion:      v1alpha1.VersionName,
 		KubeletSemantics:   a.kubeletSemantics(),
 		NodeKubeletVersion: a.nodeKubelet(),
 		NodeName:           a.cfg.Sources.NodeName,

@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -238,12 +238,12 @@ func (ta *testAgent) stream(t *testing.T, query string) *streamClient {
 
 // next returns the next message, failing the test at the end of the stream.
 // A stuck stream is cut by the test's timeout.
-func (c *streamClient) next(t *testing.T) api.StreamMessage {
+func (c *streamClient) next(t *testing.T) v1alpha1.StreamMessage {
 	t.Helper()
 	if !c.sc.Scan() {
 		t.Fatalf("stream ended: %v", c.sc.Err())
 	}
-	var m api.StreamMessage
+	var m v1alpha1.StreamMessage
 	if err := json.Unmarshal(c.sc.Bytes(), &m); err != nil {
 		t.Fatalf("bad stream line %q: %v", c.sc.Text(), err)
 	}
@@ -251,10 +251,10 @@ func (c *streamClient) next(t *testing.T) api.StreamMessage {
 }
 
 // nextOf skips heartbeats.
-func (c *streamClient) nextOf(t *testing.T) api.StreamMessage {
+func (c *streamClient) nextOf(t *testing.T) v1alpha1.StreamMessage {
 	t.Helper()
 	for {
-		if m := c.next(t); m.Type != api.MessageHeartbeat {
+		if m := c.next(t); m.Type != v1alpha1.MessageHeartbeat {
 			return m
 		}
 	}

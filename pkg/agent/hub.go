@@ -7,7 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // DefaultEventBuffer is how many events the hub keeps for resuming streams.
@@ -46,7 +46,7 @@ type evictionMark struct {
 
 // hubEntry is an event and its stream line; neither changes once published.
 type hubEntry struct {
-	event *api.Event
+	event *v1alpha1.Event
 	line  []byte
 }
 
@@ -64,7 +64,7 @@ func NewHub(capacity int, epoch string, now func() time.Time) *Hub {
 
 // Publish assigns the event the next sequence number (and the current time
 // when it has none), keeps it, wakes the readers and returns the number.
-func (h *Hub) Publish(e api.Event) uint64 {
+func (h *Hub) Publish(e v1alpha1.Event) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last++
@@ -91,7 +91,7 @@ func (h *Hub) Publish(e api.Event) uint64 {
 // markEviction notes an event about to be evicted, so that SeqAt can tell
 // whether a time lies among evicted events. A mark is added only for a
 // second later than the last mark's.
-func (h *Hub) markEviction(e *api.Event) {
+func (h *Hub) markEviction(e *v1alpha1.Event) {
 	sec := e.Time.Unix()
 	if n := len(h.evicted); n > 0 && h.evicted[n-1].second >= sec {
 		return
@@ -104,8 +104,8 @@ func (h *Hub) markEviction(e *api.Event) {
 }
 
 // encodeLine returns the stream line that carries an event.
-func encodeLine(epoch string, e api.Event) []byte {
-	line, err := json.Marshal(api.StreamMessage{Type: api.MessageEvent, Epoch: epoch, Event: &e, Time: e.Time})
+func encodeLine(epoch string, e v1alpha1.Event) []byte {
+	line, err := json.Marshal(v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Epoch: epoch, Event: &e, Time: e.Time})
 	if err != nil {
 		// An Event holds only strings, numbers and times.
 		panic("encoding an event: " + err.Error())
@@ -124,7 +124,7 @@ func (h *Hub) LastSeq() uint64 {
 type Batch struct {
 	// Events follow the cursor without holes, oldest first; Lines holds
 	// the stream line of each. Both are shared: callers must not modify them.
-	Events []*api.Event
+	Events []*v1alpha1.Event
 	Lines  [][]byte
 	// MissedFrom and MissedTo, when MissedTo is not 0, are the events after
 	// the cursor that were evicted before this read: Events then starts at
@@ -218,7 +218,7 @@ func (h *Hub) scanFrom(t time.Time) uint64 {
 // TailFrom returns the sequence number after which the last n events of
 // after+1..upto that match begin, or after when fewer of those the hub
 // keeps match.
-func (h *Hub) TailFrom(after, upto uint64, n int, match func(*api.Event) bool) uint64 {
+func (h *Hub) TailFrom(after, upto uint64, n int, match func(*v1alpha1.Event) bool) uint64 {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.first == 0 || n <= 0 {

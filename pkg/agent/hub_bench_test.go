@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // BenchmarkHubPublish publishes config events while readers follow the hub
@@ -34,8 +34,8 @@ func BenchmarkHubPublish(b *testing.B) {
 					}
 				})
 			}
-			e := api.Event{Kind: api.EventKindConfig, Op: "UPDATE", Source: "api",
-				Pods: []api.PodRef{{Name: "web-5d8f7c9b6-abcde", Namespace: "default", UID: "00000000-0000-4000-8000-000000000001"}}}
+			e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "UPDATE", Source: "api",
+				Pods: []v1alpha1.PodRef{{Name: "web-5d8f7c9b6-abcde", Namespace: "default", UID: "00000000-0000-4000-8000-000000000001"}}}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {

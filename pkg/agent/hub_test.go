@@ -6,10 +6,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-func seqs(evs []*api.Event) []uint64 {
+func seqs(evs []*v1alpha1.Event) []uint64 {
 	out := make([]uint64, len(evs))
 	for i, e := range evs {
 		out[i] = e.Seq
@@ -42,7 +42,7 @@ func TestHubRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := NewHub(tt.capacity, "e", nil)
 			for range tt.publish {
-				h.Publish(api.Event{Kind: api.EventKindConfig})
+				h.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig})
 			}
 			h.Read(&b, tt.after, tt.max)
 			if got := seqs(b.Events); len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
@@ -64,7 +64,7 @@ func TestHubWakesReaders(t *testing.T) {
 		<-b.Wake
 		close(done)
 	}()
-	h.Publish(api.Event{Kind: api.EventKindPLEG})
+	h.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG})
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -79,7 +79,7 @@ func TestHubSeqAt(t *testing.T) {
 	hubAt := func(capacity int, offsets ...time.Duration) *Hub {
 		h := NewHub(capacity, "e", nil)
 		for _, off := range offsets {
-			h.Publish(api.Event{Time: metav1.NewMicroTime(now.Add(off))})
+			h.Publish(v1alpha1.Event{Time: metav1.NewMicroTime(now.Add(off))})
 		}
 		return h
 	}

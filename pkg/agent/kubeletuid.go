@@ -6,12 +6,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
-// Where a static pod's kubelet UID was read (api.PodInfo.KubeletUIDFrom).
+// Where a static pod's kubelet UID was read (v1alpha1.PodInfo.KubeletUIDFrom).
 const (
 	kubeletUIDFromMirror  = "mirror"
 	kubeletUIDFromSandbox = "sandbox"
@@ -46,7 +46,7 @@ func newKubeletUIDs(configured []sourced, rt map[types.UID]pleg.RuntimePod) kube
 
 // set fills in p's KubeletUID and KubeletUIDFrom when p is a static pod and
 // the node reveals its UID.
-func (k kubeletUIDs) set(p *api.PodInfo) {
+func (k kubeletUIDs) set(p *v1alpha1.PodInfo) {
 	if !p.Static {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -16,9 +16,9 @@ import (
 // mirror pod first, else a runtime pod of its name, and that a UID the
 // kubelet gave otherwise than podsrc shows as such.
 func TestKubeletUIDs(t *testing.T) {
-	static := api.PodInfo{Namespace: "kube-system", Name: "etcd-n1", UID: "podsrc-uid", Source: api.SourceFile, Static: true}
+	static := v1alpha1.PodInfo{Namespace: "kube-system", Name: "etcd-n1", UID: "podsrc-uid", Source: v1alpha1.SourceFile, Static: true}
 	mirror := func(uid string) sourced {
-		return sourced{source: api.SourceAPI, pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{
+		return sourced{source: v1alpha1.SourceAPI, pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "kube-system", Name: "etcd-n1", UID: "mirror-object-uid",
 			Annotations: map[string]string{merge.ConfigMirrorAnnotation: uid},
 		}}}
@@ -48,7 +48,7 @@ func TestKubeletUIDs(t *testing.T) {
 		})
 	}
 	// Pods that are not static get none.
-	p := api.PodInfo{Namespace: "kube-system", Name: "etcd-n1", UID: "x", Source: api.SourceAPI}
+	p := v1alpha1.PodInfo{Namespace: "kube-system", Name: "etcd-n1", UID: "x", Source: v1alpha1.SourceAPI}
 	newKubeletUIDs([]sourced{mirror("md5-uid")}, runtimePod("md5-uid")).set(&p)
 	if p.KubeletUID != "" {
 		t.Fatalf("a non-static pod got kubelet UID %q", p.KubeletUID)

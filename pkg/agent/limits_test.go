@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // rawGet opens a connection from the local address from (a loopback
@@ -46,12 +46,12 @@ func answer(t *testing.T, c net.Conn) *http.Response {
 func wantUnavailable(t *testing.T, resp *http.Response, limit string) {
 	t.Helper()
 	defer resp.Body.Close()
-	var st api.Status
+	var st v1alpha1.Status
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		t.Fatalf("503 body: %v", err)
 	}
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
-		st.Kind != api.KindStatus || st.Code != http.StatusServiceUnavailable || !strings.Contains(st.Message, limit) {
+		st.Kind != v1alpha1.KindStatus || st.Code != http.StatusServiceUnavailable || !strings.Contains(st.Message, limit) {
 		t.Fatalf("got %s Retry-After %q %+v, want 503 with Retry-After naming %q", resp.Status, resp.Header.Get("Retry-After"), st, limit)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // TestWriteWithItemsIsTheWholeEncoding writes pod lists and snapshot
@@ -20,11 +20,11 @@ func TestWriteWithItemsIsTheWholeEncoding(t *testing.T) {
 	// The node name holds what the splice looks for, escaped.
 	node := `node-1 "items":null <&>`
 	for _, n := range []int{0, 1, 3, 2000} {
-		items := make([]api.PodInfo, n)
+		items := make([]v1alpha1.PodInfo, n)
 		for i := range items {
-			items[i] = api.PodInfo{Name: fmt.Sprintf("web-%d", i), Namespace: "default", UID: types.UID(fmt.Sprint(i)), Source: api.SourceAPI, FirstSeen: "<&>"}
+			items[i] = v1alpha1.PodInfo{Name: fmt.Sprintf("web-%d", i), Namespace: "default", UID: types.UID(fmt.Sprint(i)), Source: v1alpha1.SourceAPI, FirstSeen: "<&>"}
 		}
-		each := func(yield func(api.PodInfo) error) error {
+		each := func(yield func(v1alpha1.PodInfo) error) error {
 			for _, it := range items {
 				if err := yield(it); err != nil {
 					return err
@@ -32,14 +32,14 @@ func TestWriteWithItemsIsTheWholeEncoding(t *testing.T) {
 			}
 			return nil
 		}
-		head := api.PodList{TypeMeta: api.TypeMetaFor(api.KindPodList), NodeName: node}
+		head := v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: node}
 		full := head
 		full.Items = items
 		if full.Items == nil {
-			full.Items = []api.PodInfo{}
+			full.Items = []v1alpha1.PodInfo{}
 		}
-		msg := func(l *api.PodList) api.StreamMessage {
-			return api.StreamMessage{Type: api.MessageSnapshot, Epoch: "e", Seq: 7, Snapshot: l, Time: metav1.NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC))}
+		msg := func(l *v1alpha1.PodList) v1alpha1.StreamMessage {
+			return v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Epoch: "e", Seq: 7, Snapshot: l, Time: metav1.NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC))}
 		}
 		tests := []struct {
 			name   string

@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -45,11 +45,11 @@ func newMetrics(a *Agent) *metrics {
 }
 
 func (m *metrics) configEvent(u merge.PodUpdate) {
-	m.events.WithLabelValues(api.EventKindConfig, u.Op.String()).Inc()
+	m.events.WithLabelValues(v1alpha1.EventKindConfig, u.Op.String()).Inc()
 }
 
 func (m *metrics) plegEvent(r pleg.EventRecord) {
-	m.events.WithLabelValues(api.EventKindPLEG, string(r.Type)).Inc()
+	m.events.WithLabelValues(v1alpha1.EventKindPLEG, string(r.Type)).Inc()
 }
 
 // stateCollector reads the merge's and the PLEG's counters at scrape time.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -44,7 +44,7 @@ func NewOptions() *Options {
 	return &Options{
 		RelistPeriod:    pleg.DefaultRelistPeriod,
 		RelistThreshold: pleg.DefaultRelistThreshold,
-		ListenAddress:   fmt.Sprintf(":%d", api.DefaultAgentPort),
+		ListenAddress:   fmt.Sprintf(":%d", v1alpha1.DefaultAgentPort),
 		Mode:            merge.Incremental.String(),
 		EventBuffer:     DefaultEventBuffer,
 		Heartbeat:       DefaultHeartbeat,

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // TestPLEGEventReachesTheHubDuringTheRelist sets a relist period far longer
@@ -25,7 +25,7 @@ func TestPLEGEventReachesTheHubDuringTheRelist(t *testing.T) {
 	}
 	var b Batch
 	ta.hub.Read(&b, after, ta.cfg.EventBuffer)
-	if len(b.Events) != 1 || b.Events[0].Kind != api.EventKindPLEG || b.Events[0].Type != "ContainerStarted" || b.Events[0].Data != sb {
+	if len(b.Events) != 1 || b.Events[0].Kind != v1alpha1.EventKindPLEG || b.Events[0].Type != "ContainerStarted" || b.Events[0].Data != sb {
 		t.Fatalf("hub after the relist: %+v, want the ContainerStarted of sandbox %s", b.Events, sb)
 	}
 	m := s.nextOf(t)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // planter fills every string, map and slice of a value with unique secrets,
@@ -181,7 +181,7 @@ func TestServedPodsHoldOnlyTheProjection(t *testing.T) {
 		m := stream.nextOf(t)
 		line, _ := yaml.Marshal(m)
 		lines = append(lines, string(line))
-		if m.Event != nil && m.Event.Kind == api.EventKindConfig && slices.ContainsFunc(m.Event.Pods, func(r api.PodRef) bool { return r.UID == info.UID }) {
+		if m.Event != nil && m.Event.Kind == v1alpha1.EventKindConfig && slices.ContainsFunc(m.Event.Pods, func(r v1alpha1.PodRef) bool { return r.UID == info.UID }) {
 			break
 		}
 	}
@@ -212,7 +212,7 @@ func TestServedPodsHoldOnlyTheProjection(t *testing.T) {
 			t.Errorf("the pod's projection lacks %s", path)
 		}
 	}
-	var got api.PodInfo
+	var got v1alpha1.PodInfo
 	ta.getJSON(t, "/api/v1alpha1/pods/"+string(info.UID), &got)
 	vol := got.Pod.Spec.Volumes
 	if len(vol) != 1 || vol[0].HostPath == nil || vol[0].HostPath.Path != "" || got.Pod.Spec.Containers[0].LivenessProbe.Exec == nil {

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // parseSource checks a ?source= value: empty or a kubelet source name.
 func parseSource(s string) (string, error) {
 	switch s {
-	case "", api.SourceFile, api.SourceHTTP, api.SourceAPI:
+	case "", v1alpha1.SourceFile, v1alpha1.SourceHTTP, v1alpha1.SourceAPI:
 		return s, nil
 	}
 	return "", fmt.Errorf("source %q: want file, http or api", s)
@@ -19,7 +19,7 @@ func parseSource(s string) (string, error) {
 // checkAhead refuses a since that is ahead of the agent's last sequence
 // number last in its own epoch (or with none given): the client's number
 // is not this agent's, and waiting for it would be silence.
-func checkAhead(q api.EventQuery, last uint64, epoch string) error {
+func checkAhead(q v1alpha1.EventQuery, last uint64, epoch string) error {
 	if q.Since == nil || q.Since.IsAge || q.Since.Seq <= last || (q.Epoch != "" && q.Epoch != epoch) {
 		return nil
 	}
@@ -30,7 +30,7 @@ func checkAhead(q api.EventQuery, last uint64, epoch string) error {
 // seqOf returns the sequence number a mark stands for in the hub: a
 // sequence number as it is, an age as the last event older than it, now as
 // the last event.
-func (h *Hub) seqOf(m api.Mark, now time.Time) uint64 {
+func (h *Hub) seqOf(m v1alpha1.Mark, now time.Time) uint64 {
 	switch {
 	case !m.IsAge:
 		return m.Seq

@@ -3,7 +3,7 @@ package agent
 import (
 	"testing"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // FuzzParseSource checks the ?source= parser accepts exactly the kubelet's
@@ -14,7 +14,7 @@ func FuzzParseSource(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := parseSource(s)
-		valid := s == "" || s == api.SourceFile || s == api.SourceHTTP || s == api.SourceAPI
+		valid := s == "" || s == v1alpha1.SourceFile || s == v1alpha1.SourceHTTP || s == v1alpha1.SourceAPI
 		if valid != (err == nil) || (err == nil && got != s) {
 			t.Fatalf("parseSource(%q) = %q, %v", s, got, err)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Server limits: the agent listens on the node's network.
@@ -122,8 +122,8 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 }
 
 // errorStatus is the Status of an error answer.
-func errorStatus(code int, msg string) api.Status {
-	return api.Status{TypeMeta: api.TypeMetaFor(api.KindStatus), Code: code, Message: msg}
+func errorStatus(code int, msg string) v1alpha1.Status {
+	return v1alpha1.Status{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStatus), Code: code, Message: msg}
 }
 
 // statusJSON returns a Status as writeError encodes it.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -19,7 +19,7 @@ func (nodeSource) Run(ctx context.Context) { <-ctx.Done() }
 func (nodeSource) Origin(string) (string, bool) { return "", false }
 
 func (s nodeSource) Status() source.Status {
-	return source.Status{Kind: api.SourceAPI, NodeKubeletVersion: s.kubelet}
+	return source.Status{Kind: v1alpha1.SourceAPI, NodeKubeletVersion: s.kubelet}
 }
 
 // TestSkewedAgentReportsItself runs an agent reproducing kubelet v1.36.3
@@ -40,10 +40,10 @@ func TestSkewedAgentReportsItself(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ta := startAgentWith(t, nil, []namedSource{{name: api.SourceAPI, src: nodeSource{kubelet: tt.kubelet}}})
-			var sources api.SourceList
+			ta := startAgentWith(t, nil, []namedSource{{name: v1alpha1.SourceAPI, src: nodeSource{kubelet: tt.kubelet}}})
+			var sources v1alpha1.SourceList
 			ta.getJSON(t, "/api/v1alpha1/sources", &sources)
-			var version api.Version
+			var version v1alpha1.Version
 			ta.getJSON(t, "/version", &version)
 			code, body := ta.get(t, "/readyz")
 			if sources.NodeKubeletVersion != tt.kubelet || version.NodeKubeletVersion != tt.kubelet {

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Stream limits.
@@ -33,7 +33,7 @@ var errLagging = errors.New("stream fell behind")
 
 // handleEvents streams the event sequence as newline-delimited JSON.
 func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
-	q, err := api.ParseEventQuery(r.URL.Query())
+	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
 	if err == nil {
 		err = checkAhead(q, a.hub.LastSeq(), a.epoch)
 	}
@@ -97,7 +97,7 @@ type stream struct {
 }
 
 // send writes a message other than a published event.
-func (s *stream) send(m api.StreamMessage) error {
+func (s *stream) send(m v1alpha1.StreamMessage) error {
 	m.Epoch = s.epoch
 	if m.Time.IsZero() {
 		m.Time = metav1.NowMicro()
@@ -109,8 +109,8 @@ func (s *stream) send(m api.StreamMessage) error {
 // sendSnapshot writes a snapshot message, its pods one at a time (see
 // writeWithItems), so that a client that reads it slowly holds no encoding
 // of the whole snapshot.
-func (s *stream) sendSnapshot(seq uint64, head api.PodList, each func(yield func(api.PodInfo) error) error) error {
-	doc, err := json.Marshal(api.StreamMessage{Type: api.MessageSnapshot, Epoch: s.epoch, Seq: seq, Snapshot: &head, Time: metav1.NowMicro()})
+func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield func(v1alpha1.PodInfo) error) error) error {
+	doc, err := json.Marshal(v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Epoch: s.epoch, Seq: seq, Snapshot: &head, Time: metav1.NowMicro()})
 	if err != nil {
 		return fmt.Errorf("encoding the snapshot: %w", err)
 	}
@@ -124,14 +124,14 @@ func (s *stream) sendSnapshot(seq uint64, head api.PodList, each func(yield func
 // them, unless this stream's filter changed an event. The lines go out in
 // writes of up to streamWriteSize rather than one by one, which keeps a
 // busy stream's system calls few and its buffer small.
-func (s *stream) sendEvents(q *api.EventQuery) (cursor uint64, err error) {
+func (s *stream) sendEvents(q *v1alpha1.EventQuery) (cursor uint64, err error) {
 	for i, e := range s.batch.Events {
 		cursor = e.Seq
 		fe, keep, trimmed := q.Match(*e)
 		switch {
 		case !keep:
 		case trimmed:
-			line, merr := json.Marshal(api.StreamMessage{Type: api.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
+			line, merr := json.Marshal(v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Epoch: s.epoch, Event: &fe, Time: fe.Time})
 			if merr != nil {
 				return cursor, fmt.Errorf("encoding event %d: %w", fe.Seq, merr)
 			}
@@ -187,17 +187,17 @@ func (s *stream) extendDeadline() {
 
 // serveStream writes the stream until the client goes, the agent stops,
 // the client falls behind or the stream reaches its query's Until.
-func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error {
+func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) error {
 	now := time.Now()
 	var cursor uint64
 	resuming := true
 	// opening is the heartbeat that says where the stream starts (and
 	// ends), when it needs one.
-	var opening *api.StreamMessage
+	var opening *v1alpha1.StreamMessage
 	switch {
 	case q.Since != nil && !q.Since.IsAge && q.Epoch != "" && q.Epoch != a.epoch:
 		// The client's sequence numbers are another agent process's.
-		if err := s.send(api.StreamMessage{Type: api.MessageReset}); err != nil {
+		if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageReset}); err != nil {
 			return err
 		}
 	case q.Snapshot:
@@ -206,7 +206,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 		configured := a.view.list()
 		a.viewMu.Unlock()
 		sortSourced(configured)
-		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(api.PodInfo) error) error {
+		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
 			return a.eachPodInfo(configured, "", yield)
 		})
 		s.snapshotWritten()
@@ -222,12 +222,12 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 		// without a silent loss.
 		cursor = a.hub.LastSeq()
 		resuming = false
-		opening = &api.StreamMessage{Type: api.MessageHeartbeat}
+		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
 	}
 	until := uint64(math.MaxUint64)
 	if q.Until != nil {
 		until = a.hub.seqOf(*q.Until, now)
-		opening = &api.StreamMessage{Type: api.MessageHeartbeat, Until: &until}
+		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}
 	}
 	if q.Tail > 0 && !q.Snapshot {
 		// The tail's events are history, all of it when no since bounds
@@ -236,13 +236,13 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 		if q.Since == nil {
 			after = 0
 		}
-		cursor = a.hub.TailFrom(after, min(until, a.hub.LastSeq()), q.Tail, func(e *api.Event) bool {
+		cursor = a.hub.TailFrom(after, min(until, a.hub.LastSeq()), q.Tail, func(e *v1alpha1.Event) bool {
 			_, keep, _ := q.Match(*e)
 			return keep
 		})
 		resuming = true
 		if opening == nil {
-			opening = &api.StreamMessage{Type: api.MessageHeartbeat}
+			opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
 		}
 	}
 	if opening != nil {
@@ -260,7 +260,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 	var lastRead time.Time
 	for {
 		if cursor >= until {
-			if err := s.send(api.StreamMessage{Type: api.MessageEnd, Seq: until}); err != nil {
+			if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageEnd, Seq: until}); err != nil {
 				return err
 			}
 			return s.flush()
@@ -271,12 +271,12 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 		b.bound(until)
 		if b.MissedTo != 0 {
 			if !resuming {
-				_ = s.send(api.StreamMessage{Type: api.MessageLagging, Seq: cursor})
+				_ = s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageLagging, Seq: cursor})
 				_ = s.flush()
 				return errLagging
 			}
 			// The client asked for events older than the buffer keeps.
-			if err := s.send(api.StreamMessage{Type: api.MessageGap, From: b.MissedFrom, To: b.MissedTo}); err != nil {
+			if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: b.MissedFrom, To: b.MissedTo}); err != nil {
 				return err
 			}
 			cursor = b.MissedTo
@@ -313,7 +313,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *api.EventQuery) error
 				}
 			}
 		case <-heartbeat.C:
-			if err := s.send(api.StreamMessage{Type: api.MessageHeartbeat, Seq: cursor}); err != nil {
+			if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Seq: cursor}); err != nil {
 				return err
 			}
 			if err := s.flush(); err != nil {

@@ -18,7 +18,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
@@ -26,8 +26,8 @@ import (
 func (ta *testAgent) publish(n int, namespace string) uint64 {
 	var last uint64
 	for i := range n {
-		last = ta.hub.Publish(api.Event{Kind: api.EventKindConfig, Op: "ADD", Source: "api",
-			Pods: []api.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
+		last = ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "api",
+			Pods: []v1alpha1.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
 	}
 	return last
 }
@@ -42,7 +42,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		ta.publish(3, "default")
 		s := ta.stream(t, fmt.Sprintf("?since=%d", last+1))
 		for _, want := range []uint64{last + 2, last + 3} {
-			if m := s.nextOf(t); m.Type != api.MessageEvent || m.Event.Seq != want {
+			if m := s.nextOf(t); m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
 				t.Fatalf("got %+v, want event %d", m, want)
 			}
 		}
@@ -57,7 +57,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	t.Run("snapshot then the events after it", func(t *testing.T) {
 		s := ta.stream(t, "?snapshot=true")
 		m := s.next(t)
-		if m.Type != api.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.hub.LastSeq() {
+		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.hub.LastSeq() {
 			t.Fatalf("snapshot: %+v", m)
 		}
 		last := ta.publish(1, "default")
@@ -68,8 +68,8 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	t.Run("filters", func(t *testing.T) {
 		start := ta.hub.LastSeq()
 		ta.publish(1, "other")
-		ta.hub.Publish(api.Event{Kind: api.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
-		ta.hub.Publish(api.Event{Kind: api.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []api.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
+		ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
+		ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []v1alpha1.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
 		tests := []struct {
 			query string
 			want  []string
@@ -88,7 +88,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 					if got != want {
 						t.Fatalf("got %s, want %s", got, want)
 					}
-					if tt.query == "&namespace=default" && m.Event.Kind == api.EventKindConfig && len(m.Event.Pods) != 1 {
+					if tt.query == "&namespace=default" && m.Event.Kind == v1alpha1.EventKindConfig && len(m.Event.Pods) != 1 {
 						t.Fatalf("namespace filter kept %+v", m.Event.Pods)
 					}
 				}
@@ -97,7 +97,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	})
 	t.Run("heartbeat", func(t *testing.T) {
 		s := ta.stream(t, "")
-		if m := s.next(t); m.Type != api.MessageHeartbeat || m.Seq != ta.hub.LastSeq() || m.Epoch != ta.epoch {
+		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.hub.LastSeq() || m.Epoch != ta.epoch {
 			t.Fatalf("got %+v, want a heartbeat", m)
 		}
 	})
@@ -130,7 +130,7 @@ func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {
 			query, from := tt.query(base)
 			s := ta.stream(t, query)
 			m := s.nextOf(t)
-			if m.Type != api.MessageGap || m.From != from || m.To != last-5 {
+			if m.Type != v1alpha1.MessageGap || m.From != from || m.To != last-5 {
 				t.Fatalf("got %+v, want a gap %d..%d", m, from, last-5)
 			}
 			for seq := last - 4; seq <= last; seq++ {
@@ -146,7 +146,7 @@ func TestStreamResetAfterAgentRestart(t *testing.T) {
 	ta := startAgent(t, nil)
 	ta.publish(2, "default")
 	s := ta.stream(t, "?since=500&epoch=an-older-agent")
-	if m := s.next(t); m.Type != api.MessageReset || m.Epoch != ta.epoch {
+	if m := s.next(t); m.Type != v1alpha1.MessageReset || m.Epoch != ta.epoch {
 		t.Fatalf("got %+v, want a reset", m)
 	}
 	if m := s.nextOf(t); m.Event == nil || m.Event.Seq != 1 {
@@ -183,7 +183,7 @@ func TestStreamRefusesASinceAhead(t *testing.T) {
 			if tt.want != http.StatusBadRequest {
 				return
 			}
-			var st api.Status
+			var st v1alpha1.Status
 			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 				t.Fatal(err)
 			}
@@ -230,15 +230,15 @@ func TestManyStreamsOneStuck(t *testing.T) {
 			sc := bufio.NewScanner(resp.Body)
 			want := start + 1
 			for want <= start+events && sc.Scan() {
-				var m api.StreamMessage
+				var m v1alpha1.StreamMessage
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 					errs <- err
 					return
 				}
-				if m.Type == api.MessageHeartbeat {
+				if m.Type == v1alpha1.MessageHeartbeat {
 					continue
 				}
-				if m.Type != api.MessageEvent || m.Event.Seq != want {
+				if m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
 					errs <- fmt.Errorf("reader %d: got %s %v, want event %d", i, m.Type, m.Event, want)
 					return
 				}
@@ -314,11 +314,11 @@ func TestManyStreamsOneStuck(t *testing.T) {
 func TestPLEGEventsOnTheStream(t *testing.T) {
 	ta := startAgent(t, nil)
 	s := ta.stream(t, "?kind=pleg")
-	next := func(typ, data string, sends bool) *api.Event {
+	next := func(typ, data string, sends bool) *v1alpha1.Event {
 		t.Helper()
 		m := s.nextOf(t)
 		e := m.Event
-		if e == nil || e.Kind != api.EventKindPLEG || e.Type != typ || e.Data != data || e.PodUID != "uid-1" || e.PodName != "web" ||
+		if e == nil || e.Kind != v1alpha1.EventKindPLEG || e.Type != typ || e.Data != data || e.PodUID != "uid-1" || e.PodName != "web" ||
 			e.Namespace != "default" || e.KubeletSends == nil || *e.KubeletSends != sends {
 			t.Fatalf("got %+v, want %s of %s with kubeletSends %v", m, typ, data, sends)
 		}
@@ -367,7 +367,7 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 		var b Batch
 		ta.hub.Read(&b, 0, ta.cfg.EventBuffer)
 		for _, e := range b.Events {
-			if e.Kind == api.EventKindPLEG && e.Type == typ && e.Data == sb {
+			if e.Kind == v1alpha1.EventKindPLEG && e.Type == typ && e.Data == sb {
 				n++
 			}
 		}
@@ -408,14 +408,14 @@ func (w *heldWriter) Write(p []byte) (int, error) {
 }
 
 // messages returns what the stream wrote, decoded.
-func (w *heldWriter) messages(t *testing.T) []api.StreamMessage {
+func (w *heldWriter) messages(t *testing.T) []v1alpha1.StreamMessage {
 	t.Helper()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []api.StreamMessage
+	var out []v1alpha1.StreamMessage
 	dec := json.NewDecoder(bytes.NewReader(w.body))
 	for dec.More() {
-		var m api.StreamMessage
+		var m v1alpha1.StreamMessage
 		if err := dec.Decode(&m); err != nil {
 			t.Fatalf("decoding the stream: %v", err)
 		}
@@ -463,9 +463,9 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 
 	msgs := w.messages(t)
 	want := []string{
-		fmt.Sprintf("%s seq=%d", api.MessageHeartbeat, start),
-		fmt.Sprintf("%s seq=%d", api.MessageEvent, first),
-		fmt.Sprintf("%s seq=%d", api.MessageLagging, first),
+		fmt.Sprintf("%s seq=%d", v1alpha1.MessageHeartbeat, start),
+		fmt.Sprintf("%s seq=%d", v1alpha1.MessageEvent, first),
+		fmt.Sprintf("%s seq=%d", v1alpha1.MessageLagging, first),
 	}
 	var got []string
 	for _, m := range msgs {
@@ -488,10 +488,10 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 // and with a filter that rewrites an event: each arrives whole, in order.
 func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
 	ta := startAgent(t, nil)
-	big := func(namespace string, n int) api.Event {
-		e := api.Event{Kind: api.EventKindConfig, Op: "SET", Source: "api"}
+	big := func(namespace string, n int) v1alpha1.Event {
+		e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "SET", Source: "api"}
 		for i := range n {
-			e.Pods = append(e.Pods, api.PodRef{Name: fmt.Sprintf("pod-%05d", i), Namespace: namespace, UID: types.UID(fmt.Sprintf("uid-%05d", i))})
+			e.Pods = append(e.Pods, v1alpha1.PodRef{Name: fmt.Sprintf("pod-%05d", i), Namespace: namespace, UID: types.UID(fmt.Sprintf("uid-%05d", i))})
 		}
 		return e
 	}
@@ -499,7 +499,7 @@ func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
 	// filter to those of the one asked for.
 	mixed := big("default", 3000)
 	mixed.Pods = append(mixed.Pods, big("kube-system", 2).Pods...)
-	events := []api.Event{big("default", 1), big("default", 3000), big("default", 2), mixed, big("default", 4000), big("default", 1)}
+	events := []v1alpha1.Event{big("default", 1), big("default", 3000), big("default", 2), mixed, big("default", 4000), big("default", 1)}
 	for _, tt := range []struct{ name, query string }{
 		{name: "no filter"},
 		{name: "namespace filter", query: "&namespace=default"},

@@ -7,7 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 )
 
@@ -60,7 +60,7 @@ type sourced struct {
 // get returns the view's pod with the UID. A UID that two sources configure
 // is answered, as in sortSourced's order, with the pod of the source first by name.
 func (v *view) get(uid types.UID) (sourced, bool) {
-	for _, src := range [...]string{api.SourceAPI, api.SourceFile, api.SourceHTTP} {
+	for _, src := range [...]string{v1alpha1.SourceAPI, v1alpha1.SourceFile, v1alpha1.SourceHTTP} {
 		if p, ok := v.pods[viewKey{src, uid}]; ok {
 			return sourced{source: src, pod: p}, true
 		}

@@ -26,7 +26,7 @@ import (
 
 	authnv1 "k8s.io/api/authentication/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/test/cluster"
 )
@@ -112,8 +112,8 @@ spec:
 
 // podsNamed returns the agent's rows of namespace/name, one per source (and
 // a runtime-only row, if any).
-func podsNamed(l *api.PodList, namespace, name string) []api.PodInfo {
-	var out []api.PodInfo
+func podsNamed(l *v1alpha1.PodList, namespace, name string) []v1alpha1.PodInfo {
+	var out []v1alpha1.PodInfo
 	for _, p := range l.Items {
 		if p.Namespace == namespace && p.Name == name {
 			out = append(out, p)
@@ -122,7 +122,7 @@ func podsNamed(l *api.PodList, namespace, name string) []api.PodInfo {
 	return out
 }
 
-func describePods(ps []api.PodInfo) string {
+func describePods(ps []v1alpha1.PodInfo) string {
 	var b strings.Builder
 	for _, p := range ps {
 		fmt.Fprintf(&b, "[%s %s/%s uid=%s hash=%s static=%v mirror=%v runtime=%v] ", p.Source, p.Namespace, p.Name, p.UID, p.ConfigHash, p.Static, p.Mirror, p.Runtime != nil)
@@ -138,7 +138,7 @@ func testFileSource(t *testing.T, e *env) {
 	path := c.WriteStaticPod(t, "e2e-file.yaml", staticManifest(c, "e2e-file", "one", "-sleep", "0"))
 
 	// Added: an ADD from the file source and a row with source file.
-	add := e.waitEvent(t, mark, "ADD file "+name, configEvent("ADD", api.SourceFile, agentTestNS, name, ""))
+	add := e.waitEvent(t, mark, "ADD file "+name, configEvent("ADD", v1alpha1.SourceFile, agentTestNS, name, ""))
 	firstUID := string(add.Pods[0].UID)
 	var hash1 string
 	e.pollFor(t, "a file row for "+name, pollTimeout, func(ctx context.Context) (bool, string, error) {
@@ -148,7 +148,7 @@ func testFileSource(t *testing.T, e *env) {
 		}
 		ps := podsNamed(l, agentTestNS, name)
 		for _, p := range ps {
-			if p.Source == api.SourceFile && p.Static && string(p.UID) == firstUID && p.ConfigHash == firstUID {
+			if p.Source == v1alpha1.SourceFile && p.Static && string(p.UID) == firstUID && p.ConfigHash == firstUID {
 				hash1 = p.ConfigHash
 				return true, "", nil
 			}
@@ -160,12 +160,12 @@ func testFileSource(t *testing.T, e *env) {
 	// changed label is a new pod: the old UID is removed, the new added.
 	mark = e.rec.mark()
 	c.WriteStaticPod(t, "e2e-file.yaml", staticManifest(c, "e2e-file", "two", "-sleep", "0"))
-	e.waitEvent(t, mark, "REMOVE file of the old UID "+firstUID, configEvent("REMOVE", api.SourceFile, "", "", firstUID))
-	add2 := e.waitEvent(t, mark, "ADD file "+name+" with a new UID", func(ev *api.Event) bool {
-		return configEvent("ADD", api.SourceFile, agentTestNS, name, "")(ev) && string(ev.Pods[0].UID) != firstUID
+	e.waitEvent(t, mark, "REMOVE file of the old UID "+firstUID, configEvent("REMOVE", v1alpha1.SourceFile, "", "", firstUID))
+	add2 := e.waitEvent(t, mark, "ADD file "+name+" with a new UID", func(ev *v1alpha1.Event) bool {
+		return configEvent("ADD", v1alpha1.SourceFile, agentTestNS, name, "")(ev) && string(ev.Pods[0].UID) != firstUID
 	})
 	e.pollFor(t, "the file row of "+name+" to carry the new hash", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, api.SourceFile)
+		l, err := a.Pods(ctx, v1alpha1.SourceFile)
 		if err != nil {
 			return false, "", err
 		}
@@ -186,11 +186,11 @@ func testFileSource(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		f := findSource(*l, api.SourceFile)
+		f := findSource(*l, v1alpha1.SourceFile)
 		if f == nil {
 			return false, "no file source", nil
 		}
-		pl, err := a.Pods(ctx, api.SourceFile)
+		pl, err := a.Pods(ctx, v1alpha1.SourceFile)
 		if err != nil {
 			return false, "", err
 		}
@@ -205,8 +205,10 @@ func testFileSource(t *testing.T, e *env) {
 			}
 		}
 		ps := podsNamed(pl, agentTestNS, name)
-		rejected := slices.ContainsFunc(f.RejectedFiles, func(r api.RejectedFile) bool { return r.Path == bad && strings.Contains(r.Error, "spec.containers") })
-		shadowed := slices.ContainsFunc(f.ShadowedFiles, func(s api.ShadowedFile) bool { return s.Path == path && s.By == shadow })
+		rejected := slices.ContainsFunc(f.RejectedFiles, func(r v1alpha1.RejectedFile) bool {
+			return r.Path == bad && strings.Contains(r.Error, "spec.containers")
+		})
+		shadowed := slices.ContainsFunc(f.ShadowedFiles, func(s v1alpha1.ShadowedFile) bool { return s.Path == path && s.By == shadow })
 		ok := rejected && shadowed && len(ps) == 1 && ps[0].UID != add2.Pods[0].UID && ps[0].UID == kubeletUID
 		if ok {
 			winner = ps[0].UID
@@ -221,12 +223,12 @@ func testFileSource(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		f := findSource(*s, api.SourceFile)
-		l, err := a.Pods(ctx, api.SourceFile)
+		f := findSource(*s, v1alpha1.SourceFile)
+		l, err := a.Pods(ctx, v1alpha1.SourceFile)
 		if err != nil {
 			return false, "", err
 		}
-		rejected := slices.ContainsFunc(f.RejectedFiles, func(r api.RejectedFile) bool { return r.Path == bad })
+		rejected := slices.ContainsFunc(f.RejectedFiles, func(r v1alpha1.RejectedFile) bool { return r.Path == bad })
 		ps := podsNamed(l, agentTestNS, "e2e-bad-"+c.NodeName)
 		return !rejected && len(ps) == 1, fmt.Sprintf("rejected=%+v pods=%s", f.RejectedFiles, describePods(ps)), nil
 	})
@@ -236,8 +238,8 @@ func testFileSource(t *testing.T, e *env) {
 	if err := os.Remove(shadow); err != nil {
 		t.Fatal(err)
 	}
-	e.waitEvent(t, mark, "REMOVE file of the shadowing pod "+string(winner), configEvent("REMOVE", api.SourceFile, "", "", string(winner)))
-	e.waitEvent(t, mark, "ADD file of "+path+"'s pod again", configEvent("ADD", api.SourceFile, "", "", string(add2.Pods[0].UID)))
+	e.waitEvent(t, mark, "REMOVE file of the shadowing pod "+string(winner), configEvent("REMOVE", v1alpha1.SourceFile, "", "", string(winner)))
+	e.waitEvent(t, mark, "ADD file of "+path+"'s pod again", configEvent("ADD", v1alpha1.SourceFile, "", "", string(add2.Pods[0].UID)))
 
 	// Removed: a REMOVE and no row.
 	if err := os.Remove(bad); err != nil {
@@ -247,9 +249,9 @@ func testFileSource(t *testing.T, e *env) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	e.waitEvent(t, mark, "REMOVE file "+name, configEvent("REMOVE", api.SourceFile, "", "", string(add2.Pods[0].UID)))
+	e.waitEvent(t, mark, "REMOVE file "+name, configEvent("REMOVE", v1alpha1.SourceFile, "", "", string(add2.Pods[0].UID)))
 	e.pollFor(t, "no file rows and no shadowed files left of "+name, pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, api.SourceFile)
+		l, err := a.Pods(ctx, v1alpha1.SourceFile)
 		if err != nil {
 			return false, "", err
 		}
@@ -257,10 +259,10 @@ func testFileSource(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		f := findSource(*s, api.SourceFile)
+		f := findSource(*s, v1alpha1.SourceFile)
 		ps := podsNamed(l, agentTestNS, name)
 		// Only this test's files count: other static pods may be on the node.
-		mine := slices.ContainsFunc(f.ShadowedFiles, func(s api.ShadowedFile) bool {
+		mine := slices.ContainsFunc(f.ShadowedFiles, func(s v1alpha1.ShadowedFile) bool {
 			return s.Path == path || s.By == path || s.Path == shadow || s.By == shadow
 		})
 		return len(ps) == 0 && !mine, fmt.Sprintf("pods=%s shadowed=%+v", describePods(ps), f.ShadowedFiles), nil
@@ -307,14 +309,14 @@ func testAPISource(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	uid := string(p.UID)
-	e.waitEvent(t, mark, "ADD api e2e-api", configEvent("ADD", api.SourceAPI, "", "", uid))
+	e.waitEvent(t, mark, "ADD api e2e-api", configEvent("ADD", v1alpha1.SourceAPI, "", "", uid))
 
 	mark = e.rec.mark()
 	patch := []byte(`{"metadata":{"labels":{"e2e":"relabelled"}}}`)
 	if _, err := pods.Patch(ctx, "e2e-api", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitEvent(t, mark, "UPDATE api e2e-api after relabelling", configEvent("UPDATE", api.SourceAPI, "", "", uid))
+	e.waitEvent(t, mark, "UPDATE api e2e-api after relabelling", configEvent("UPDATE", v1alpha1.SourceAPI, "", "", uid))
 
 	// A graceful delete sets the deletion timestamp (DELETE); the kubelet
 	// stops the pod and removes the object (REMOVE).
@@ -323,8 +325,8 @@ func testAPISource(t *testing.T, e *env) {
 	if err := pods.Delete(ctx, "e2e-api", metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitEvent(t, mark, "DELETE api e2e-api", configEvent("DELETE", api.SourceAPI, "", "", uid))
-	e.waitEvent(t, mark, "REMOVE api e2e-api", configEvent("REMOVE", api.SourceAPI, "", "", uid))
+	e.waitEvent(t, mark, "DELETE api e2e-api", configEvent("DELETE", v1alpha1.SourceAPI, "", "", uid))
+	e.waitEvent(t, mark, "REMOVE api e2e-api", configEvent("REMOVE", v1alpha1.SourceAPI, "", "", uid))
 	// No configured row is left. The runtime still holds the pod's exited
 	// sandbox until the kubelet's garbage collection (about a minute), and
 	// pods lists it until then as a runtime-only row, with no source: that
@@ -334,7 +336,7 @@ func testAPISource(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		var left []api.PodInfo
+		var left []v1alpha1.PodInfo
 		for _, p := range l.Items {
 			if string(p.UID) == uid && (p.Source != "" || p.Runtime == nil) {
 				left = append(left, p)
@@ -354,14 +356,14 @@ func testPLEG(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	uid := p.UID
-	started := e.waitEvent(t, mark, "PLEG ContainerStarted of e2e-exit", func(ev *api.Event) bool {
-		return ev.Kind == api.EventKindPLEG && ev.PodUID == uid && ev.Type == "ContainerStarted" && !ev.Sandbox
+	started := e.waitEvent(t, mark, "PLEG ContainerStarted of e2e-exit", func(ev *v1alpha1.Event) bool {
+		return ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == uid && ev.Type == "ContainerStarted" && !ev.Sandbox
 	})
 	if started.KubeletSends == nil || !*started.KubeletSends {
 		t.Errorf("ContainerStarted is marked as not sent by the kubelet: %+v", started)
 	}
-	died := e.waitEvent(t, mark, "PLEG ContainerDied of e2e-exit", func(ev *api.Event) bool {
-		return ev.Kind == api.EventKindPLEG && ev.PodUID == uid && ev.Type == "ContainerDied" && ev.Data == started.Data
+	died := e.waitEvent(t, mark, "PLEG ContainerDied of e2e-exit", func(ev *v1alpha1.Event) bool {
+		return ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == uid && ev.Type == "ContainerDied" && ev.Data == started.Data
 	})
 	if died.ExitCode == nil || *died.ExitCode != 7 {
 		t.Errorf("ContainerDied of e2e-exit has exit code %s, want 7", ptrInt(died.ExitCode))
@@ -373,13 +375,13 @@ func testPLEG(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		var rows []api.PodInfo
+		var rows []v1alpha1.PodInfo
 		for _, p := range l.Items {
 			if p.UID == uid || (p.Namespace == agentTestNS && p.Name == "e2e-exit") {
 				rows = append(rows, p)
 			}
 		}
-		if len(rows) != 1 || rows[0].Source != api.SourceAPI || rows[0].Runtime == nil {
+		if len(rows) != 1 || rows[0].Source != v1alpha1.SourceAPI || rows[0].Runtime == nil {
 			return false, describePods(rows), nil
 		}
 		for _, ctr := range rows[0].Runtime.Containers {
@@ -433,10 +435,10 @@ func bothViews(ctx context.Context, c *cluster.Cluster, a *client.Agent) (kubele
 // agentConfigPods is podsrc's merged view as the kubelet keeps it: the
 // configured pods but mirror pods (the kubelet's pod manager keeps those
 // apart) and URL pods (this kubelet has no URL source).
-func agentConfigPods(l *api.PodList) map[types.UID]podKey {
+func agentConfigPods(l *v1alpha1.PodList) map[types.UID]podKey {
 	out := map[types.UID]podKey{}
 	for _, p := range l.Items {
-		if p.Source == "" || p.Mirror || p.Source == api.SourceHTTP {
+		if p.Source == "" || p.Mirror || p.Source == v1alpha1.SourceHTTP {
 			continue
 		}
 		out[p.UID] = podKey{p.Namespace, p.Name, p.Source, p.ConfigHash}
@@ -487,7 +489,7 @@ func testAgainstKubelet(t *testing.T, e *env) {
 		}
 		// Mirror pods: the API server's config.mirror of every static pod.
 		for uid, k := range ap {
-			if k.Source != api.SourceFile {
+			if k.Source != v1alpha1.SourceFile {
 				continue
 			}
 			m, err := c.Client.CoreV1().Pods(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
@@ -513,7 +515,7 @@ func testAgainstKubelet(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		rows := map[string][]api.PodInfo{}
+		rows := map[string][]v1alpha1.PodInfo{}
 		for _, p := range l.Items {
 			if p.Mirror {
 				continue
@@ -760,7 +762,7 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 		if err != nil {
 			return false, "", err
 		}
-		h := findSource(*l, api.SourceHTTP)
+		h := findSource(*l, v1alpha1.SourceHTTP)
 		if h == nil {
 			return false, fmt.Sprintf("no http source: %+v", l.Items), nil
 		}
@@ -769,7 +771,7 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 	// /readyz through the node proxy: "ok", or the agent's 503 text.
 	readyz := func(ctx context.Context) string {
 		body, err := c.Client.CoreV1().RESTClient().Get().
-			AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, api.DefaultAgentPort), "proxy", "readyz").
+			AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, v1alpha1.DefaultAgentPort), "proxy", "readyz").
 			DoRaw(ctx)
 		if err != nil {
 			return fmt.Sprintf("%v: %s", err, body)
@@ -784,13 +786,13 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 
 	s.setFail(t, false)
 	name := "e2e-url-" + c.NodeName
-	e.waitEvent(t, mark, "ADD http "+name, configEvent("ADD", api.SourceHTTP, agentTestNS, name, ""))
+	e.waitEvent(t, mark, "ADD http "+name, configEvent("ADD", v1alpha1.SourceHTTP, agentTestNS, name, ""))
 	e.pollFor(t, "the http pod and every source seen", pollTimeout, func(ctx context.Context) (bool, string, error) {
 		l, err := a.Sources(ctx)
 		if err != nil {
 			return false, "", err
 		}
-		pl, err := a.Pods(ctx, api.SourceHTTP)
+		pl, err := a.Pods(ctx, v1alpha1.SourceHTTP)
 		if err != nil {
 			return false, "", err
 		}
@@ -807,11 +809,11 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 		if err != nil {
 			return false, "", err
 		}
-		pl, err := a.Pods(ctx, api.SourceHTTP)
+		pl, err := a.Pods(ctx, v1alpha1.SourceHTTP)
 		if err != nil {
 			return false, "", err
 		}
-		h := findSource(*l, api.SourceHTTP)
+		h := findSource(*l, v1alpha1.SourceHTTP)
 		ps := podsNamed(pl, agentTestNS, name)
 		return strings.Contains(h.LastError, "500") && h.Seen && h.Pods == 1 && len(ps) == 1, fmt.Sprintf("http=%+v pods=%s", *h, describePods(ps)), nil
 	})
@@ -862,12 +864,12 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitEvent(t, mark, "the new agent's ADD of its own pod "+newName, configEvent("ADD", api.SourceAPI, "", "", string(newUID)))
+	e.waitEvent(t, mark, "the new agent's ADD of its own pod "+newName, configEvent("ADD", v1alpha1.SourceAPI, "", "", string(newUID)))
 
 	// Across the recreation: a reset (another epoch), then the new agent's
 	// events from its first on, with no hole that is not reported as a gap.
 	msgs := e.rec.since(mark)
-	resetAt := slices.IndexFunc(msgs, func(m api.StreamMessage) bool { return m.Type == api.MessageReset })
+	resetAt := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset })
 	if resetAt < 0 {
 		t.Fatalf("no reset message after the agent pod was recreated:\n%s", describeMsgs(msgs, 20))
 	}
@@ -876,7 +878,7 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 
 // checkSequence checks that within each epoch event sequence numbers follow
 // one another, or that a gap message announces what is missing.
-func checkSequence(t *testing.T, msgs []api.StreamMessage) {
+func checkSequence(t *testing.T, msgs []v1alpha1.StreamMessage) {
 	t.Helper()
 	var epoch string
 	var last uint64
@@ -885,16 +887,16 @@ func checkSequence(t *testing.T, msgs []api.StreamMessage) {
 			epoch, last = m.Epoch, 0
 		}
 		switch m.Type {
-		case api.MessageReset:
+		case v1alpha1.MessageReset:
 			last = 0
-		case api.MessageGap:
+		case v1alpha1.MessageGap:
 			if m.From != last+1 {
 				t.Errorf("message %d: gap from %d after event %d:\n%s", i, m.From, last, describeMsgs(msgs[:i+1], 10))
 			}
 			last = m.To
-		case api.MessageSnapshot:
+		case v1alpha1.MessageSnapshot:
 			last = m.Seq
-		case api.MessageEvent:
+		case v1alpha1.MessageEvent:
 			if m.Event.Seq != last+1 {
 				t.Errorf("message %d: event %d follows %d with no gap message:\n%s", i, m.Event.Seq, last, describeMsgs(msgs[:i+1], 10))
 			}
@@ -975,11 +977,11 @@ func testContainerdRestart(t *testing.T, e *env) {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			var m api.StreamMessage
+			var m v1alpha1.StreamMessage
 			if json.Unmarshal(sc.Bytes(), &m) != nil || m.Event == nil {
 				continue
 			}
-			if ev := m.Event; ev.Kind == api.EventKindPLEG && ev.PodName == name && ev.Type == "ContainerStarted" && !ev.Sandbox {
+			if ev := m.Event; ev.Kind == v1alpha1.EventKindPLEG && ev.PodName == name && ev.Type == "ContainerStarted" && !ev.Sandbox {
 				select {
 				case started <- time.Now():
 				default:

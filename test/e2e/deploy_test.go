@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/test/cluster"
 )
@@ -90,7 +90,7 @@ func TestDeploy(t *testing.T) {
 	t.Logf("agent pod %s is Ready", agentPod)
 
 	t.Run("sources through the node proxy", func(t *testing.T) {
-		var list api.SourceList
+		var list v1alpha1.SourceList
 		poll(t, "the agent to report the file and api sources as seen", func(ctx context.Context) (bool, error) {
 			if err := agentGet(ctx, c, "sources", &list); err != nil {
 				return false, err
@@ -127,9 +127,9 @@ func TestDeploy(t *testing.T) {
 			return mirrorUID != "", nil
 		})
 
-		var static, mirror *api.PodInfo
+		var static, mirror *v1alpha1.PodInfo
 		poll(t, "the agent to see the static pod from the file source and its mirror pod from the api source", func(ctx context.Context) (bool, error) {
-			var list api.PodList
+			var list v1alpha1.PodList
 			if err := agentGet(ctx, c, "pods", &list); err != nil {
 				return false, err
 			}
@@ -390,7 +390,7 @@ func waitAgentReady(t *testing.T, c *cluster.Cluster) string {
 // server's node proxy, as kubectl podsrc does by default.
 func agentGet(ctx context.Context, c *cluster.Cluster, path string, into any) error {
 	body, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, api.DefaultAgentPort), "proxy", api.APIPrefix, path).
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, v1alpha1.DefaultAgentPort), "proxy", v1alpha1.APIPrefix, path).
 		Timeout(callTimeout).
 		DoRaw(ctx)
 	if err != nil {
@@ -429,7 +429,7 @@ func poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error
 	}
 }
 
-func findSource(l api.SourceList, name string) *api.Source {
+func findSource(l v1alpha1.SourceList, name string) *v1alpha1.Source {
 	for i := range l.Items {
 		if l.Items[i].Name == name {
 			return &l.Items[i]

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // testEventsHistory: kubectl podsrc events, through the API server's
@@ -30,14 +30,14 @@ func testEventsHistory(t *testing.T, e *env) {
 	t.Cleanup(func() {
 		_ = c.Client.CoreV1().Pods(agentTestNS).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
 	})
-	e.waitEvent(t, mark, "PLEG ContainerDied of e2e-events", func(ev *api.Event) bool {
-		return ev.Kind == api.EventKindPLEG && ev.PodUID == p.UID && ev.Type == "ContainerDied" && !ev.Sandbox
+	e.waitEvent(t, mark, "PLEG ContainerDied of e2e-events", func(ev *v1alpha1.Event) bool {
+		return ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == p.UID && ev.Type == "ContainerDied" && !ev.Sandbox
 	})
 
 	// events runs under callTimeout: a command that did not end by itself
 	// fails. Its stdout alone is the JSON lines.
 	var outBytes map[string]int
-	events := func(t *testing.T, args ...string) []api.Event {
+	events := func(t *testing.T, args ...string) []v1alpha1.Event {
 		t.Helper()
 		args = append([]string{"events", c.NodeName, "--kubeconfig=" + c.Kubeconfig, "-o", "json"}, args...)
 		start := time.Now()
@@ -56,11 +56,11 @@ func testEventsHistory(t *testing.T, e *env) {
 		if outBytes != nil {
 			outBytes[strings.Join(args[5:], " ")] = len(out)
 		}
-		var got []api.Event
+		var got []v1alpha1.Event
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 			var m struct {
-				Node  string     `json:"node"`
-				Event *api.Event `json:"event"`
+				Node  string          `json:"node"`
+				Event *v1alpha1.Event `json:"event"`
 			}
 			if err := json.Unmarshal([]byte(line), &m); err != nil {
 				t.Fatalf("kubectl-podsrc %s: line %q: %v", strings.Join(args, " "), line, err)
@@ -71,8 +71,8 @@ func testEventsHistory(t *testing.T, e *env) {
 		}
 		return got
 	}
-	ofPod := func(ev api.Event) bool {
-		if ev.Kind == api.EventKindPLEG {
+	ofPod := func(ev v1alpha1.Event) bool {
+		if ev.Kind == v1alpha1.EventKindPLEG {
 			return ev.PodUID == p.UID
 		}
 		return len(ev.Pods) == 1 && ev.Pods[0].UID == p.UID
@@ -103,7 +103,7 @@ func testEventsHistory(t *testing.T, e *env) {
 				if !ofPod(ev) {
 					t.Errorf("-l app=e2e-events printed an event of another pod: %+v", ev)
 				}
-				config = config || (ev.Kind == api.EventKindConfig && ev.Op == api.OpAdd)
+				config = config || (ev.Kind == v1alpha1.EventKindConfig && ev.Op == v1alpha1.OpAdd)
 				started = started || ev.Type == "ContainerStarted"
 				died = died || ev.Type == "ContainerDied"
 			}
@@ -124,7 +124,7 @@ func testEventsHistory(t *testing.T, e *env) {
 			t.Fatal("no config event in the test namespace")
 		}
 		for _, ev := range got {
-			if ev.Kind != api.EventKindConfig || ev.Op == api.OpUpdate || ev.Op == api.OpReconcile {
+			if ev.Kind != v1alpha1.EventKindConfig || ev.Op == v1alpha1.OpUpdate || ev.Op == v1alpha1.OpReconcile {
 				t.Errorf("event %+v passed --kind=config --op='!UPDATE' --op='!RECONCILE'", ev)
 			}
 			for _, pr := range ev.Pods {

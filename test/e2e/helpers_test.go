@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/test/cluster"
 )
@@ -37,7 +37,7 @@ func (e *env) follow(t *testing.T) {
 	t.Helper()
 	waitAgentReady(t, e.c)
 	e.conn = &client.Connector{
-		Via: client.ViaNodeProxy, Port: api.DefaultAgentPort, Config: e.c.Config, Clientset: e.c.Client,
+		Via: client.ViaNodeProxy, Port: v1alpha1.DefaultAgentPort, Config: e.c.Config, Clientset: e.c.Client,
 		Namespace: client.AgentNamespace, Selector: client.AgentSelector, Timeout: callTimeout,
 	}
 	e.rec = startRecorder(t, e)
@@ -121,7 +121,7 @@ func (e *env) runPlugin(t *testing.T, viaKubectl bool, extraEnv []string, args .
 // kubectl podsrc watch runs, from the first event on, across agent restarts.
 type recorder struct {
 	mu   sync.Mutex
-	msgs []api.StreamMessage
+	msgs []v1alpha1.StreamMessage
 	// at is when each message was read off the stream.
 	at  []time.Time
 	err error
@@ -135,7 +135,7 @@ func startRecorder(t *testing.T, e *env) *recorder {
 	a := e.agent(t)
 	w := &client.Watcher{
 		Open:           a.Events,
-		Query:          api.EventQuery{Since: api.SeqMark(0)},
+		Query:          v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)},
 		InitialBackoff: 200 * time.Millisecond,
 		MaxBackoff:     2 * time.Second,
 		MaxAttempts:    -1,
@@ -146,7 +146,7 @@ func startRecorder(t *testing.T, e *env) *recorder {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(r.done)
-		err := w.Run(ctx, func(m *api.StreamMessage) error {
+		err := w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
 			now := time.Now()
 			r.mu.Lock()
 			r.msgs = append(r.msgs, *m)
@@ -175,20 +175,20 @@ func (r *recorder) mark() int {
 }
 
 // since returns the messages recorded from index i on.
-func (r *recorder) since(i int) []api.StreamMessage {
+func (r *recorder) since(i int) []v1alpha1.StreamMessage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]api.StreamMessage(nil), r.msgs[i:]...)
+	return append([]v1alpha1.StreamMessage(nil), r.msgs[i:]...)
 }
 
 // waitEvent waits for an event after mark matching match and returns it.
-func (e *env) waitEvent(t *testing.T, mark int, what string, match func(*api.Event) bool) *api.Event {
+func (e *env) waitEvent(t *testing.T, mark int, what string, match func(*v1alpha1.Event) bool) *v1alpha1.Event {
 	t.Helper()
-	var found *api.Event
+	var found *v1alpha1.Event
 	e.pollFor(t, "the event stream to carry "+what, pollTimeout, func(context.Context) (bool, string, error) {
 		msgs := e.rec.since(mark)
 		for i := range msgs {
-			if ev := msgs[i].Event; msgs[i].Type == api.MessageEvent && ev != nil && match(ev) {
+			if ev := msgs[i].Event; msgs[i].Type == v1alpha1.MessageEvent && ev != nil && match(ev) {
 				found = ev
 				return true, "", nil
 			}
@@ -202,7 +202,7 @@ func (e *env) waitEvent(t *testing.T, mark int, what string, match func(*api.Eve
 }
 
 // describeMsgs renders the last n messages for failure messages.
-func describeMsgs(msgs []api.StreamMessage, n int) string {
+func describeMsgs(msgs []v1alpha1.StreamMessage, n int) string {
 	if len(msgs) > n {
 		msgs = msgs[len(msgs)-n:]
 	}
@@ -212,7 +212,7 @@ func describeMsgs(msgs []api.StreamMessage, n int) string {
 		if ev := m.Event; ev != nil {
 			fmt.Fprintf(&b, " event seq=%d %s %s%s %s %s/%s exit=%v pods=%v", ev.Seq, ev.Kind, ev.Op, ev.Type, ev.Source, ev.Namespace, ev.PodName, ptrInt(ev.ExitCode), ev.Pods)
 		}
-		if m.Type == api.MessageGap {
+		if m.Type == v1alpha1.MessageGap {
 			fmt.Fprintf(&b, " from=%d to=%d", m.From, m.To)
 		}
 		b.WriteByte('\n')
@@ -229,9 +229,9 @@ func ptrInt(p *int) string {
 
 // configEvent matches config events of op and source naming the pod uid (or,
 // with uid empty, the pod namespace/name).
-func configEvent(op, source, namespace, name string, uid string) func(*api.Event) bool {
-	return func(ev *api.Event) bool {
-		if ev.Kind != api.EventKindConfig || ev.Op != op || ev.Source != source {
+func configEvent(op, source, namespace, name string, uid string) func(*v1alpha1.Event) bool {
+	return func(ev *v1alpha1.Event) bool {
+		if ev.Kind != v1alpha1.EventKindConfig || ev.Op != op || ev.Source != source {
 			return false
 		}
 		for _, p := range ev.Pods {

@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/test/cluster"
 	"github.com/podsrc/podsrc/test/cri"
@@ -180,8 +180,8 @@ func measureExits(t *testing.T, e *env, n int) exitSplit {
 		}
 		pods[string(created.UID)] = true
 	}
-	died := awaitEvents(t, e.rec, mark, n, "the ContainerDied of every bench-exit pod", func(ev *api.Event) string {
-		if ev.Kind == api.EventKindPLEG && ev.Type == string(pleg.ContainerDied) && !ev.Sandbox && pods[string(ev.PodUID)] {
+	died := awaitEvents(t, e.rec, mark, n, "the ContainerDied of every bench-exit pod", func(ev *v1alpha1.Event) string {
+		if ev.Kind == v1alpha1.EventKindPLEG && ev.Type == string(pleg.ContainerDied) && !ev.Sandbox && pods[string(ev.PodUID)] {
 			return ev.Data
 		}
 		return ""
@@ -245,8 +245,8 @@ spec:
 		if err := os.Rename(tmp, dst); err != nil {
 			t.Fatalf("writing static pod %s: %v", dst, err)
 		}
-		added := awaitEvents(t, e.rec, mark, 1, "the ADD of "+podName, func(ev *api.Event) string {
-			if configEvent("ADD", api.SourceFile, benchLatencyNS, podName, "")(ev) {
+		added := awaitEvents(t, e.rec, mark, 1, "the ADD of "+podName, func(ev *v1alpha1.Event) string {
+			if configEvent("ADD", v1alpha1.SourceFile, benchLatencyNS, podName, "")(ev) {
 				return podName
 			}
 			return ""
@@ -256,8 +256,8 @@ spec:
 		if err := os.Remove(dst); err != nil {
 			t.Fatalf("removing static pod %s: %v", dst, err)
 		}
-		awaitEvents(t, e.rec, mark, 1, "the REMOVE of "+podName, func(ev *api.Event) string {
-			if configEvent("REMOVE", api.SourceFile, benchLatencyNS, podName, "")(ev) {
+		awaitEvents(t, e.rec, mark, 1, "the REMOVE of "+podName, func(ev *v1alpha1.Event) string {
+			if configEvent("REMOVE", v1alpha1.SourceFile, benchLatencyNS, podName, "")(ev) {
 				return podName
 			}
 			return ""
@@ -268,14 +268,14 @@ spec:
 
 // seenEvent is an event and when its line was read off the stream.
 type seenEvent struct {
-	ev *api.Event
+	ev *v1alpha1.Event
 	at time.Time
 }
 
 // awaitEvents waits until the recorder has, after mark, events for n
 // distinct keys (key returns "" for an event of no interest), and returns
 // each key's first event.
-func awaitEvents(t *testing.T, r *recorder, mark, n int, what string, key func(*api.Event) string) map[string]seenEvent {
+func awaitEvents(t *testing.T, r *recorder, mark, n int, what string, key func(*v1alpha1.Event) string) map[string]seenEvent {
 	t.Helper()
 	deadline := time.NewTimer(benchWaitTimeout)
 	defer deadline.Stop()
@@ -285,7 +285,7 @@ func awaitEvents(t *testing.T, r *recorder, mark, n int, what string, key func(*
 		r.mu.Lock()
 		for ; next < len(r.msgs); next++ {
 			ev := r.msgs[next].Event
-			if r.msgs[next].Type != api.MessageEvent || ev == nil {
+			if r.msgs[next].Type != v1alpha1.MessageEvent || ev == nil {
 				continue
 			}
 			if k := key(ev); k != "" {

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/test/cluster"
@@ -72,7 +72,7 @@ func TestOlderKubelet(t *testing.T) {
 		t.Errorf("deploy's output: want %q and 1/1 agents ready", wantImage)
 	}
 
-	var sources api.SourceList
+	var sources v1alpha1.SourceList
 	poll(t, "the agent to have read its Node", func(ctx context.Context) (bool, error) {
 		if err := agentGet(ctx, c, "sources", &sources); err != nil {
 			return false, err
@@ -120,13 +120,13 @@ spec:
 		if err != nil {
 			return false, err
 		}
-		var list api.PodList
+		var list v1alpha1.PodList
 		if err := agentGet(ctx, c, "pods", &list); err != nil {
 			return false, err
 		}
-		static := map[string]api.PodInfo{}
+		static := map[string]v1alpha1.PodInfo{}
 		for _, p := range list.Items {
-			if p.Source == api.SourceFile {
+			if p.Source == v1alpha1.SourceFile {
 				static[p.Namespace+"/"+p.Name] = p
 			}
 		}
@@ -163,13 +163,13 @@ spec:
 		if err != nil {
 			return false, fmt.Errorf("%w: %v", errRetry, err)
 		}
-		var list api.PodList
+		var list v1alpha1.PodList
 		if err := agentGet(ctx, c, "pods", &list); err != nil {
 			return false, err
 		}
 		podsrc := agentConfigPods(&list)
 		for uid, k := range kubelet {
-			if k.Source != api.SourceFile {
+			if k.Source != v1alpha1.SourceFile {
 				continue
 			}
 			if podsrc[uid] != k {
@@ -209,7 +209,7 @@ spec:
 	readyzCtx, cancelReadyz := context.WithTimeout(context.Background(), callTimeout)
 	defer cancelReadyz()
 	readyz, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, api.DefaultAgentPort), "proxy", "readyz").DoRaw(readyzCtx)
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, v1alpha1.DefaultAgentPort), "proxy", "readyz").DoRaw(readyzCtx)
 	if err == nil || !strings.Contains(string(readyz), wantSkew) {
 		t.Errorf("/readyz of the skewed agent: %v %q, want 503 saying %q", err, readyz, wantSkew)
 	}

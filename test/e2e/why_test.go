@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -78,7 +78,7 @@ func (e *env) checkWhyAll(t *testing.T, targets []string) {
 		return status != 1, stderr, nil
 	})
 	var l struct {
-		Items []api.WhyReport `json:"items"`
+		Items []v1alpha1.WhyReport `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &l); err != nil {
 		t.Fatalf("why --all -o json printed no list (exit %d): %v\n%s%s", status, err, stdout, stderr)
@@ -93,7 +93,7 @@ func (e *env) checkWhyAll(t *testing.T, targets []string) {
 	}
 	for i, wc := range whyCases {
 		want := wc.want.stage
-		if want == api.StageBinding {
+		if want == v1alpha1.StageBinding {
 			continue
 		}
 		if got, ok := listed[targets[i]]; got != want || (want == "" && ok) {
@@ -114,7 +114,7 @@ type whyWant struct {
 	exit int
 }
 
-func (w whyWant) check(t *testing.T, r *api.WhyReport, status int) {
+func (w whyWant) check(t *testing.T, r *v1alpha1.WhyReport, status int) {
 	t.Helper()
 	if status != w.exit {
 		t.Errorf("exit status %d, want %d", status, w.exit)
@@ -128,13 +128,13 @@ func (w whyWant) check(t *testing.T, r *api.WhyReport, status int) {
 	}
 	if w.stage == "" {
 		for _, s := range r.Stages {
-			if s.Verdict != api.VerdictOK {
+			if s.Verdict != v1alpha1.VerdictOK {
 				t.Errorf("stage %s is %s (%s), want every stage ok", s.Name, s.Verdict, s.Message)
 			}
 		}
 		return
 	}
-	var stage *api.WhyStage
+	var stage *v1alpha1.WhyStage
 	for i := range r.Stages {
 		if r.Stages[i].Name == w.stage {
 			stage = &r.Stages[i]
@@ -212,7 +212,7 @@ func (e *env) runWhy(t *testing.T, target string, args ...string) (string, int, 
 // that does not blame the agent's API source, unless w expects that stage:
 // while the shared cluster's API server restarts (other tests make it do
 // so) the plugin cannot reach the agent, and the API source rightly fails.
-func (e *env) whySettled(t *testing.T, target string, w whyWant) (r *api.WhyReport, status int, stderr string) {
+func (e *env) whySettled(t *testing.T, target string, w whyWant) (r *v1alpha1.WhyReport, status int, stderr string) {
 	t.Helper()
 	e.pollFor(t, "a report of "+target+" with the API server and the agent's API source up", pollTimeout, func(context.Context) (bool, string, error) {
 		var err error
@@ -221,7 +221,7 @@ func (e *env) whySettled(t *testing.T, target string, w whyWant) (r *api.WhyRepo
 			return false, "", err
 		}
 		for _, s := range r.Stages {
-			if s.Name == api.StageAPISource && s.Verdict == api.VerdictFailing && w.stage != api.StageAPISource {
+			if s.Name == v1alpha1.StageAPISource && s.Verdict == v1alpha1.VerdictFailing && w.stage != v1alpha1.StageAPISource {
 				return false, s.Message, nil
 			}
 		}
@@ -232,10 +232,10 @@ func (e *env) whySettled(t *testing.T, target string, w whyWant) (r *api.WhyRepo
 
 // why runs kubectl-podsrc why NODE TARGET args... and returns the report,
 // the exit status and stderr; an error when stdout is not a report.
-func (e *env) why(t *testing.T, target string, args ...string) (*api.WhyReport, int, string, error) {
+func (e *env) why(t *testing.T, target string, args ...string) (*v1alpha1.WhyReport, int, string, error) {
 	t.Helper()
 	stdout, status, stderr := e.runWhy(t, target, args...)
-	var r api.WhyReport
+	var r v1alpha1.WhyReport
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		return nil, status, stderr, fmt.Errorf("kubectl-podsrc why %s %s printed no report (exit %d): %v\nstdout:\n%s\nstderr:\n%s", target, strings.Join(args, " "), status, err, stdout, stderr)
 	}

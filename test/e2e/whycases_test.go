@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // whyCase is one pod kubectl podsrc why must explain.
@@ -28,50 +28,50 @@ type whyCase struct {
 
 // whyCases are in the order they are checked: the slow to arrange last.
 var whyCases = []whyCase{
-	{name: "healthy static pod", arrange: arrangeHealthyStatic, want: whyWant{verdict: api.VerdictOK, exit: whyExitOK}},
-	{name: "healthy api pod", arrange: arrangeHealthyAPI, want: whyWant{verdict: api.VerdictOK, exit: whyExitOK}},
+	{name: "healthy static pod", arrange: arrangeHealthyStatic, want: whyWant{verdict: v1alpha1.VerdictOK, exit: whyExitOK}},
+	{name: "healthy api pod", arrange: arrangeHealthyAPI, want: whyWant{verdict: v1alpha1.VerdictOK, exit: whyExitOK}},
 	{name: "decode error", arrange: arrangeDecodeError, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageDecode, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageDecode, exit: whyExitFailing,
 		says: []string{"cannot unmarshal object into Go struct field PodSpec.spec.containers"},
 	}},
 	{name: "validation error", arrange: arrangeValidationError, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageDecode, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageDecode, exit: whyExitFailing,
 		says: []string{"spec.containers: Required value"},
 	}},
 	// The kubelet (PreventStaticPodAPIReferences, on since 1.34) refuses a
 	// static pod that references a secret itself, before NodeRestriction
 	// could refuse its mirror pod.
 	{name: "static pod referencing a secret", arrange: arrangeSecretRef, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageDecode, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageDecode, exit: whyExitFailing,
 		says: []string{"static pods may not reference secrets"},
 	}},
 	{name: "shadowed by a backup", arrange: arrangeShadowed, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageShadow, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageShadow, exit: whyExitFailing,
 		says: []string{"why-backup.yaml.bak"},
 	}},
 	{name: "mirror pod refused", arrange: arrangeMirrorRefused, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageMirror, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageMirror, exit: whyExitFailing,
 		says: []string{whyAbsentNS},
 	}},
 	{name: "mirror pod recreated in a loop", arrange: arrangeMirrorLoop, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageMirror, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageMirror, exit: whyExitFailing,
 		says: []string{whyTamperedHash},
 	}},
 	{name: "not scheduled", arrange: arrangeUnscheduled, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageBinding, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageBinding, exit: whyExitFailing,
 	}},
 	{name: "image never pulled", arrange: arrangeImageNever, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageContainers, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageContainers, exit: whyExitFailing,
 		says: []string{"ErrImageNeverPull"},
 	}},
 	{name: "crash loop", arrange: arrangeCrashLoop, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageContainers, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageContainers, exit: whyExitFailing,
 		says: []string{"exited with code 3"},
 	}},
 	// The pod is gone from the API server: the binding fails, with the
 	// agent's DELETE and REMOVE as evidence.
 	{name: "namespace deleted", arrange: arrangeNamespaceDeleted, want: whyWant{
-		verdict: api.VerdictFailing, stage: api.StageBinding, exit: whyExitFailing,
+		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageBinding, exit: whyExitFailing,
 		says: []string{"REMOVE from api"},
 	}},
 }
@@ -111,7 +111,7 @@ func (e *env) waitKubeletPod(t *testing.T, namespace, name string, want bool) {
 }
 
 // fileSourceCond waits for cond to hold of the agent's file source.
-func (e *env) fileSourceCond(t *testing.T, what string, cond func(f *api.Source) (bool, string)) {
+func (e *env) fileSourceCond(t *testing.T, what string, cond func(f *v1alpha1.Source) (bool, string)) {
 	t.Helper()
 	a := e.agent(t)
 	e.pollFor(t, what, pollTimeout, func(ctx context.Context) (bool, string, error) {
@@ -119,7 +119,7 @@ func (e *env) fileSourceCond(t *testing.T, what string, cond func(f *api.Source)
 		if err != nil {
 			return false, "", err
 		}
-		f := findSource(*l, api.SourceFile)
+		f := findSource(*l, v1alpha1.SourceFile)
 		if f == nil {
 			return false, "no file source", nil
 		}
@@ -133,8 +133,8 @@ func (e *env) fileSourceCond(t *testing.T, what string, cond func(f *api.Source)
 func rejectedStatic(t *testing.T, e *env, file string, manifest []byte) (string, func(t *testing.T)) {
 	path := writeWhyStatic(t, e, file, "", "", manifest)
 	return path, func(t *testing.T) {
-		e.fileSourceCond(t, "the file source to reject "+path, func(f *api.Source) (bool, string) {
-			return slices.ContainsFunc(f.RejectedFiles, func(r api.RejectedFile) bool { return r.Path == path }),
+		e.fileSourceCond(t, "the file source to reject "+path, func(f *v1alpha1.Source) (bool, string) {
+			return slices.ContainsFunc(f.RejectedFiles, func(r v1alpha1.RejectedFile) bool { return r.Path == path }),
 				fmt.Sprintf("rejected: %+v", f.RejectedFiles)
 		})
 	}
@@ -181,8 +181,8 @@ func arrangeShadowed(t *testing.T, e *env) (string, func(t *testing.T)) {
 	path := writeWhyStatic(t, e, "why-backup.yaml", whyNS, name, sleepingStaticPod(e.c, whyNS, "why-backup"))
 	bak := writeWhyStatic(t, e, "why-backup.yaml.bak", whyNS, name, sleepingStaticPod(e.c, whyNS, "why-backup"))
 	return path, func(t *testing.T) {
-		e.fileSourceCond(t, "the file source to list "+path+" as shadowed by "+bak, func(f *api.Source) (bool, string) {
-			return slices.ContainsFunc(f.ShadowedFiles, func(s api.ShadowedFile) bool { return s.Path == path && s.By == bak }),
+		e.fileSourceCond(t, "the file source to list "+path+" as shadowed by "+bak, func(f *v1alpha1.Source) (bool, string) {
+			return slices.ContainsFunc(f.ShadowedFiles, func(s v1alpha1.ShadowedFile) bool { return s.Path == path && s.By == bak }),
 				fmt.Sprintf("shadowed: %+v", f.ShadowedFiles)
 		})
 	}
@@ -274,7 +274,7 @@ func arrangeMirrorLoop(t *testing.T, e *env) (string, func(t *testing.T)) {
 		e.pollFor(t, "the kubelet to recreate the mirror pod of "+name+" three times", pollTimeout, func(context.Context) (bool, string, error) {
 			uids := map[types.UID]bool{}
 			for _, m := range e.rec.since(0) {
-				if ev := m.Event; ev != nil && configEvent("ADD", api.SourceAPI, whyNS, name, "")(ev) {
+				if ev := m.Event; ev != nil && configEvent("ADD", v1alpha1.SourceAPI, whyNS, name, "")(ev) {
 					for _, p := range ev.Pods {
 						uids[p.UID] = true
 					}
@@ -379,7 +379,7 @@ func (e *env) waitAgentRunning(t *testing.T, namespace, name string) {
 			if p.Source == "" || p.Runtime == nil || len(p.Runtime.Containers) == 0 {
 				continue
 			}
-			if !slices.ContainsFunc(p.Runtime.Containers, func(c api.RuntimeContainer) bool { return c.State != "running" }) {
+			if !slices.ContainsFunc(p.Runtime.Containers, func(c v1alpha1.RuntimeContainer) bool { return c.State != "running" }) {
 				return true, "", nil
 			}
 		}

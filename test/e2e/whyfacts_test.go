@@ -9,7 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // logFacts logs what the agent and the API server hold about target (a
@@ -25,7 +25,7 @@ func (e *env) logFacts(t *testing.T, target string) {
 	rows, err := a.Pods(ctx, "")
 	if err != nil {
 		fmt.Fprintf(&b, "pods: %v\n", err)
-		rows = &api.PodList{}
+		rows = &v1alpha1.PodList{}
 	}
 	// A file target names the pod its manifest decoded to, if any.
 	namespace, name, isPod := strings.Cut(target, "/")
@@ -40,7 +40,7 @@ func (e *env) logFacts(t *testing.T, target string) {
 	match := func(ns, n string) bool { return isPod && ns == namespace && n == name }
 	if l, err := a.Sources(ctx); err != nil {
 		fmt.Fprintf(&b, "sources: %v\n", err)
-	} else if f := findSource(*l, api.SourceFile); f != nil {
+	} else if f := findSource(*l, v1alpha1.SourceFile); f != nil {
 		for _, r := range f.RejectedFiles {
 			if r.Path == target {
 				fmt.Fprintf(&b, "rejected: %s\n", jsonLine(r))
@@ -60,7 +60,7 @@ func (e *env) logFacts(t *testing.T, target string) {
 	}
 	for _, m := range e.rec.since(0) {
 		ev := m.Event
-		if m.Type != api.MessageEvent || ev == nil {
+		if m.Type != v1alpha1.MessageEvent || ev == nil {
 			continue
 		}
 		hit := match(ev.Namespace, ev.PodName)

@@ -24,7 +24,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 
 	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
@@ -142,7 +142,7 @@ func runHostile(ctx context.Context, args []string) error {
 		}
 	}()
 	fmt.Fprintf(os.Stderr, "bench-agent: agent %d with %d pods on %s\n", pid, c.pods, base)
-	if err = waitSourcePods(ctx, base, api.SourceFile, c.pods, exited, 3*time.Minute); err != nil {
+	if err = waitSourcePods(ctx, base, v1alpha1.SourceFile, c.pods, exited, 3*time.Minute); err != nil {
 		return err
 	}
 
@@ -226,24 +226,24 @@ func (g *goodStream) run(ctx context.Context, base string) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var m api.StreamMessage
+		var m v1alpha1.StreamMessage
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			continue
 		}
 		switch m.Type {
-		case api.MessageHeartbeat:
+		case v1alpha1.MessageHeartbeat:
 			if last == 0 {
 				last = m.Seq
 			}
-		case api.MessageEvent:
+		case v1alpha1.MessageEvent:
 			if last != 0 && m.Event.Seq != last+1 {
 				g.holes.Add(m.Event.Seq - last - 1)
 			}
 			last = m.Event.Seq
 			g.events.Add(1)
-		case api.MessageGap:
+		case v1alpha1.MessageGap:
 			g.gaps.Add(1)
-		case api.MessageLagging:
+		case v1alpha1.MessageLagging:
 			g.lagging.Add(1)
 		}
 	}

@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge/mergebench"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 	"github.com/podsrc/podsrc/test/bench/internal/procstat"
@@ -167,7 +167,7 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	args := []string{"--node-name=bench", "--api-source=false", "--runtime-endpoint=", "--enable-profiling",
 		"--listen-address=127.0.0.1:" + strconv.Itoa(port), "--profiling-address=127.0.0.1:" + strconv.Itoa(profilingPort)}
-	sourceName := api.SourceFile
+	sourceName := v1alpha1.SourceFile
 	switch c.source {
 	case "file":
 		dir := filepath.Join(tmp, "manifests")
@@ -186,7 +186,7 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 		}
 		args = append(args, "--static-pod-path="+dir, "--file-check-frequency="+c.period.String())
 	case "url":
-		sourceName = api.SourceHTTP
+		sourceName = v1alpha1.SourceHTTP
 		list := v1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}}
 		for i := range n {
 			list.Items = append(list.Items, *staticPod(i))
@@ -318,7 +318,7 @@ func waitSourcePods(ctx context.Context, base, name string, n int, exited chan e
 			last = err.Error()
 			continue
 		}
-		var list api.SourceList
+		var list v1alpha1.SourceList
 		err = json.NewDecoder(resp.Body).Decode(&list)
 		resp.Body.Close()
 		if err != nil {

@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 
 	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
@@ -250,7 +250,7 @@ func (s *subscriber) line(line []byte, now time.Time) bool {
 	if bytes.HasPrefix(line, eventPrefix) {
 		seq, t, ok := fastEvent(line)
 		if !ok {
-			var m api.StreamMessage
+			var m v1alpha1.StreamMessage
 			if err := json.Unmarshal(line, &m); err != nil || m.Event == nil {
 				s.err = fmt.Errorf("undecodable event %q: %v", line, err)
 				return false
@@ -260,19 +260,19 @@ func (s *subscriber) line(line []byte, now time.Time) bool {
 		s.event(seq, t, now)
 		return true
 	}
-	var m api.StreamMessage
+	var m v1alpha1.StreamMessage
 	if err := json.Unmarshal(line, &m); err != nil {
 		s.err = fmt.Errorf("undecodable message %q: %w", line, err)
 		return false
 	}
 	switch m.Type {
-	case api.MessageEvent:
+	case v1alpha1.MessageEvent:
 		s.event(m.Event.Seq, m.Event.Time.Time, now)
-	case api.MessageHeartbeat:
+	case v1alpha1.MessageHeartbeat:
 		s.heartbeats++
-	case api.MessageGap:
+	case v1alpha1.MessageGap:
 		s.gaps++
-	case api.MessageLagging:
+	case v1alpha1.MessageLagging:
 		s.lagging++
 		return false
 	default:

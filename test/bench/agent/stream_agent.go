@@ -19,7 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/agent"
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -190,21 +190,21 @@ func publish(ctx context.Context, hub *agent.Hub, rate int, d time.Duration) (ag
 // eventPool returns n events as the agent publishes them, without sequence
 // numbers and times (the hub stamps both): four in five are PLEG events of
 // 110 pods' containers, the rest config UPDATEs of one pod.
-func eventPool(n int) []api.Event {
+func eventPool(n int) []v1alpha1.Event {
 	types3 := []string{string(pleg.ContainerStarted), string(pleg.ContainerDied), string(pleg.ContainerRemoved)}
 	sends := true
-	out := make([]api.Event, n)
+	out := make([]v1alpha1.Event, n)
 	for i := range out {
 		pod := i % 110
 		name := fmt.Sprintf("web-%d-5d8f7c9b6-%05d", pod, pod*7919%100000)
 		uid := types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", pod))
 		if i%5 == 4 {
-			out[i] = api.Event{Kind: api.EventKindConfig, Op: merge.Update.String(), Source: api.SourceAPI,
-				Pods: []api.PodRef{{Name: name, Namespace: "default", UID: uid}}}
+			out[i] = v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: merge.Update.String(), Source: v1alpha1.SourceAPI,
+				Pods: []v1alpha1.PodRef{{Name: name, Namespace: "default", UID: uid}}}
 			continue
 		}
-		e := api.Event{
-			Kind: api.EventKindPLEG, PodUID: uid, PodName: name, Namespace: "default",
+		e := v1alpha1.Event{
+			Kind: v1alpha1.EventKindPLEG, PodUID: uid, PodName: name, Namespace: "default",
 			Type: types3[i%3], Data: fmt.Sprintf("%064x", i*2654435761), ContainerName: "app", KubeletSends: &sends,
 		}
 		if e.Type == string(pleg.ContainerDied) {

@@ -21,7 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/agent"
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -144,7 +144,7 @@ func (syntheticDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod,
 		p.Name += "-" + nodeName
 		p.UID = types.UID(uid)
 		p.Spec.NodeName = nodeName
-		p.Annotations = map[string]string{merge.ConfigHashAnnotation: uid, merge.ConfigSourceAnnotation: api.SourceHTTP}
+		p.Annotations = map[string]string{merge.ConfigHashAnnotation: uid, merge.ConfigSourceAnnotation: v1alpha1.SourceHTTP}
 		p.Status.Phase = v1.PodPending
 		out[i] = p
 	}

@@ -20,7 +20,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
@@ -264,9 +264,9 @@ func (p plugin) watch(ctx context.Context, s *sim, probeNode string, probes int,
 }
 
 // plegEvent is a synthetic ContainerStarted of a pod named name.
-func plegEvent(name string) api.Event {
+func plegEvent(name string) v1alpha1.Event {
 	sends := true
-	return api.Event{Kind: api.EventKindPLEG, PodUID: types.UID(name), PodName: name, Namespace: "default",
+	return v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, PodUID: types.UID(name), PodName: name, Namespace: "default",
 		Type: string(pleg.ContainerStarted), Data: "0123456789abcdef", ContainerName: "app", KubeletSends: &sends}
 }
 

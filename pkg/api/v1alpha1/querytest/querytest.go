@@ -11,29 +11,29 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	api "github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Events returns the events the cases filter, to be published in this order
 // after the sequence number base that Run is given.
-func Events() []api.Event {
+func Events() []v1alpha1.Event {
 	web := map[string]string{"app": "web"}
 	etcd := map[string]string{"tier": "control-plane", "component": "etcd"}
-	pod := func(ns, name string, l map[string]string) api.PodRef {
-		return api.PodRef{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: l}
+	pod := func(ns, name string, l map[string]string) v1alpha1.PodRef {
+		return v1alpha1.PodRef{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: l}
 	}
-	pleg := func(typ, ns, name, container string, l map[string]string) api.Event {
-		return api.Event{Kind: api.EventKindPLEG, Type: typ, Namespace: ns, PodName: name, PodUID: types.UID("uid-" + name),
+	pleg := func(typ, ns, name, container string, l map[string]string) v1alpha1.Event {
+		return v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: typ, Namespace: ns, PodName: name, PodUID: types.UID("uid-" + name),
 			ContainerName: container, Sandbox: container == "", Labels: l}
 	}
-	return []api.Event{
-		{Kind: api.EventKindConfig, Op: api.OpAdd, Source: api.SourceFile, Pods: []api.PodRef{pod("kube-system", "etcd-node", etcd)}},
-		{Kind: api.EventKindConfig, Op: api.OpAdd, Source: api.SourceAPI, Pods: []api.PodRef{pod("default", "web-1", web), pod("default", "db-1", map[string]string{"app": "db"})}},
-		{Kind: api.EventKindConfig, Op: api.OpUpdate, Source: api.SourceAPI, Pods: []api.PodRef{pod("default", "web-1", web)}},
+	return []v1alpha1.Event{
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceFile, Pods: []v1alpha1.PodRef{pod("kube-system", "etcd-node", etcd)}},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceAPI, Pods: []v1alpha1.PodRef{pod("default", "web-1", web), pod("default", "db-1", map[string]string{"app": "db"})}},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpUpdate, Source: v1alpha1.SourceAPI, Pods: []v1alpha1.PodRef{pod("default", "web-1", web)}},
 		pleg("ContainerStarted", "default", "web-1", "nginx", web),
 		pleg("ContainerDied", "default", "web-1", "istio-proxy", web),
 		pleg("ContainerStarted", "kube-system", "etcd-node", "", etcd),
-		{Kind: api.EventKindConfig, Op: api.OpRemove, Source: api.SourceHTTP, Pods: []api.PodRef{pod("monitoring", "agent-x", nil)}},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpRemove, Source: v1alpha1.SourceHTTP, Pods: []v1alpha1.PodRef{pod("monitoring", "agent-x", nil)}},
 		pleg("PodSync", "monitoring", "agent-x", "", nil),
 	}
 }
@@ -42,7 +42,7 @@ func Events() []api.Event {
 // says it.
 type Case struct {
 	Name  string
-	Query api.EventQuery
+	Query v1alpha1.EventQuery
 	Want  []string
 }
 
@@ -69,35 +69,35 @@ func pick(n ...int) []string {
 
 // Cases are the filter's cases.
 var Cases = []Case{
-	{Name: "no filter", Query: api.EventQuery{}, Want: all},
-	{Name: "an op leaves PLEG events out", Query: api.EventQuery{Ops: []string{"ADD"}}, Want: pick(1, 2)},
-	{Name: "an excluded op keeps PLEG events", Query: api.EventQuery{Ops: []string{"!UPDATE"}}, Want: pick(1, 2, 4, 5, 6, 7, 8)},
-	{Name: "an op and a type filter each kind", Query: api.EventQuery{Ops: []string{"ADD"}, Types: []string{"ContainerDied"}}, Want: pick(1, 2, 5)},
-	{Name: "a type", Query: api.EventQuery{Types: []string{"ContainerStarted"}}, Want: pick(4, 6)},
-	{Name: "two types", Query: api.EventQuery{Types: []string{"ContainerDied", "PodSync"}}, Want: pick(5, 8)},
-	{Name: "a kind", Query: api.EventQuery{Kinds: []string{"pleg"}}, Want: pick(4, 5, 6, 8)},
-	{Name: "an excluded kind", Query: api.EventQuery{Kinds: []string{"!pleg"}}, Want: pick(1, 2, 3, 7)},
-	{Name: "a kind beats the other kind's filter", Query: api.EventQuery{Kinds: []string{"config", "pleg"}, Ops: []string{"REMOVE"}}, Want: pick(4, 5, 6, 7, 8)},
-	{Name: "two sources", Query: api.EventQuery{Sources: []string{"api", "http"}}, Want: pick(2, 3, 7)},
-	{Name: "a namespace", Query: api.EventQuery{Namespaces: []string{"default"}}, Want: pick(2, 3, 4, 5)},
-	{Name: "a pod glob trims config events", Query: api.EventQuery{Pods: []string{"web-*"}}, Want: []string{"2 ADD api default/web-1", all[2], all[3], all[4]}},
-	{Name: "a pod glob with a namespace", Query: api.EventQuery{Pods: []string{"kube-system/*"}}, Want: pick(1, 6)},
-	{Name: "an excluded namespace's pods", Query: api.EventQuery{Pods: []string{"!default/*"}}, Want: pick(1, 6, 7, 8)},
-	{Name: "a container leaves config events out", Query: api.EventQuery{Containers: []string{"nginx"}}, Want: pick(4)},
-	{Name: "an excluded container", Query: api.EventQuery{Containers: []string{"!istio-*"}}, Want: pick(1, 2, 3, 4, 6, 7, 8)},
-	{Name: "a label selector", Query: api.EventQuery{Selector: "app=web"}, Want: []string{"2 ADD api default/web-1", all[2], all[3], all[4]}},
-	{Name: "a negative label selector", Query: api.EventQuery{Selector: "app!=web"}, Want: []string{all[0], "2 ADD api default/db-1", all[5], all[6], all[7]}},
-	{Name: "a selector and a kind", Query: api.EventQuery{Selector: "tier=control-plane", Kinds: []string{"pleg"}}, Want: pick(6)},
-	{Name: "a tail", Query: api.EventQuery{Tail: 2}, Want: pick(7, 8)},
-	{Name: "a tail of the filtered events", Query: api.EventQuery{Tail: 2, Kinds: []string{"config"}}, Want: pick(3, 7)},
-	{Name: "a tail longer than the history", Query: api.EventQuery{Tail: 100, Ops: []string{"ADD"}}, Want: pick(1, 2)},
+	{Name: "no filter", Query: v1alpha1.EventQuery{}, Want: all},
+	{Name: "an op leaves PLEG events out", Query: v1alpha1.EventQuery{Ops: []string{"ADD"}}, Want: pick(1, 2)},
+	{Name: "an excluded op keeps PLEG events", Query: v1alpha1.EventQuery{Ops: []string{"!UPDATE"}}, Want: pick(1, 2, 4, 5, 6, 7, 8)},
+	{Name: "an op and a type filter each kind", Query: v1alpha1.EventQuery{Ops: []string{"ADD"}, Types: []string{"ContainerDied"}}, Want: pick(1, 2, 5)},
+	{Name: "a type", Query: v1alpha1.EventQuery{Types: []string{"ContainerStarted"}}, Want: pick(4, 6)},
+	{Name: "two types", Query: v1alpha1.EventQuery{Types: []string{"ContainerDied", "PodSync"}}, Want: pick(5, 8)},
+	{Name: "a kind", Query: v1alpha1.EventQuery{Kinds: []string{"pleg"}}, Want: pick(4, 5, 6, 8)},
+	{Name: "an excluded kind", Query: v1alpha1.EventQuery{Kinds: []string{"!pleg"}}, Want: pick(1, 2, 3, 7)},
+	{Name: "a kind beats the other kind's filter", Query: v1alpha1.EventQuery{Kinds: []string{"config", "pleg"}, Ops: []string{"REMOVE"}}, Want: pick(4, 5, 6, 7, 8)},
+	{Name: "two sources", Query: v1alpha1.EventQuery{Sources: []string{"api", "http"}}, Want: pick(2, 3, 7)},
+	{Name: "a namespace", Query: v1alpha1.EventQuery{Namespaces: []string{"default"}}, Want: pick(2, 3, 4, 5)},
+	{Name: "a pod glob trims config events", Query: v1alpha1.EventQuery{Pods: []string{"web-*"}}, Want: []string{"2 ADD api default/web-1", all[2], all[3], all[4]}},
+	{Name: "a pod glob with a namespace", Query: v1alpha1.EventQuery{Pods: []string{"kube-system/*"}}, Want: pick(1, 6)},
+	{Name: "an excluded namespace's pods", Query: v1alpha1.EventQuery{Pods: []string{"!default/*"}}, Want: pick(1, 6, 7, 8)},
+	{Name: "a container leaves config events out", Query: v1alpha1.EventQuery{Containers: []string{"nginx"}}, Want: pick(4)},
+	{Name: "an excluded container", Query: v1alpha1.EventQuery{Containers: []string{"!istio-*"}}, Want: pick(1, 2, 3, 4, 6, 7, 8)},
+	{Name: "a label selector", Query: v1alpha1.EventQuery{Selector: "app=web"}, Want: []string{"2 ADD api default/web-1", all[2], all[3], all[4]}},
+	{Name: "a negative label selector", Query: v1alpha1.EventQuery{Selector: "app!=web"}, Want: []string{all[0], "2 ADD api default/db-1", all[5], all[6], all[7]}},
+	{Name: "a selector and a kind", Query: v1alpha1.EventQuery{Selector: "tier=control-plane", Kinds: []string{"pleg"}}, Want: pick(6)},
+	{Name: "a tail", Query: v1alpha1.EventQuery{Tail: 2}, Want: pick(7, 8)},
+	{Name: "a tail of the filtered events", Query: v1alpha1.EventQuery{Tail: 2, Kinds: []string{"config"}}, Want: pick(3, 7)},
+	{Name: "a tail longer than the history", Query: v1alpha1.EventQuery{Tail: 100, Ops: []string{"ADD"}}, Want: pick(1, 2)},
 }
 
 // Describe describes an event for Want: its sequence number after base,
 // then its op, source and pods (config) or its type, pod and container
 // (pleg).
-func Describe(base uint64, e api.Event) string {
-	if e.Kind == api.EventKindConfig {
+func Describe(base uint64, e v1alpha1.Event) string {
+	if e.Kind == v1alpha1.EventKindConfig {
 		var pods []string
 		for _, p := range e.Pods {
 			pods = append(pods, p.Namespace+"/"+p.Name)
@@ -110,12 +110,12 @@ func Describe(base uint64, e api.Event) string {
 // Run runs every case: stream gets the case's query, bounded by Since base
 // and Until base+len(Events()), and returns the events of the stream, which
 // must end on its own.
-func Run(t *testing.T, base uint64, stream func(t *testing.T, q api.EventQuery) []api.Event) {
+func Run(t *testing.T, base uint64, stream func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.Event) {
 	t.Helper()
 	for _, c := range Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			q := c.Query
-			q.Since, q.Until = api.SeqMark(base), api.SeqMark(base+uint64(len(Events())))
+			q.Since, q.Until = v1alpha1.SeqMark(base), v1alpha1.SeqMark(base+uint64(len(Events())))
 			var got []string
 			for _, e := range stream(t, q) {
 				got = append(got, Describe(base, e))
