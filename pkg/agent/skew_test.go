@@ -19,7 +19,7 @@ func (nodeSource) Run(ctx context.Context) { <-ctx.Done() }
 func (nodeSource) Origin(string) (string, bool) { return "", false }
 
 func (s nodeSource) Status() source.Status {
-	return source.Status{Kind: v1alpha1.SourceAPI, NodeKubeletVersion: s.kubelet}
+	return source.Status{Source: v1alpha1.SourceAPI, NodeKubeletVersion: s.kubelet}
 }
 
 // TestSkewedAgentReportsItself runs an agent reproducing kubelet v1.36.3

@@ -109,7 +109,7 @@ func NewFile(opts FileOptions) (*FileSource, error) {
 		state:    newFileState(),
 	}
 	s.status.st = Status{
-		Kind:           staticpod.KindFile,
+		Source:         staticpod.SourceFile,
 		Target:         hostPath,
 		ReadPath:       s.readPath,
 		KubeletVersion: opts.Decoder.KubeletVersion(),
@@ -146,7 +146,7 @@ func (s *FileSource) Origin(uid string) (string, bool) { return s.status.Origin(
 // Run lists the path at once, then relists it every period and applies the
 // fsnotify events in between, until ctx ends.
 func (s *FileSource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", staticpod.KindFile, "path", s.hostPath)
+	logger := klog.FromContext(ctx).WithValues("source", staticpod.SourceFile, "path", s.hostPath)
 	logger.V(1).Info("Watching static pod path", "readPath", s.readPath)
 
 	var wg sync.WaitGroup
@@ -197,7 +197,7 @@ func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints 
 	// Rejections and shadows are published first, so that a reader that
 	// received the SET sees the files behind it.
 	s.publishFiles()
-	if SendSet(ctx, s.updates, staticpod.KindFile, pods, fingerprints) {
+	if SendSet(ctx, s.updates, staticpod.SourceFile, pods, fingerprints) {
 		s.status.Delivered(s.now(), PodRefs(pods, s.state.originOf))
 	}
 }

@@ -144,7 +144,7 @@ func TestFileSourceWatch(t *testing.T) {
 					t.Errorf("pod UID %s is not that of %q", u.Pods[0].UID, tc.wantContent)
 				}
 			}
-			if u.Op != merge.Set || u.Source != staticpod.KindFile {
+			if u.Op != merge.Set || u.Source != staticpod.SourceFile {
 				t.Errorf("update %v from %q, want SET from file", u.Op, u.Source)
 			}
 		})

@@ -95,8 +95,8 @@ func TestURLSourceFirstFetch(t *testing.T) {
 			if tc.wantError != "" && !strings.Contains(st.LastError, hs.URL) {
 				t.Errorf("last error %q does not name the URL", st.LastError)
 			}
-			if st.Kind != staticpod.KindURL || st.Target != hs.URL+"/pods" {
-				t.Errorf("kind %q target %q", st.Kind, st.Target)
+			if st.Source != staticpod.SourceURL || st.Target != hs.URL+"/pods" {
+				t.Errorf("source %q target %q", st.Source, st.Target)
 			}
 		})
 	}

@@ -2,13 +2,13 @@ package staticpod
 
 import "time"
 
-// Source kinds as the kubelet names them in kubernetes.io/config.source and
+// Source names as the kubelet spells them in kubernetes.io/config.source and
 // in merge.PodUpdate.Source.
 const (
-	// KindFile is the static pod path source.
-	KindFile = "file"
-	// KindURL is the static pod URL source.
-	KindURL = "http"
+	// SourceFile is the static pod path source.
+	SourceFile = "file"
+	// SourceURL is the static pod URL source.
+	SourceURL = "http"
 )
 
 // MaxManifestBytes is the kubelet's cap on a manifest file or URL body. A

@@ -26,8 +26,8 @@ import (
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
-// KindAPI is the kubelet's name for the API server source.
-const KindAPI = "api"
+// SourceAPI is the kubelet's name for the API server source.
+const SourceAPI = "api"
 
 // DefaultNodeSyncPeriod is the kubelet's period between two checks of
 // whether its node informer has synced, which gates the pod watch
@@ -145,7 +145,7 @@ func NewAPI(opts APIOptions) (*APISource, error) {
 		period:   period,
 		now:      now,
 	}
-	s.status.Update(func(st *source.Status) { *st = source.Status{Kind: KindAPI, Target: host} })
+	s.status.Update(func(st *source.Status) { *st = source.Status{Source: SourceAPI, Target: host} })
 	return s, nil
 }
 
@@ -158,7 +158,7 @@ func (s *APISource) Origin(uid string) (string, bool) { return s.status.Origin(u
 // Run waits for the node sync, then watches the node's pods, until ctx
 // ends. It returns once everything it started has stopped.
 func (s *APISource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", KindAPI, "server", s.host, "node", s.nodeName)
+	logger := klog.FromContext(ctx).WithValues("source", SourceAPI, "server", s.host, "node", s.nodeName)
 	ctx = klog.NewContext(ctx, logger)
 
 	var wg sync.WaitGroup
@@ -323,7 +323,7 @@ func (s *APISource) push(ctx context.Context, objs []interface{}) {
 	refs := source.PodRefs(pods, func(*v1.Pod) string { return s.host })
 	update := merge.PodUpdate{
 		Op:           merge.Set,
-		Source:       KindAPI,
+		Source:       SourceAPI,
 		Pods:         pods,
 		Fingerprints: make([]string, len(pods)),
 	}

@@ -199,9 +199,9 @@ func podIn(u merge.PodUpdate, ns, name string) (*v1.Pod, string) {
 // checkSET fails unless u is a well-formed SET of the API source.
 func checkSET(t *testing.T, u merge.PodUpdate, node string) {
 	t.Helper()
-	if u.Op != merge.Set || u.Source != KindAPI || u.Pods == nil || len(u.Fingerprints) != len(u.Pods) {
+	if u.Op != merge.Set || u.Source != SourceAPI || u.Pods == nil || len(u.Fingerprints) != len(u.Pods) {
 		t.Fatalf("update op %v source %q with %d pods and %d fingerprints, want a SET from %q with one fingerprint a pod",
-			u.Op, u.Source, len(u.Pods), len(u.Fingerprints), KindAPI)
+			u.Op, u.Source, len(u.Pods), len(u.Fingerprints), SourceAPI)
 	}
 	for i, p := range u.Pods {
 		if p.Spec.NodeName != node {
@@ -299,7 +299,7 @@ func TestAPISourceClusterPods(t *testing.T) {
 	eventuallyStatus(t, src, fmt.Sprintf("the status after %d updates", len(w.all)), func(st source.Status) bool {
 		return st.Seen && st.UpdatesSent == len(w.all) && len(st.Pods) == 0
 	})
-	if st := src.Status(); st.Kind != KindAPI || st.Target != e.c.Config.Host || st.LastUpdate.IsZero() || st.LastError != "" {
+	if st := src.Status(); st.Source != SourceAPI || st.Target != e.c.Config.Host || st.LastUpdate.IsZero() || st.LastError != "" {
 		t.Errorf("status %+v", st)
 	}
 }

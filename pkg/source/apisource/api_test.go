@@ -133,8 +133,8 @@ func TestAPISourceInitialList(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src, c := startAPI(t, fake.NewClientset(tc.objs...))
 			u := c.Next()
-			if u.Op != merge.Set || u.Source != KindAPI || u.Pods == nil {
-				t.Fatalf("got op %v source %q pods %v, want a non-nil SET from %q", u.Op, u.Source, u.Pods, KindAPI)
+			if u.Op != merge.Set || u.Source != SourceAPI || u.Pods == nil {
+				t.Fatalf("got op %v source %q pods %v, want a non-nil SET from %q", u.Op, u.Source, u.Pods, SourceAPI)
 			}
 			var got []string
 			for _, p := range u.Pods {
@@ -151,8 +151,8 @@ func TestAPISourceInitialList(t *testing.T) {
 				return st.Seen && st.UpdatesSent == 1 && st.Checks == 1 && len(st.Pods) == len(tc.wantPods)
 			})
 			st := src.Status()
-			if st.Kind != KindAPI || st.Target != fakeHost || st.LastUpdate.IsZero() {
-				t.Errorf("status kind %q target %q last update %v", st.Kind, st.Target, st.LastUpdate)
+			if st.Source != SourceAPI || st.Target != fakeHost || st.LastUpdate.IsZero() {
+				t.Errorf("status source %q target %q last update %v", st.Source, st.Target, st.LastUpdate)
 			}
 			if tc.wantError == "" && st.LastError != "" {
 				t.Errorf("unexpected error %q", st.LastError)
@@ -181,7 +181,7 @@ func TestAPISourceChanges(t *testing.T) {
 	// The merge annotates what it keeps; nothing of that may reach the
 	// source's store, whose own objects the SET carries.
 	cfg := merge.New(merge.Options{})
-	cfg.Channel(ctx, KindAPI) <- first
+	cfg.Channel(ctx, SourceAPI) <- first
 	if n := len((<-cfg.Updates()).Pods); n != 1 {
 		t.Fatalf("the merge notified %d pods of the first SET, want 1", n)
 	}
@@ -399,8 +399,8 @@ current-context: x
 				}
 				return
 			}
-			if st := src.Status(); st.Kind != KindAPI || st.Target != fakeHost {
-				t.Errorf("status kind %q target %q, want %q %q", st.Kind, st.Target, KindAPI, fakeHost)
+			if st := src.Status(); st.Source != SourceAPI || st.Target != fakeHost {
+				t.Errorf("status source %q target %q, want %q %q", st.Source, st.Target, SourceAPI, fakeHost)
 			}
 		})
 	}
