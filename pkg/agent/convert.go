@@ -66,7 +66,7 @@ func configEvent(u merge.PodUpdate) v1alpha1.Event {
 
 // plegEvent turns a pod lifecycle event into an event; podLabels are the
 // labels of the pod as configured.
-func plegEvent(r pleg.EventRecord, podLabels map[string]string) v1alpha1.Event {
+func plegEvent(r pleg.ComputedEvent, podLabels map[string]string) v1alpha1.Event {
 	sends := r.KubeletSends && r.Outcome != pleg.OutcomeDropped
 	return v1alpha1.Event{
 		Kind:          v1alpha1.EventKindPLEG,

@@ -48,7 +48,7 @@ func (m *metrics) configEvent(u merge.PodUpdate) {
 	m.events.WithLabelValues(v1alpha1.EventKindConfig, u.Op.String()).Inc()
 }
 
-func (m *metrics) plegEvent(r pleg.EventRecord) {
+func (m *metrics) plegEvent(r pleg.ComputedEvent) {
 	m.events.WithLabelValues(v1alpha1.EventKindPLEG, string(r.Type)).Inc()
 }
 

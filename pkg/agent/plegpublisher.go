@@ -20,7 +20,7 @@ type plegPublisher struct {
 }
 
 // HandleEvent implements pleg.EventHandler.
-func (p plegPublisher) HandleEvent(r pleg.EventRecord) {
+func (p plegPublisher) HandleEvent(r pleg.ComputedEvent) {
 	if r.Outcome == pleg.OutcomeInspectionFailed {
 		// The kubelet discards these and computes them again.
 		return

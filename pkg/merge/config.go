@@ -20,9 +20,9 @@ type Options struct {
 	Mode Mode
 	// Semantics selects the kubelet version to follow where versions differ.
 	Semantics Semantics
-	// Recorder receives the events the kubelet would record (duplicate pod
+	// EventRecorder receives the events the kubelet would record (duplicate pod
 	// names). Nil drops them.
-	Recorder Recorder
+	EventRecorder EventRecorder
 	// Clock stamps the config.seen annotation and the statistics. Nil is the
 	// real clock.
 	Clock clock.PassiveClock

@@ -90,10 +90,10 @@ func replay(t *testing.T, tr mergeTrace) {
 	}
 	recorder := record.NewFakeRecorder(100)
 	cfg := New(Options{
-		Mode:      mode,
-		Semantics: semanticsOf(t, tr.Kubelet),
-		Recorder:  recorder,
-		Clock:     clocktesting.NewFakePassiveClock(time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC)),
+		Mode:          mode,
+		Semantics:     semanticsOf(t, tr.Kubelet),
+		EventRecorder: recorder,
+		Clock:         clocktesting.NewFakePassiveClock(time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC)),
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -54,7 +54,7 @@ func run(t *testing.T, file string, withFingerprints bool) [][]PodUpdate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := New(Options{Mode: mode, Semantics: semanticsOf(t, tr.Kubelet), Recorder: record.NewFakeRecorder(100)})
+	cfg := New(Options{Mode: mode, Semantics: semanticsOf(t, tr.Kubelet), EventRecorder: record.NewFakeRecorder(100)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, s := range tr.Sources {

@@ -26,7 +26,7 @@ type entry struct {
 type storage struct {
 	mode      Mode
 	semantics Semantics
-	recorder  Recorder
+	recorder  EventRecorder
 	clock     clock.PassiveClock
 	emit      func(context.Context, PodUpdate) error
 
@@ -47,7 +47,7 @@ func newStorage(o Options, emit func(context.Context, PodUpdate) error) *storage
 	return &storage{
 		mode:      o.Mode,
 		semantics: o.Semantics,
-		recorder:  o.Recorder,
+		recorder:  o.EventRecorder,
 		clock:     o.Clock,
 		emit:      emit,
 		spare:     make(map[string]map[types.UID]entry),

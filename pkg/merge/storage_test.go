@@ -165,7 +165,7 @@ func TestDuplicateFullNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := record.NewFakeRecorder(10)
-			cfg := New(Options{Recorder: rec})
+			cfg := New(Options{EventRecorder: rec})
 			out := mustMerge(t, cfg, "api", PodUpdate{Op: Set, Pods: tt.pods})
 			if len(out) != 1 || out[0].Op != Add || len(out[0].Pods) != tt.adds {
 				t.Fatalf("got %v, want one ADD of %d pods", ops(out), tt.adds)

@@ -29,7 +29,7 @@ type GenericPLEG struct {
 	clock   clock.Clock
 	events  chan *PodLifecycleEvent
 	cache   *Cache
-	stats   *recorder
+	stats   *statistics
 
 	// lastRelist is the start of the last successful relist.
 	lastRelist atomic.Pointer[time.Time]
@@ -62,7 +62,7 @@ func New(runtime cri.Runtime, opts Options) *GenericPLEG {
 		clock:     opts.Clock,
 		events:    make(chan *PodLifecycleEvent, opts.ChannelCapacity),
 		cache:     newCache(),
-		stats:     newRecorder(&opts),
+		stats:     newStatistics(&opts),
 		records:   newPodRecords(),
 		reinspect: make(map[types.UID]struct{}),
 	}
@@ -87,7 +87,7 @@ func (g *GenericPLEG) Stats() Stats {
 // Events returns the kept computed events whose Seq is above afterSeq, oldest
 // first, with what became of each; ContainerChanged events are among them.
 // It is for looking back; Options.Handler follows the events as they come.
-func (g *GenericPLEG) Events(afterSeq uint64) []EventRecord { return g.stats.eventsAfter(afterSeq) }
+func (g *GenericPLEG) Events(afterSeq uint64) []ComputedEvent { return g.stats.eventsAfter(afterSeq) }
 
 // Relist lists the runtime once, computes the events, inspects the pods that
 // changed and sends the events. Run calls it periodically; calling it
@@ -100,7 +100,7 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 
 	g.seq++
 	start := g.clock.Now()
-	rec := RelistRecord{Seq: g.seq, Start: start}
+	rec := RelistSummary{Seq: g.seq, Start: start}
 	if last := g.relistTime(); !last.IsZero() {
 		interval := start.Sub(last)
 		rec.IntervalSeconds = interval.Seconds()
@@ -165,7 +165,7 @@ func (c *relistCounts) add(p *podSnapshot) {
 
 // failed records a relist whose listing failed. The records stay as they
 // were, so that the next successful relist reports what changed meanwhile.
-func (g *GenericPLEG) failed(ctx context.Context, rec RelistRecord, start time.Time, err error) error {
+func (g *GenericPLEG) failed(ctx context.Context, rec RelistSummary, start time.Time, err error) error {
 	d := g.clock.Since(start)
 	rec.DurationSeconds = d.Seconds()
 	rec.Error = err.Error()
@@ -177,7 +177,7 @@ func (g *GenericPLEG) failed(ctx context.Context, rec RelistRecord, start time.T
 // reconcile computes the events of one pod, inspects it when it changed or
 // awaits reinspection, updates the cache and the record, and sends the
 // events, like the kubelet's reconcilePodRecord.
-func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time, rec *RelistRecord) {
+func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time, rec *RelistSummary) {
 	hasCur := g.records.hasCurrent(r)
 	g.changes = g.scratch.computeEvents(g.changes[:0], &r.old, r.hasOld, &r.cur, hasCur)
 	_, reinspect := g.reinspect[r.uid]
@@ -213,7 +213,7 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			g.reinspect[r.uid] = struct{}{}
 			klog.FromContext(ctx).V(4).Info("Ignoring events for pod, will reinspect", "pod", klog.KRef(namespace, name), "podUID", r.uid, "err", err)
 			for _, c := range g.changes {
-				g.record(g.newEvent(r.uid, name, namespace, c, rec.Seq, ts), OutcomeInspectionFailed)
+				g.deliver(g.newEvent(r.uid, name, namespace, c, rec.Seq, ts), OutcomeInspectionFailed)
 			}
 			return
 		}
@@ -240,14 +240,14 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			}
 		}
 		if !ev.KubeletSends {
-			g.record(ev, OutcomeNotSent)
+			g.deliver(ev, OutcomeNotSent)
 			continue
 		}
 		select {
 		case g.events <- ev:
-			g.record(ev, OutcomeSent)
+			g.deliver(ev, OutcomeSent)
 		default:
-			g.record(ev, OutcomeDropped)
+			g.deliver(ev, OutcomeDropped)
 			logger.Error(nil, "Event channel is full, discarding event", "podUID", ev.ID, "type", ev.Type, "data", ev.Data)
 		}
 	}
@@ -271,10 +271,10 @@ func (g *GenericPLEG) newEvent(uid types.UID, name, namespace string, c change, 
 	}
 }
 
-// record keeps a computed event with its outcome and hands it to the
+// deliver keeps a computed event with its outcome and hands it to the
 // handler.
-func (g *GenericPLEG) record(ev *PodLifecycleEvent, outcome string) {
-	r := EventRecord{PodLifecycleEvent: *ev, Outcome: outcome}
+func (g *GenericPLEG) deliver(ev *PodLifecycleEvent, outcome string) {
+	r := ComputedEvent{PodLifecycleEvent: *ev, Outcome: outcome}
 	g.stats.observeEvent(r)
 	if g.opts.Handler != nil {
 		g.opts.Handler.HandleEvent(r)

@@ -6,5 +6,5 @@ package pleg
 // a time, in Seq order. The relist waits for it, so it must not block: a
 // handler that cannot keep up has to queue or drop by itself, and say so.
 type EventHandler interface {
-	HandleEvent(EventRecord)
+	HandleEvent(ComputedEvent)
 }

@@ -13,11 +13,11 @@ import (
 // events at each call.
 type recordingHandler struct {
 	g    *GenericPLEG
-	got  []EventRecord
+	got  []ComputedEvent
 	kept []int
 }
 
-func (h *recordingHandler) HandleEvent(r EventRecord) {
+func (h *recordingHandler) HandleEvent(r ComputedEvent) {
 	h.got = append(h.got, r)
 	h.kept = append(h.kept, len(h.g.Events(0)))
 }

@@ -30,7 +30,7 @@ const (
 
 var callNames = [numCalls]string{CallListPodSandbox, CallListContainers, CallPodSandboxStatus, CallContainerStatus}
 
-// Outcomes of a computed event, in EventRecord.Outcome.
+// Outcomes of a computed event, in ComputedEvent.Outcome.
 const (
 	// OutcomeSent: the event was put on the Watch channel.
 	OutcomeSent = "sent"
@@ -43,14 +43,14 @@ const (
 	OutcomeInspectionFailed = "discarded-inspection-failed"
 )
 
-// EventRecord is one computed event and what became of it.
-type EventRecord struct {
+// ComputedEvent is one computed event and what became of it.
+type ComputedEvent struct {
 	PodLifecycleEvent
 	Outcome string `json:"outcome"`
 }
 
-// RelistRecord describes one relist.
-type RelistRecord struct {
+// RelistSummary describes one relist.
+type RelistSummary struct {
 	Seq                   uint64    `json:"seq"`
 	Start                 time.Time `json:"start"`
 	DurationSeconds       float64   `json:"durationSeconds"`
@@ -100,7 +100,7 @@ type Stats struct {
 	// PodInspection is the duration of pod status inspections.
 	PodInspection LatencySummary `json:"podInspection"`
 	// RecentRelists are the last relists, oldest first.
-	RecentRelists []RelistRecord `json:"recentRelists"`
+	RecentRelists []RelistSummary `json:"recentRelists"`
 	// SlowestPods are the slowest pod inspections of the recent relists,
 	// slowest first.
 	SlowestPods []PodInspection `json:"slowestPods"`
@@ -146,8 +146,9 @@ func stateIndex(s ContainerState) int {
 
 var statesByIndex = [4]ContainerState{StateCreated, StateRunning, StateExited, StateUnknown}
 
-// recorder accumulates the statistics. Safe for concurrent use.
-type recorder struct {
+// statistics accumulates what Stats reports: relist and CRI call latencies,
+// recent relists, inspections and computed events. Safe for concurrent use.
+type statistics struct {
 	mu sync.Mutex
 
 	relists, relistFailures uint64
@@ -159,9 +160,9 @@ type recorder struct {
 	relistDur, interval, inspection latency
 	calls                           [numCalls]latency
 
-	history     ring[RelistRecord]
+	history     ring[RelistSummary]
 	inspections ring[PodInspection]
-	events      ring[EventRecord]
+	events      ring[ComputedEvent]
 	slowest     int
 
 	computed, sent               map[EventType]uint64
@@ -169,14 +170,14 @@ type recorder struct {
 	counts                       relistCounts
 }
 
-func newRecorder(o *Options) *recorder {
-	r := &recorder{
+func newStatistics(o *Options) *statistics {
+	r := &statistics{
 		relistDur:   newLatency(o.HistoryLength),
 		interval:    newLatency(o.HistoryLength),
 		inspection:  newLatency(o.HistoryLength),
-		history:     newRing[RelistRecord](o.HistoryLength),
+		history:     newRing[RelistSummary](o.HistoryLength),
 		inspections: newRing[PodInspection](4 * o.HistoryLength),
-		events:      newRing[EventRecord](o.EventHistory),
+		events:      newRing[ComputedEvent](o.EventHistory),
 		slowest:     o.SlowestPods,
 		computed:    make(map[EventType]uint64),
 		sent:        make(map[EventType]uint64),
@@ -187,19 +188,19 @@ func newRecorder(o *Options) *recorder {
 	return r
 }
 
-func (r *recorder) observeCall(k callKind, d time.Duration, failed bool) {
+func (r *statistics) observeCall(k callKind, d time.Duration, failed bool) {
 	r.mu.Lock()
 	r.calls[k].observe(d, failed)
 	r.mu.Unlock()
 }
 
-func (r *recorder) observeInterval(d time.Duration) {
+func (r *statistics) observeInterval(d time.Duration) {
 	r.mu.Lock()
 	r.interval.observe(d, false)
 	r.mu.Unlock()
 }
 
-func (r *recorder) observeInspection(in PodInspection, d time.Duration) {
+func (r *statistics) observeInspection(in PodInspection, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inspection.observe(d, in.Error != "")
@@ -209,7 +210,7 @@ func (r *recorder) observeInspection(in PodInspection, d time.Duration) {
 	}
 }
 
-func (r *recorder) observeEvent(ev EventRecord) {
+func (r *statistics) observeEvent(ev ComputedEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.computed[ev.Type]++
@@ -224,7 +225,7 @@ func (r *recorder) observeEvent(ev EventRecord) {
 	r.events.add(ev)
 }
 
-func (r *recorder) relistFailed(rec RelistRecord, d time.Duration, err error, now time.Time) {
+func (r *statistics) relistFailed(rec RelistSummary, d time.Duration, err error, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.relists++
@@ -236,7 +237,7 @@ func (r *recorder) relistFailed(rec RelistRecord, d time.Duration, err error, no
 	r.history.add(rec)
 }
 
-func (r *recorder) relistDone(rec RelistRecord, d time.Duration, c relistCounts) {
+func (r *statistics) relistDone(rec RelistSummary, d time.Duration, c relistCounts) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.relists++
@@ -248,7 +249,7 @@ func (r *recorder) relistDone(rec RelistRecord, d time.Duration, c relistCounts)
 }
 
 // lastError returns the error of the last relist if it failed.
-func (r *recorder) lastError() (string, int) {
+func (r *statistics) lastError() (string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.consecutiveFailures == 0 {
@@ -257,7 +258,7 @@ func (r *recorder) lastError() (string, int) {
 	return r.lastErr, r.consecutiveFailures
 }
 
-func (r *recorder) snapshot() Stats {
+func (r *statistics) snapshot() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := Stats{
@@ -300,7 +301,7 @@ func (r *recorder) snapshot() Stats {
 
 // slowestPods returns the slowest inspections among those of the relists
 // still in the history. Called with mu held.
-func (r *recorder) slowestPods() []PodInspection {
+func (r *statistics) slowestPods() []PodInspection {
 	var oldest uint64
 	if r.history.len() > 0 {
 		oldest = r.history.at(0).Seq
@@ -324,12 +325,12 @@ func (r *recorder) slowestPods() []PodInspection {
 
 // eventsAfter returns the kept event records with a sequence number above
 // seq, oldest first. Only those are copied.
-func (r *recorder) eventsAfter(seq uint64) []EventRecord {
+func (r *statistics) eventsAfter(seq uint64) []ComputedEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := r.events.len()
 	i := sort.Search(n, func(i int) bool { return r.events.at(i).Seq > seq })
-	out := make([]EventRecord, 0, n-i)
+	out := make([]ComputedEvent, 0, n-i)
 	for ; i < n; i++ {
 		out = append(out, *r.events.at(i))
 	}
