@@ -37,15 +37,18 @@ type namedSource struct {
 
 // Agent is one node's podsrc: sources, merge, PLEG, event hub and HTTP API.
 type Agent struct {
-	cfg      *Config
-	decoder  staticpod.Decoder
-	config   *merge.PodConfig
-	hub      *Hub
-	metrics  *metrics
-	pleg     *pleg.GenericPLEG
-	runtime  *cri.Client
-	sources  []namedSource
-	stopping chan struct{}
+	// cfg is the agent's own configuration, from its flags.
+	cfg     *Config
+	decoder staticpod.Decoder
+	// podConfig is the kubelet's pod config pipeline: the sources' updates
+	// merged into ADD/UPDATE/DELETE/REMOVE/RECONCILE.
+	podConfig *merge.PodConfig
+	hub       *Hub
+	metrics   *metrics
+	pleg      *pleg.GenericPLEG
+	runtime   *cri.Client
+	sources   []namedSource
+	stopping  chan struct{}
 	// epoch identifies this agent process in its event stream.
 	epoch string
 	// streamWriteTimeout bounds one write to an event stream.
@@ -71,12 +74,12 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{
-		cfg:      cfg,
-		decoder:  decoder,
-		config:   merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
-		stopping: make(chan struct{}),
-		view:     newView(),
-		epoch:    strconv.FormatInt(time.Now().UnixNano(), 36),
+		cfg:       cfg,
+		decoder:   decoder,
+		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
+		stopping:  make(chan struct{}),
+		view:      newView(),
+		epoch:     strconv.FormatInt(time.Now().UnixNano(), 36),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
 		streams:            newSlots(cfg.Limits.MaxStreams),
@@ -135,7 +138,7 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(lis) }()
 	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Sources.NodeName,
-		"sources", a.config.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
+		"sources", a.podConfig.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
 
 	var err error
 	select {
@@ -173,7 +176,7 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 // nil source only for a source that is off, which is never asked for here.
 func (a *Agent) startSources(ctx context.Context) error {
 	add := func(name string, build func(chan<- merge.PodUpdate) (PodSource, error)) error {
-		src, err := build(a.config.Channel(ctx, name))
+		src, err := build(a.podConfig.Channel(ctx, name))
 		if err != nil {
 			return fmt.Errorf("starting the %s source: %w", name, err)
 		}
@@ -206,7 +209,7 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case u := <-a.config.Updates():
+		case u := <-a.podConfig.Updates():
 			a.viewMu.Lock()
 			a.view.apply(u)
 			a.hub.Publish(configEvent(u))

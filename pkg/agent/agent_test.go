@@ -234,12 +234,12 @@ func TestReadyOnlyWhenAllSourcesSeen(t *testing.T) {
 		t.Fatalf("readyz %d with the file source seen", code)
 	}
 	// A source registered but never heard from keeps the agent unready.
-	ta.config.Channel(t.Context(), "api")
+	ta.podConfig.Channel(t.Context(), "api")
 	code, body := ta.get(t, "/readyz")
 	if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "api") {
 		t.Fatalf("readyz %d %q with the api source unseen", code, body)
 	}
-	if names := ta.config.Sources(); !slices.Equal(names, []string{"api", "file"}) {
+	if names := ta.podConfig.Sources(); !slices.Equal(names, []string{"api", "file"}) {
 		t.Fatalf("sources %v", names)
 	}
 }

@@ -29,14 +29,14 @@ func (a *Agent) kubeletSemantics() string {
 // Sources returns every configured source's state.
 func (a *Agent) Sources() v1alpha1.SourceList {
 	stats := map[string]*merge.SourceStats{}
-	for _, st := range a.config.Stats() {
+	for _, st := range a.podConfig.Stats() {
 		stats[st.Source] = &st
 	}
 	out := v1alpha1.SourceList{
 		TypeMeta:       v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
 		NodeName:       a.cfg.Sources.NodeName,
 		Mode:           a.cfg.Mode.String(),
-		AllSourcesSeen: a.config.Ready(),
+		AllSourcesSeen: a.podConfig.Ready(),
 		AgentVersion:   version.Version,
 		KubeletVersion: a.kubeletSemantics(),
 		Items:          []v1alpha1.Source{},
@@ -275,8 +275,8 @@ func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	var unseen []string
-	for _, name := range a.config.Sources() {
-		if !a.config.HasSeen(name) {
+	for _, name := range a.podConfig.Sources() {
+		if !a.podConfig.HasSeen(name) {
 			unseen = append(unseen, name)
 		}
 	}

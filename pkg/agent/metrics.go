@@ -76,7 +76,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads the current values.
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, st := range c.a.config.Stats() {
+	for _, st := range c.a.podConfig.Stats() {
 		ch <- prometheus.MustNewConstMetric(descSourceUpdates, prometheus.CounterValue, float64(st.Updates), st.Source)
 		ch <- prometheus.MustNewConstMetric(descSourcePods, prometheus.GaugeValue, float64(st.Pods), st.Source)
 		seen := 0.0
