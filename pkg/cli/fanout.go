@@ -167,7 +167,7 @@ func withNodeTimeout[T any](d time.Duration, ask func(ctx context.Context, node 
 		defer cancel()
 		v, err := ask(nodeCtx, node)
 		if err != nil && ctx.Err() == nil && errors.Is(nodeCtx.Err(), context.DeadlineExceeded) {
-			err = &client.Error{Kind: client.KindTimeout, Err: err,
+			err = &client.Error{Reason: client.ReasonTimeout, Err: err,
 				Message: fmt.Sprintf("the agent did not answer within --node-timeout=%s; raise it if the node is only slow (0: no limit)", d)}
 		}
 		return v, err

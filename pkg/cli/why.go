@@ -180,7 +180,7 @@ func (o *WhyOptions) timeoutError(err error) error {
 		node = o.AgentURL
 	}
 	var ce *client.Error
-	if errors.As(err, &ce) && ce.Kind == client.KindTimeout && ce.Err != nil {
+	if errors.As(err, &ce) && ce.Reason == client.ReasonTimeout && ce.Err != nil {
 		// Its message blames the agent alone.
 		err = ce.Err
 	}

@@ -123,13 +123,13 @@ func (a *Agent) get(ctx context.Context, path string, q url.Values, out any) err
 	}
 	var tm metav1.TypeMeta
 	if err := json.Unmarshal(body, &tm); err != nil {
-		return newError(KindOther, err, "%s answered %s with something that is not JSON: is it a podsrc agent?", a, path)
+		return newError(ReasonOther, err, "%s answered %s with something that is not JSON: is it a podsrc agent?", a, path)
 	}
 	if tm.APIVersion != v1alpha1.GroupVersion {
 		return a.skewError(tm.APIVersion, "")
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return newError(KindOther, err, "decoding the answer of %s from %s: %v", path, a, err)
+		return newError(ReasonOther, err, "decoding the answer of %s from %s: %v", path, a, err)
 	}
 	return nil
 }
@@ -164,13 +164,13 @@ func (a *Agent) skewError(served, agentVersion string) error {
 		rel = " " + agentVersion
 	}
 	if served == "" {
-		return newError(KindSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (%s)", a, rel, v1alpha1.APIPrefix, DeployCommand)
+		return newError(ReasonSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (%s)", a, rel, v1alpha1.APIPrefix, DeployCommand)
 	}
 	servedVersion := strings.TrimPrefix(served, v1alpha1.GroupName+"/")
 	if apiversion.CompareKubeAwareVersionStrings(servedVersion, v1alpha1.VersionName) > 0 {
-		return newError(KindSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
+		return newError(ReasonSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
 	}
-	return newError(KindSkew, nil, "%s%s is too old: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade the agent (%s)", a, rel, servedVersion, v1alpha1.GroupVersion, DeployCommand)
+	return newError(ReasonSkew, nil, "%s%s is too old: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade the agent (%s)", a, rel, servedVersion, v1alpha1.GroupVersion, DeployCommand)
 }
 
 // checkSkew is called when the agent does not know a path: it asks the

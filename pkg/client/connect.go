@@ -168,13 +168,13 @@ func (c *Connector) findAgentPod(ctx context.Context, a *Agent) (string, error) 
 		pending = p
 	}
 	if pending != nil {
-		return "", newError(KindNoAgent, nil, "the agent pod %s/%s on node %q is %s, not running: `kubectl -n %s describe pod %s` says why", c.Namespace, pending.Name, a.Node, pending.Status.Phase, c.Namespace, pending.Name)
+		return "", newError(ReasonNoAgent, nil, "the agent pod %s/%s on node %q is %s, not running: `kubectl -n %s describe pod %s` says why", c.Namespace, pending.Name, a.Node, pending.Status.Phase, c.Namespace, pending.Name)
 	}
 	// No agent pod: is there such a node at all?
 	if _, err := c.Clientset.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		return "", newError(KindNodeNotFound, nil, "node %q not found: `kubectl get nodes` lists the nodes", a.Node)
+		return "", newError(ReasonNodeNotFound, nil, "node %q not found: `kubectl get nodes` lists the nodes", a.Node)
 	}
-	return "", newError(KindNoAgent, nil, "no podsrc agent pod on node %q (namespace %s, label %s): deploy it with `%s`", a.Node, c.Namespace, c.Selector, DeployCommand)
+	return "", newError(ReasonNoAgent, nil, "no podsrc agent pod on node %q (namespace %s, label %s): deploy it with `%s`", a.Node, c.Namespace, c.Selector, DeployCommand)
 }
 
 // apiError classifies an error of a client-go call made for a.
@@ -183,16 +183,16 @@ func (c *Connector) apiError(ctx context.Context, a *Agent, err error, doing str
 	case apierrors.IsForbidden(err):
 		return a.forbiddenError(oneLine(err.Error()))
 	case apierrors.IsUnauthorized(err):
-		return newError(KindUnauthorized, err, "the API server rejected your credentials (%s): check --kubeconfig, --context and --user", oneLine(err.Error()))
+		return newError(ReasonUnauthorized, err, "the API server rejected your credentials (%s): check --kubeconfig, --context and --user", oneLine(err.Error()))
 	case apierrors.IsNotFound(err):
-		return newError(KindOther, err, "%s: %v", doing, err)
+		return newError(ReasonOther, err, "%s: %v", doing, err)
 	}
 	if _, ok := err.(apierrors.APIStatus); ok {
-		return newError(KindUnavailable, err, "%s: %v", doing, oneLine(err.Error()))
+		return newError(ReasonUnavailable, err, "%s: %v", doing, oneLine(err.Error()))
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return newError(KindTimeout, err, "%s: the API server at %s did not answer in time (--request-timeout sets the limit)", doing, c.apiServer)
+		return newError(ReasonTimeout, err, "%s: the API server at %s did not answer in time (--request-timeout sets the limit)", doing, c.apiServer)
 	}
 	return a.transportError(ctx, err)
 }
@@ -210,19 +210,19 @@ func (c *Connector) withTimeout(ctx context.Context) (context.Context, context.C
 func ClusterError(err error, doing string) error {
 	switch {
 	case apierrors.IsForbidden(err):
-		return newError(KindForbidden, err, "%s: forbidden (%s): selecting nodes by label or --all-nodes needs list nodes; name the nodes instead", doing, oneLine(err.Error()))
+		return newError(ReasonForbidden, err, "%s: forbidden (%s): selecting nodes by label or --all-nodes needs list nodes; name the nodes instead", doing, oneLine(err.Error()))
 	case apierrors.IsUnauthorized(err):
-		return newError(KindUnauthorized, err, "the API server rejected your credentials (%s): check --kubeconfig, --context and --user", oneLine(err.Error()))
+		return newError(ReasonUnauthorized, err, "the API server rejected your credentials (%s): check --kubeconfig, --context and --user", oneLine(err.Error()))
 	}
 	if _, ok := err.(apierrors.APIStatus); ok {
-		return newError(KindOther, err, "%s: %v", doing, oneLine(err.Error()))
+		return newError(ReasonOther, err, "%s: %v", doing, oneLine(err.Error()))
 	}
 	var ne net.Error
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return newError(KindConnectionRefused, err, "%s: connection refused by the API server: check --kubeconfig, --context and --server", doing)
+		return newError(ReasonConnectionRefused, err, "%s: connection refused by the API server: check --kubeconfig, --context and --server", doing)
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return newError(KindTimeout, err, "%s: timed out talking to the API server (--request-timeout sets the limit)", doing)
+		return newError(ReasonTimeout, err, "%s: timed out talking to the API server (--request-timeout sets the limit)", doing)
 	}
-	return newError(KindUnavailable, err, "%s: %v", doing, err)
+	return newError(ReasonUnavailable, err, "%s: %v", doing, err)
 }

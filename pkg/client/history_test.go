@@ -86,7 +86,7 @@ func TestHistoryOfAnAgentThatNeverReachesItsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = a.History(context.Background())
-	if KindOf(err) != KindTooLarge || !strings.Contains(err.Error(), "more than 40000 events") || !strings.Contains(err.Error(), "--agent-url="+srv.URL) {
+	if ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "more than 40000 events") || !strings.Contains(err.Error(), "--agent-url="+srv.URL) {
 		t.Fatalf("error %v, want one that says the history is too long and names the agent", err)
 	}
 }

@@ -23,7 +23,7 @@ const (
 	maxHistory = 40000
 )
 
-// readBody reads the answer of path, failing with KindTooLarge rather than
+// readBody reads the answer of path, failing with ReasonTooLarge rather than
 // reading more than maxBody.
 func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) ([]byte, error) {
 	if resp.ContentLength > maxBody {
@@ -41,19 +41,19 @@ func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) 
 
 // tooLargeError says that the answer of path exceeds maxBody.
 func (a *Agent) tooLargeError(path string) error {
-	return newError(KindTooLarge, nil, "%s answered %s with more than %d MiB, the most kubectl-podsrc reads: check that a podsrc agent answers there (kubectl podsrc version %s), and narrow the request where it can be (pods --source)", a, path, maxBody>>20, a.nodeArg())
+	return newError(ReasonTooLarge, nil, "%s answered %s with more than %d MiB, the most kubectl-podsrc reads: check that a podsrc agent answers there (kubectl podsrc version %s), and narrow the request where it can be (pods --source)", a, path, maxBody>>20, a.nodeArg())
 }
 
 // lineTooLongError says that a message of the event stream exceeds
 // maxLine.
 func (a *Agent) lineTooLongError() error {
-	return newError(KindTooLarge, nil, "%s sent a stream message longer than %d MiB, the most kubectl-podsrc reads: a --snapshot of very many pods? Watch without --snapshot and list the pods with kubectl podsrc pods %s", a, maxLine>>20, a.nodeArg())
+	return newError(ReasonTooLarge, nil, "%s sent a stream message longer than %d MiB, the most kubectl-podsrc reads: a --snapshot of very many pods? Watch without --snapshot and list the pods with kubectl podsrc pods %s", a, maxLine>>20, a.nodeArg())
 }
 
 // historyTooLongError says that the agent sent more than maxHistory events
 // of history before its last one.
 func (a *Agent) historyTooLongError(last uint64) error {
-	return newError(KindTooLarge, nil, "%s sent more than %d events of history without reaching its last event %d, the most kubectl-podsrc reads: check that a podsrc agent answers there (kubectl podsrc version %s), or give the agent an --event-buffer of at most %d", a, maxHistory, last, a.nodeArg(), maxHistory)
+	return newError(ReasonTooLarge, nil, "%s sent more than %d events of history without reaching its last event %d, the most kubectl-podsrc reads: check that a podsrc agent answers there (kubectl podsrc version %s), or give the agent an --event-buffer of at most %d", a, maxHistory, last, a.nodeArg(), maxHistory)
 }
 
 // nodeArg is how commands name this agent's node: the node, or

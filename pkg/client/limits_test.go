@@ -13,7 +13,7 @@ import (
 )
 
 // TestAnswerBounds: an answer larger than maxBody, or a stream message
-// longer than maxLine, fails with a permanent KindTooLarge error that says
+// longer than maxLine, fails with a permanent ReasonTooLarge error that says
 // what was too large, instead of being cut silently or read without end.
 func TestAnswerBounds(t *testing.T) {
 	endless := fakeagent.New("node-1")
@@ -61,8 +61,8 @@ func TestAnswerBounds(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = tc.call(context.Background(), a)
-			if KindOf(err) != KindTooLarge || !IsPermanent(err) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v (%s), want a permanent %s error saying %q", err, KindOf(err), KindTooLarge, tc.want)
+			if ReasonOf(err) != ReasonTooLarge || !IsPermanent(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v (%s), want a permanent %s error saying %q", err, ReasonOf(err), ReasonTooLarge, tc.want)
 			}
 		})
 	}

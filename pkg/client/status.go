@@ -42,26 +42,26 @@ func (a *Agent) statusError(ctx context.Context, path string, resp *http.Respons
 	case isJSON && st.APIVersion == v1alpha1.GroupVersion:
 		if code == http.StatusNotFound {
 			if strings.HasPrefix(path, v1alpha1.APIPrefix+"/pods/") {
-				return newError(KindNotFound, nil, "%s has no pod with UID %s", a, strings.TrimPrefix(path, v1alpha1.APIPrefix+"/pods/"))
+				return newError(ReasonNotFound, nil, "%s has no pod with UID %s", a, strings.TrimPrefix(path, v1alpha1.APIPrefix+"/pods/"))
 			}
 			return a.checkSkew(ctx)
 		}
-		kind := KindOther
+		reason := ReasonOther
 		switch {
 		case code == http.StatusBadRequest:
-			kind = KindBadRequest
+			reason = ReasonBadRequest
 		case code >= 500:
-			kind = KindUnavailable
+			reason = ReasonUnavailable
 		}
-		return newError(kind, nil, "%s answered %d: %s", a, code, oneLine(st.Message))
+		return newError(reason, nil, "%s answered %d: %s", a, code, oneLine(st.Message))
 	case isJSON && strings.HasPrefix(st.APIVersion, v1alpha1.GroupName+"/"):
 		return a.skewError(st.APIVersion, "")
 	case code == http.StatusNotFound:
 		return a.checkSkew(ctx)
 	case code >= 500:
-		return newError(KindUnavailable, nil, "%s answered %d: %s", a, code, oneLine(string(body)))
+		return newError(ReasonUnavailable, nil, "%s answered %d: %s", a, code, oneLine(string(body)))
 	}
-	return newError(KindOther, nil, "%s answered %d: %s", a, code, oneLine(string(body)))
+	return newError(ReasonOther, nil, "%s answered %d: %s", a, code, oneLine(string(body)))
 }
 
 // apiServerError turns a metav1.Status of the API server (the proxy's own
@@ -70,33 +70,33 @@ func (a *Agent) apiServerError(code int, st statusBody) error {
 	msg := oneLine(st.Message)
 	switch {
 	case code == http.StatusUnauthorized:
-		return newError(KindUnauthorized, nil, "the API server rejected your credentials (%s): check --kubeconfig, --context and --user", msg)
+		return newError(ReasonUnauthorized, nil, "the API server rejected your credentials (%s): check --kubeconfig, --context and --user", msg)
 	case code == http.StatusForbidden:
 		return a.forbiddenError(msg)
 	case code == http.StatusNotFound && st.Details != nil && st.Details.Kind == "nodes":
-		return newError(KindNodeNotFound, nil, "node %q not found: `kubectl get nodes` lists the nodes", a.Node)
+		return newError(ReasonNodeNotFound, nil, "node %q not found: `kubectl get nodes` lists the nodes", a.Node)
 	case code == http.StatusNotFound && st.Details != nil && st.Details.Kind == "pods":
 		// The agent's pod went away since it was looked up.
-		return newError(KindUnavailable, nil, "the agent pod on node %q is gone (%s); it is probably being replaced", a.Node, msg)
+		return newError(ReasonUnavailable, nil, "the agent pod on node %q is gone (%s); it is probably being replaced", a.Node, msg)
 	case strings.Contains(msg, "connection refused"):
-		return newError(KindNoAgent, nil, "no podsrc agent answers on node %q port %d (%s): deploy it with `%s`, or pass the port it listens on with --agent-port", a.Node, a.Port, msg, DeployCommand)
+		return newError(ReasonNoAgent, nil, "no podsrc agent answers on node %q port %d (%s): deploy it with `%s`, or pass the port it listens on with --agent-port", a.Node, a.Port, msg, DeployCommand)
 	case strings.Contains(msg, "timeout") || strings.Contains(msg, "deadline exceeded"):
-		return newError(KindTimeout, nil, "the API server timed out reaching %s on port %d (%s): is the node up, and may the API server reach that port?", a, a.Port, msg)
+		return newError(ReasonTimeout, nil, "the API server timed out reaching %s on port %d (%s): is the node up, and may the API server reach that port?", a, a.Port, msg)
 	case strings.Contains(msg, "no route to host"):
-		return newError(KindNoAgent, nil, "the API server cannot reach node %q (%s): is the node up?", a.Node, msg)
+		return newError(ReasonNoAgent, nil, "the API server cannot reach node %q (%s): is the node up?", a.Node, msg)
 	case code >= 500:
-		return newError(KindUnavailable, nil, "the API server could not reach %s: %s", a, msg)
+		return newError(ReasonUnavailable, nil, "the API server could not reach %s: %s", a, msg)
 	}
-	return newError(KindOther, nil, "the API server answered %d for %s: %s", code, a, msg)
+	return newError(ReasonOther, nil, "the API server answered %d for %s: %s", code, a, msg)
 }
 
 // forbiddenError names the permission that is missing and the role that
 // grants it.
 func (a *Agent) forbiddenError(msg string) error {
 	if a.Via == ViaPodProxy {
-		return newError(KindForbidden, nil, "forbidden (%s): --via=pod-proxy needs get pods/proxy and list pods in namespace %s; ClusterRole %s (made by %s) grants them when bound there with a RoleBinding", msg, AgentNamespace, PodProxyRole, DeployCommand)
+		return newError(ReasonForbidden, nil, "forbidden (%s): --via=pod-proxy needs get pods/proxy and list pods in namespace %s; ClusterRole %s (made by %s) grants them when bound there with a RoleBinding", msg, AgentNamespace, PodProxyRole, DeployCommand)
 	}
-	return newError(KindForbidden, nil, "forbidden (%s): reaching agents through the node proxy needs get nodes/proxy (ClusterRole %s, made by %s); or use --via=pod-proxy, which needs only get pods/proxy in namespace %s (ClusterRole %s)", msg, NodeProxyRole, DeployCommand, AgentNamespace, PodProxyRole)
+	return newError(ReasonForbidden, nil, "forbidden (%s): reaching agents through the node proxy needs get nodes/proxy (ClusterRole %s, made by %s); or use --via=pod-proxy, which needs only get pods/proxy in namespace %s (ClusterRole %s)", msg, NodeProxyRole, DeployCommand, AgentNamespace, PodProxyRole)
 }
 
 // transportError classifies a failed round trip.
@@ -110,9 +110,9 @@ func (a *Agent) transportError(ctx context.Context, err error) error {
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		if a.Via == ViaDirect {
-			return newError(KindConnectionRefused, err, "connection refused by %s: is podsrc-agent running there, on that port?", a.target)
+			return newError(ReasonConnectionRefused, err, "connection refused by %s: is podsrc-agent running there, on that port?", a.target)
 		}
-		return newError(KindConnectionRefused, err, "connection refused by %s: check --kubeconfig, --context and --server", where)
+		return newError(ReasonConnectionRefused, err, "connection refused by %s: check --kubeconfig, --context and --server", where)
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
@@ -120,9 +120,9 @@ func (a *Agent) transportError(ctx context.Context, err error) error {
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return newError(KindOther, err, "cannot resolve %s: %v", where, dnsErr)
+		return newError(ReasonOther, err, "cannot resolve %s: %v", where, dnsErr)
 	}
-	return newError(KindUnavailable, err, "talking to %s: %v", where, err)
+	return newError(ReasonUnavailable, err, "talking to %s: %v", where, err)
 }
 
 // timeoutError says that the agent, reached through where, did not answer
@@ -136,7 +136,7 @@ func (a *Agent) timeoutError(err error, where string) error {
 	if a.Via != ViaDirect {
 		check = fmt.Sprintf("is the agent on the node running and ready (kubectl -n %s get pods -o wide --field-selector spec.nodeName=%s)?", AgentNamespace, a.Node)
 	}
-	return newError(KindTimeout, err, "%s did not answer%s (through %s): %s --request-timeout sets the limit (0: none)", a, within, where, check)
+	return newError(ReasonTimeout, err, "%s did not answer%s (through %s): %s --request-timeout sets the limit (0: none)", a, within, where, check)
 }
 
 // oneLine returns the first line of s, trimmed and bounded.

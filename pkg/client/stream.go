@@ -38,7 +38,7 @@ func (a *Agent) Events(ctx context.Context, q v1alpha1.EventQuery) (*Stream, err
 }
 
 // Next returns the next message; io.EOF when the agent ended the stream, an
-// error of KindTooLarge for a message longer than maxLine.
+// error of ReasonTooLarge for a message longer than maxLine.
 func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 	for s.scanner.Scan() {
 		line := s.scanner.Bytes()
@@ -55,7 +55,7 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 				s.unbounded = false
 			case m.Type != v1alpha1.MessageReset:
 				// An agent older than until would stream on forever.
-				return nil, newError(KindSkew, nil, "%s does not end its event stream at --until: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
+				return nil, newError(ReasonSkew, nil, "%s does not end its event stream at --until: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
 			}
 		}
 		return m, nil

@@ -294,8 +294,8 @@ func TestWatcherStopsOnPermanentError(t *testing.T) {
 	a := startAgent(t, fa)
 	w := &Watcher{Open: a.Events, InitialBackoff: time.Millisecond, MaxAttempts: 100}
 	err := w.Run(context.Background(), func(*v1alpha1.StreamMessage) error { return nil })
-	if KindOf(err) != KindSkew {
-		t.Fatalf("Run = %v (%s), want a skew error", err, KindOf(err))
+	if ReasonOf(err) != ReasonSkew {
+		t.Fatalf("Run = %v (%s), want a skew error", err, ReasonOf(err))
 	}
 }
 
@@ -328,8 +328,8 @@ func TestWatcherStopsOnASinceAhead(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("the watcher was still waiting after 10s")
 	}
-	if KindOf(err) != KindBadRequest || !IsPermanent(err) || !strings.Contains(err.Error(), "last event 3") {
-		t.Fatalf("got %v (%s), want a permanent bad request naming the last event", err, KindOf(err))
+	if ReasonOf(err) != ReasonBadRequest || !IsPermanent(err) || !strings.Contains(err.Error(), "last event 3") {
+		t.Fatalf("got %v (%s), want a permanent bad request naming the last event", err, ReasonOf(err))
 	}
 	if len(fa.EventQueries()) != 1 || len(c.msgs) != 0 {
 		t.Fatalf("%d stream requests and %d messages, want one request and nothing delivered", len(fa.EventQueries()), len(c.msgs))
@@ -392,7 +392,7 @@ func TestWatcherRefusesAnAgentThatIgnoresUntil(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	err = w.Run(ctx, newCollector().handle)
-	if KindOf(err) != KindSkew || !strings.Contains(err.Error(), "does not end its event stream at --until") || ctx.Err() != nil {
+	if ReasonOf(err) != ReasonSkew || !strings.Contains(err.Error(), "does not end its event stream at --until") || ctx.Err() != nil {
 		t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
 	}
 }
