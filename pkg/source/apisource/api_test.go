@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
@@ -472,11 +473,8 @@ func TestAPISourceReportsTheNodesKubelet(t *testing.T) {
 	if _, err := client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for src.Status().NodeKubeletVersion != "v1.35.4" {
-		if time.Now().After(deadline) {
-			t.Fatalf("node kubelet %q after the Node's update, want v1.35.4", src.Status().NodeKubeletVersion)
-		}
-		time.Sleep(10 * time.Millisecond)
+	followed := func(context.Context) (bool, error) { return src.Status().NodeKubeletVersion == "v1.35.4", nil }
+	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, followed); err != nil {
+		t.Fatalf("node kubelet %q after the Node's update, want v1.35.4: %v", src.Status().NodeKubeletVersion, err)
 	}
 }
