@@ -122,9 +122,9 @@ func (c *PodConfig) Sources() []string {
 	return out
 }
 
-// SeenAllSources answers the kubelet's question: are all registered sources
+// seenAllSources answers the kubelet's question: are all registered sources
 // in seen, and has every one of them sent a SET?
-func (c *PodConfig) SeenAllSources(seen sets.Set[string]) bool {
+func (c *PodConfig) seenAllSources(seen sets.Set[string]) bool {
 	registered := c.Sources()
 	return seen.HasAll(registered...) && c.store.hasSeen(registered...)
 }
@@ -137,8 +137,8 @@ func (c *PodConfig) Ready() bool {
 // HasSeen reports whether every named source has sent a SET.
 func (c *PodConfig) HasSeen(sources ...string) bool { return c.store.hasSeen(sources...) }
 
-// SeenSources returns the sorted names of the sources that have sent a SET.
-func (c *PodConfig) SeenSources() []string { return c.store.seenSources() }
+// seenSources returns the sorted names of the sources that have sent a SET.
+func (c *PodConfig) seenSources() []string { return c.store.seenSources() }
 
 // Stats returns the counters of every source that has sent an update,
 // sorted by source name.

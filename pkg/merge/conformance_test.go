@@ -133,10 +133,10 @@ func replay(t *testing.T, tr mergeTrace) {
 		if !slices.Equal(events, step.Events) {
 			t.Fatalf("step %d: events %q, kubelet recorded %q", i, events, step.Events)
 		}
-		if seen := cfg.SeenSources(); !slices.Equal(seen, step.SeenSources) {
+		if seen := cfg.seenSources(); !slices.Equal(seen, step.SeenSources) {
 			t.Fatalf("step %d: seen sources %v, kubelet %v", i, seen, step.SeenSources)
 		}
-		if all := cfg.SeenAllSources(sets.New(tr.Sources...)); all != step.SeenAllSources {
+		if all := cfg.seenAllSources(sets.New(tr.Sources...)); all != step.SeenAllSources {
 			t.Fatalf("step %d: SeenAllSources %v, kubelet %v", i, all, step.SeenAllSources)
 		}
 	}
