@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# layout.sh: the test cluster's settings, shared by hack/cluster.sh and
+# hack/containerd.sh: its directories, names, addresses, images and time
+# limits, the paths of its binaries, and its lock. Sourced; expects HACK_DIR
+# and common.sh.
+# shellcheck disable=SC2034 # used by the scripts that source this
+
+CACHE_DIR=${PODSRC_CACHE:-/var/cache/podsrc}
+BASE_DIR=${PODSRC_CLUSTER_DIR:-/var/lib/podsrc-cluster}
+RUN_DIR=${PODSRC_RUN_DIR:-/run/podsrc-cluster}
+LOG_DIR=${PODSRC_LOG_DIR:-/var/log/podsrc-cluster}
+LOCK_FILE=${RUN_DIR}.lock
+ENV_FILE=$RUN_DIR/env
+PID_DIR=$RUN_DIR/pids
+
+NODE_NAME=${PODSRC_NODE_NAME:-podsrc-node}
+NETNS=podsrc
+NETNS_PATH=/run/netns/$NETNS
+VETH_HOST=podsrc-h
+VETH_NODE=podsrc-n
+CLIENT_IP=10.251.0.1
+NODE_IP=10.251.0.2
+NODE_PREFIX=30
+BRIDGE=podsrc0
+POD_SUBNET=10.252.0.0/24
+POD_GATEWAY=10.252.0.1
+SERVICE_SUBNET=10.253.0.0/24
+SERVICE_IP=10.253.0.1
+# test/bench/scale's simulated nodes: addresses on its own interface in the
+# namespace, an unreachable route in the root one while it runs.
+SCALE_SUBNET=10.254.0.0/22
+API_PORT=6443
+CGROUP_ROOT=podsrc
+CRI_CGROUP_ROOT=podsrc-cri
+
+PAUSE_IMAGE=podsrc.local/pause:v1
+TEST_IMAGE=podsrc.local/testimg:v1
+
+# Time limits, in seconds, for each wait.
+WAIT_START=${PODSRC_WAIT_START:-60}
+WAIT_STOP=${PODSRC_WAIT_STOP:-15}
+
+PKI=$BASE_DIR/pki
+STATIC_POD_DIR=$BASE_DIR/manifests
+KUBELET_DIR=$BASE_DIR/kubelet
+POD_LOG_DIR=$BASE_DIR/pod-logs
+CNI_CONF_DIR=$BASE_DIR/cni/net.d
+CNI_IPAM_DIR=$BASE_DIR/cni/ipam
+KUBECONFIG_ADMIN=$BASE_DIR/admin.kubeconfig
+KUBELET_CONFIG=$BASE_DIR/kubelet-config.yaml
+KUBELET_LOG=$LOG_DIR/kubelet.log
+
+# lock takes the cluster lock, so concurrent callers run one at a time.
+lock() {
+	mkdir -p "$(dirname "$LOCK_FILE")"
+	exec {lock_fd}>"$LOCK_FILE"
+	flock -w 900 "$lock_fd" || die "timed out waiting for $LOCK_FILE"
+}
+
+bin_paths() {
+	K8S_BIN=$(k8s_dir)
+	ETCD_BIN=$(etcd_dir)
+	CTRD_BIN=$(containerd_dir)
+	IMG_DIR=$(images_dir)
+	KUBECTL=$K8S_BIN/kubectl
+	KUBELET_BIN=$K8S_BIN/kubelet
+}
