@@ -34,11 +34,11 @@ set -euo pipefail
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(dirname "$HACK_DIR")
 TIMEOUT=${PODSRC_BENCH_TIMEOUT:-900}
-# shellcheck source=hack/lib/child.sh
-source "$HACK_DIR/lib/child.sh"
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
+# shellcheck source=hack/lib/proc.sh
+source "$HACK_DIR/lib/proc.sh"
 what=${1:-all}
-
-log() { echo "bench-agent: $*" >&2; }
 
 case "$what" in
 stream | rss | hostile | all) ;;
@@ -52,6 +52,7 @@ tmp=$(mktemp -d)
 out=${PODSRC_BENCH_OUT:-$tmp}
 mkdir -p "$out"
 child=""
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	local status=$?
 	trap - EXIT INT TERM

@@ -19,13 +19,13 @@
 # default 1200).
 set -euo pipefail
 
-ROOT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT_DIR=$(dirname "$HACK_DIR")
 TIMEOUT=${PODSRC_BENCH_TIMEOUT:-1200}
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
 
-if ((EUID != 0)); then
-	echo "bench-latency: needs root (the test cluster)" >&2
-	exit 1
-fi
+require_root "the test cluster"
 cd "$ROOT_DIR"
 PODSRC_BENCH_LATENCY=1 timeout -k 60 "$TIMEOUT" \
 	go test -count=1 -v -timeout "${TIMEOUT}s" -run '^TestLatencyBench$' ./test/e2e/

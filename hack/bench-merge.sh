@@ -5,9 +5,16 @@
 # fingerprints, the comparison of every pod. See test/bench/merge.
 # BENCHTIME (default 200x) is go test's -benchtime.
 set -euo pipefail
-cd "$(dirname "$0")/../test/bench/merge"
+
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
+
+cd "$HACK_DIR/../test/bench/merge"
 benchtime=${BENCHTIME:-200x}
-out=$(go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -timeout 60m ./)
+out=$(go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -timeout 60m ./ 2>&1) ||
+	die "the benchmarks of test/bench/merge failed:
+$out"
 echo "$out" | grep '^Benchmark'
 echo
 printf "%-36s %14s %14s %10s %14s %14s\n" workload "kubelet ns/op" "podsrc ns/op" speed-up "kubelet allocs" "podsrc allocs"

@@ -25,13 +25,10 @@ HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(dirname "$HACK_DIR")
 NAME=${PODSRC_BENCH_NAME:-pleg-bench}
 TIMEOUT=${PODSRC_BENCH_TIMEOUT:-1200}
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
 
-log() { echo "bench-pleg: $*" >&2; }
-
-if ((EUID != 0)); then
-	log "needs root (network namespace, cgroups, containerd)"
-	exit 1
-fi
+require_root "network namespace, cgroups, containerd"
 
 tmp=$(mktemp -d)
 bin=${PODSRC_BENCH_BIN:-$tmp/bench-pleg}
@@ -59,7 +56,7 @@ get() { sed -n "s/^$1=//p" <<<"$env_out" | tail -n 1; }
 endpoint=$(get CRI_ENDPOINT)
 cgroup_parent=$(get CGROUP_PARENT)
 image=$(get TEST_IMAGE)
-[[ -n "$endpoint" && -n "$cgroup_parent" && -n "$image" ]] || { log "containerd-up printed no CRI_ENDPOINT, CGROUP_PARENT or TEST_IMAGE"; exit 1; }
+[[ -n "$endpoint" && -n "$cgroup_parent" && -n "$image" ]] || die "containerd-up printed no CRI_ENDPOINT, CGROUP_PARENT or TEST_IMAGE"
 log "containerd $NAME at $endpoint ($(nproc) CPUs)"
 
 # The program removes what it made on SIGTERM; -k bounds that.

@@ -19,8 +19,10 @@ set -euo pipefail
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(dirname "$HACK_DIR")
 
-# shellcheck source=hack/lib/child.sh
-source "$HACK_DIR/lib/child.sh"
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
+# shellcheck source=hack/lib/proc.sh
+source "$HACK_DIR/lib/proc.sh"
 
 tmp=$(mktemp -d)
 child=""
@@ -35,9 +37,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "bench-scale: building kubectl-podsrc and test/bench/scale" >&2
+log "building kubectl-podsrc and test/bench/scale"
 (cd "$ROOT_DIR" && go build -o "$tmp/kubectl-podsrc" ./cmd/kubectl-podsrc && go build -o "$tmp/bench-scale" ./test/bench/scale)
-echo "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs" >&2
+log "load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 "$tmp/bench-scale" -plugin "$tmp/kubectl-podsrc" "$@" &
 child=$!
 wait "$child"

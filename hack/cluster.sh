@@ -22,6 +22,8 @@ set -euo pipefail
 
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
 # shellcheck source=hack/lib/layout.sh
 source "$HACK_DIR/lib/layout.sh"
 # shellcheck source=hack/lib/build.sh
@@ -38,16 +40,6 @@ source "$HACK_DIR/lib/containerd.sh"
 source "$HACK_DIR/lib/components.sh"
 # shellcheck source=hack/lib/leaks.sh
 source "$HACK_DIR/lib/leaks.sh"
-
-log() { echo "cluster: $*" >&2; }
-die() {
-	echo "cluster: error: $*" >&2
-	exit 1
-}
-
-require_root() {
-	((EUID == 0)) || die "must run as root (it creates a network namespace, mounts and cgroups)"
-}
 
 # ---------------------------------------------------------------------------
 # Commands
@@ -99,7 +91,7 @@ cmd_build() {
 }
 
 cmd_up() {
-	require_root
+	require_cluster_root
 	require_host
 	build_all
 	bin_paths
@@ -189,7 +181,7 @@ teardown() {
 }
 
 cmd_down() {
-	require_root
+	require_cluster_root
 	lock
 	teardown
 	log "cluster down"
@@ -217,7 +209,7 @@ cmd_env() {
 # or, given a version with a tools module (hack/tools/kubelet1NN), as that
 # kubelet; the next restart without a version goes back.
 cmd_restart_kubelet() {
-	require_root
+	require_cluster_root
 	bin_paths
 	if (($# == 1)) && [[ $1 != "$K8S_VERSION" ]]; then
 		kubelet_module "$1" >/dev/null || die "no kubelet $1 to run: hack/tools has no kubelet module for it"
@@ -234,7 +226,7 @@ cmd_restart_kubelet() {
 }
 
 cmd_restart_containerd() {
-	require_root
+	require_cluster_root
 	bin_paths
 	lock
 	[[ -f "$ENV_FILE" ]] || die "no cluster running"
@@ -245,7 +237,7 @@ cmd_restart_containerd() {
 }
 
 cmd_restart_apiserver() {
-	require_root
+	require_cluster_root
 	bin_paths
 	lock
 	[[ -f "$ENV_FILE" ]] || die "no cluster running"
@@ -259,7 +251,7 @@ cmd_restart_apiserver() {
 # Standalone containerds, for tests that drive CRI themselves.
 
 cmd_containerd_up() {
-	require_root
+	require_cluster_root
 	check_name "$1"
 	bin_paths
 	lock
@@ -274,7 +266,7 @@ cmd_containerd_up() {
 }
 
 cmd_containerd_restart() {
-	require_root
+	require_cluster_root
 	check_name "$1"
 	bin_paths
 	lock
@@ -287,16 +279,11 @@ cmd_containerd_restart() {
 }
 
 cmd_containerd_down() {
-	require_root
+	require_cluster_root
 	check_name "$1"
 	bin_paths
 	lock
 	containerd_teardown "$1"
-}
-
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
-	exit 2
 }
 
 main() {

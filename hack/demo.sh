@@ -9,7 +9,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ENV_FILE=/run/podsrc-cluster/env
+# shellcheck source=hack/lib/common.sh
+source "$ROOT/hack/lib/common.sh"
 NS=podsrc-demo
 # The demo's static pod files all start with this, so that a rerun removes
 # its own files and nobody else's.
@@ -45,10 +46,6 @@ show_status() {
 	show "$@" || status=$?
 	note "(exit status $status)"
 }
-die() {
-	echo "demo: error: $*" >&2
-	exit 1
-}
 # wait_for WHAT CMD...: runs CMD every second until it succeeds, at most WAIT
 # seconds.
 wait_for() {
@@ -60,13 +57,12 @@ wait_for() {
 	done
 }
 
-((EUID == 0)) || die "run as root: the test cluster needs a network namespace, mounts and cgroups (sudo make demo)"
+require_root "the test cluster needs a network namespace, mounts and cgroups: sudo make demo"
 
 section "1/9 The cluster: a real kubelet, containerd and API server on this machine (hack/cluster.sh up)"
-"$ROOT/hack/install-deps.sh" >/dev/null
+deps=$("$ROOT/hack/install-deps.sh" 2>&1) || die "installing the test cluster's packages failed: $deps"
 "$ROOT/hack/cluster.sh" up >/dev/null
-# shellcheck disable=SC1090
-. "$ENV_FILE"
+load_cluster_env
 export KUBECONFIG
 note "node $NODE_NAME at $NODE_IP, API server $API_SERVER, Kubernetes $K8S_VERSION"
 
@@ -220,7 +216,7 @@ section "Done in ${elapsed}s. The cluster keeps running."
 cat <<EOF
 
 Keep using it:
-  . $ENV_FILE                     # KUBECONFIG, KUBECTL, NODE_NAME=$NODE_NAME, ...
+  . $(cluster_env_file)                     # KUBECONFIG, KUBECTL, NODE_NAME=$NODE_NAME, ...
   export KUBECONFIG=$KUBECONFIG
   export PATH=$ROOT/bin:\$PATH            # kubectl-podsrc, for kubectl's plugin discovery
   alias kubectl=$KUBECTL

@@ -18,16 +18,11 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ENV_FILE=${PODSRC_ENV_FILE:-/run/podsrc-cluster/env}
+# shellcheck source=hack/lib/common.sh
+source "$ROOT/hack/lib/common.sh"
 IMAGE_NAME=${PODSRC_AGENT_IMAGE_NAME:-podsrc.local/podsrc-agent}
 VERSION=${VERSION:-$(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)}
 MINORS=${PODSRC_AGENT_MINORS:-136}
-
-log() { echo "image: $*" >&2; }
-die() {
-	echo "image: error: $*" >&2
-	exit 1
-}
 
 out_file=
 while (($#)); do
@@ -70,10 +65,8 @@ ref=$IMAGE_NAME:$tag
 
 # mkimage: the copy hack/cluster.sh built, or build it now.
 mkimage=
-if [[ -f $ENV_FILE ]]; then
-	image_dir=$(sed -n 's/^IMAGE_DIR=//p' "$ENV_FILE")
-	[[ -n $image_dir && -x $image_dir/mkimage ]] && mkimage=$image_dir/mkimage
-fi
+image_dir=$(cluster_env IMAGE_DIR)
+[[ -n $image_dir && -x $image_dir/mkimage ]] && mkimage=$image_dir/mkimage
 if [[ -z $mkimage ]]; then
 	(cd "$ROOT/hack/tools/k8s" && CGO_ENABLED=0 go build -o "$work/mkimage" ./cmd/mkimage) ||
 		die "building hack/tools/k8s/cmd/mkimage failed"
@@ -93,10 +86,9 @@ if [[ -n $out_file ]]; then
 	exit 0
 fi
 
-[[ -f $ENV_FILE ]] || die "no $ENV_FILE: is the test cluster up? (sudo hack/cluster.sh up)"
-ctr=$(sed -n 's/^CTR=//p' "$ENV_FILE")
-sock=$(sed -n 's/^CONTAINERD_SOCKET=//p' "$ENV_FILE")
-[[ -x $ctr && -S $sock ]] || die "ctr ($ctr) or the containerd socket ($sock) from $ENV_FILE is missing"
+load_cluster_env
+ctr=$CTR sock=$CONTAINERD_SOCKET
+[[ -x $ctr && -S $sock ]] || die "ctr ($ctr) or the containerd socket ($sock) from $(cluster_env_file) is missing"
 for m in "${minors[@]}"; do
 	# ctr has no timeout of its own; an import of one small layer takes a second.
 	timeout 120 "$ctr" --address "$sock" -n k8s.io images import "$work/podsrc-agent-$m.tar" >"$work/import.log" 2>&1 ||

@@ -7,6 +7,10 @@
 # missing, so a second run is a quick no-op. Run it as root.
 set -euo pipefail
 
+HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=hack/lib/common.sh
+source "$HACK_DIR/lib/common.sh"
+
 need=()
 have_pkg() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -19,15 +23,12 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 
 if ((${#need[@]} == 0)); then
-	echo "install-deps: everything present"
+	log "everything present"
 	exit 0
 fi
-if ((EUID != 0)); then
-	echo "install-deps: missing ${need[*]}; run as root to install them" >&2
-	exit 1
-fi
-echo "install-deps: installing ${need[*]}"
+((EUID == 0)) || die "missing ${need[*]}; run as root to install them"
+log "installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-echo "install-deps: done"
+log "done"

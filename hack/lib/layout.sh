@@ -7,10 +7,10 @@
 
 CACHE_DIR=${PODSRC_CACHE:-/var/cache/podsrc}
 BASE_DIR=${PODSRC_CLUSTER_DIR:-/var/lib/podsrc-cluster}
-RUN_DIR=${PODSRC_RUN_DIR:-/run/podsrc-cluster}
+RUN_DIR=$(cluster_run_dir)
 LOG_DIR=${PODSRC_LOG_DIR:-/var/log/podsrc-cluster}
 LOCK_FILE=${RUN_DIR}.lock
-ENV_FILE=$RUN_DIR/env
+ENV_FILE=$(cluster_env_file)
 PID_DIR=$RUN_DIR/pids
 
 NODE_NAME=${PODSRC_NODE_NAME:-podsrc-node}
@@ -49,6 +49,11 @@ CNI_IPAM_DIR=$BASE_DIR/cni/ipam
 KUBECONFIG_ADMIN=$BASE_DIR/admin.kubeconfig
 KUBELET_CONFIG=$BASE_DIR/kubelet-config.yaml
 KUBELET_LOG=$LOG_DIR/kubelet.log
+
+# require_cluster_root dies unless the script runs as root.
+require_cluster_root() {
+	require_root "it creates a network namespace, mounts and cgroups"
+}
 
 # lock takes the cluster lock, so concurrent callers run one at a time.
 lock() {

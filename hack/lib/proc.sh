@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# proc.sh: the process supervisor of hack/cluster.sh and hack/containerd.sh.
-# spawn starts a daemon detached, in its own session, and records its PID and
-# start time in PID_DIR; pid_of, running, stop and wait_until find, stop and
-# await it by that record, never by name. Sourced; expects PID_DIR,
-# WAIT_START and WAIT_STOP, and log and die (common.sh).
+# proc.sh: the process supervisor of the scripts in hack/. spawn starts a
+# daemon of the test cluster detached, in its own session, and records its
+# PID and start time in PID_DIR; pid_of, running, stop and wait_until find,
+# stop and await it by that record, never by name (they expect PID_DIR,
+# WAIT_START and WAIT_STOP: layout.sh). stop_child stops a benchmark's own
+# child by its PID. Sourced; expects common.sh.
 
 # proc_state PID prints the process state letter, or nothing if it is gone.
 proc_state() {
@@ -105,4 +106,21 @@ wait_until() {
 		fi
 		sleep 0.2
 	done
+}
+
+# stop_child PID TENTHS: SIGTERM (the programs clean up on it), up to TENTHS
+# tenths of a second to exit, then SIGKILL; reaps it. No PID, or a process
+# already gone, is fine.
+stop_child() {
+	local pid=$1 tenths=$2
+	if [[ -z "$pid" ]] || ! kill -0 "$pid" 2>/dev/null; then
+		return 0
+	fi
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 "$tenths"); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 }
