@@ -17,6 +17,7 @@
 #   hack/cluster.sh containerd-up NAME       start a standalone containerd
 #   hack/cluster.sh containerd-restart NAME  restart it (containers keep running)
 #   hack/cluster.sh containerd-down NAME     stop it and remove everything it made
+#                                            (these three run hack/containerd.sh)
 #   hack/cluster.sh check-clean              exit 1 if anything of a cluster is left
 set -euo pipefail
 
@@ -247,45 +248,6 @@ cmd_restart_apiserver() {
 	log "kube-apiserver restarted"
 }
 
-# ---------------------------------------------------------------------------
-# Standalone containerds, for tests that drive CRI themselves.
-
-cmd_containerd_up() {
-	require_cluster_root
-	check_name "$1"
-	bin_paths
-	lock
-	[[ -f "$ENV_FILE" ]] || die "no cluster running: run 'hack/cluster.sh up' first"
-	standalone_paths "$1"
-	if ! running "$SA_NAME"; then
-		create_cgroup "$CRI_CGROUP_ROOT"
-		start_containerd "$SA_NAME" "$SA_DIR" "$SA_STATE" "$SA_SOCK"
-		wait_containerd "$SA_NAME" "$SA_SOCK"
-	fi
-	print_standalone_env "$1"
-}
-
-cmd_containerd_restart() {
-	require_cluster_root
-	check_name "$1"
-	bin_paths
-	lock
-	standalone_paths "$1"
-	[[ -d "$SA_DIR" ]] || die "no containerd named $1"
-	stop "$SA_NAME"
-	start_containerd "$SA_NAME" "$SA_DIR" "$SA_STATE" "$SA_SOCK"
-	wait_containerd "$SA_NAME" "$SA_SOCK"
-	print_standalone_env "$1"
-}
-
-cmd_containerd_down() {
-	require_cluster_root
-	check_name "$1"
-	bin_paths
-	lock
-	containerd_teardown "$1"
-}
-
 main() {
 	local cmd=${1:-}
 	shift || true
@@ -298,9 +260,7 @@ main() {
 	restart-kubelet) (($# <= 1)) || usage && cmd_restart_kubelet "$@" ;;
 	restart-containerd) cmd_restart_containerd ;;
 	restart-apiserver) cmd_restart_apiserver ;;
-	containerd-up) (($# == 1)) || usage && cmd_containerd_up "$1" ;;
-	containerd-restart) (($# == 1)) || usage && cmd_containerd_restart "$1" ;;
-	containerd-down) (($# == 1)) || usage && cmd_containerd_down "$1" ;;
+	containerd-up | containerd-restart | containerd-down) exec "$HACK_DIR/containerd.sh" "${cmd#containerd-}" "$@" ;;
 	check-clean) check_clean ;;
 	*) usage ;;
 	esac
