@@ -28,8 +28,25 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// EnvFile is where a running cluster describes itself, one KEY=value a line.
-const EnvFile = "/run/podsrc-cluster/env"
+// RunDirEnv names the environment variable that, as for hack/cluster.sh,
+// moves the directory where the running cluster keeps its state.
+const RunDirEnv = "PODSRC_RUN_DIR"
+
+// RunDir is where the running cluster keeps its state (its env file, PID
+// files and containerd sockets): $PODSRC_RUN_DIR, by default
+// /run/podsrc-cluster, the directory hack/cluster.sh uses.
+func RunDir() string {
+	if d := os.Getenv(RunDirEnv); d != "" {
+		return d
+	}
+	return "/run/podsrc-cluster"
+}
+
+// EnvFile is where the running cluster describes itself, one KEY=value a
+// line: env in RunDir.
+func EnvFile() string {
+	return filepath.Join(RunDir(), "env")
+}
 
 // upTimeout bounds `hack/cluster.sh up`, which may build the binaries cold.
 const upTimeout = 15 * time.Minute
@@ -117,7 +134,7 @@ func Load() (*Cluster, error) {
 }
 
 func load(script string) (*Cluster, error) {
-	env, err := readEnv(EnvFile)
+	env, err := readEnv(EnvFile())
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +329,7 @@ func (c *Cluster) WriteStaticPod(t testing.TB, file string, manifest []byte) str
 
 // Containerd is a standalone containerd for tests that drive CRI directly.
 type Containerd struct {
-	// Name is the name hack/cluster.sh knows it by: the name given to
+	// Name is the name hack/containerd.sh knows it by: the name given to
 	// StandaloneContainerd and the test process's PID, so that two test
 	// processes running the same test at once never share a containerd.
 	Name string
@@ -324,7 +341,7 @@ type Containerd struct {
 	CgroupParent string
 	// Log is containerd's log file.
 	Log string
-	// Env holds every KEY=value hack/cluster.sh printed for it.
+	// Env holds every KEY=value hack/containerd.sh printed for it.
 	Env    map[string]string
 	script string
 }

@@ -41,3 +41,19 @@ func TestReadEnvNamesTheFile(t *testing.T) {
 		t.Errorf("readEnv of a bad file: %v, want an error naming %s and the line", err, path)
 	}
 }
+
+func TestEnvFileFollowsRunDir(t *testing.T) {
+	for _, tc := range []struct {
+		name, runDir, want string
+	}{
+		{name: "default", runDir: "", want: "/run/podsrc-cluster/env"},
+		{name: "moved", runDir: "/tmp/podsrc-run", want: "/tmp/podsrc-run/env"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(RunDirEnv, tc.runDir)
+			if got := EnvFile(); got != tc.want {
+				t.Errorf("EnvFile() with %s=%q = %q, want %q", RunDirEnv, tc.runDir, got, tc.want)
+			}
+		})
+	}
+}

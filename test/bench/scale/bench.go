@@ -83,7 +83,7 @@ func bench(ctx context.Context, c *cluster.Cluster, o options) (res result, err 
 
 // apiserverPID reads the API server's PID file.
 func apiserverPID(c *cluster.Cluster) (int, error) {
-	path := filepath.Join(filepath.Dir(cluster.EnvFile), "pids", "kube-apiserver.pid")
+	path := filepath.Join(cluster.RunDir(), "pids", "kube-apiserver.pid")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("reading the API server's PID: %w", err)
