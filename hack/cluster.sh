@@ -25,18 +25,10 @@ HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # shellcheck source=hack/lib/common.sh
 source "$HACK_DIR/lib/common.sh"
-# shellcheck source=hack/lib/layout.sh
-source "$HACK_DIR/lib/layout.sh"
-# shellcheck source=hack/lib/build.sh
-source "$HACK_DIR/lib/build.sh"
-# shellcheck source=hack/lib/proc.sh
-source "$HACK_DIR/lib/proc.sh"
-# shellcheck source=hack/lib/host.sh
-source "$HACK_DIR/lib/host.sh"
+# shellcheck source=hack/lib/cluster.sh
+source "$HACK_DIR/lib/cluster.sh"
 # shellcheck source=hack/lib/pki.sh
 source "$HACK_DIR/lib/pki.sh"
-# shellcheck source=hack/lib/containerd.sh
-source "$HACK_DIR/lib/containerd.sh"
 # shellcheck source=hack/lib/components.sh
 source "$HACK_DIR/lib/components.sh"
 # shellcheck source=hack/lib/leaks.sh

@@ -18,16 +18,8 @@ HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # shellcheck source=hack/lib/common.sh
 source "$HACK_DIR/lib/common.sh"
-# shellcheck source=hack/lib/layout.sh
-source "$HACK_DIR/lib/layout.sh"
-# shellcheck source=hack/lib/build.sh
-source "$HACK_DIR/lib/build.sh"
-# shellcheck source=hack/lib/proc.sh
-source "$HACK_DIR/lib/proc.sh"
-# shellcheck source=hack/lib/host.sh
-source "$HACK_DIR/lib/host.sh"
-# shellcheck source=hack/lib/containerd.sh
-source "$HACK_DIR/lib/containerd.sh"
+# shellcheck source=hack/lib/cluster.sh
+source "$HACK_DIR/lib/cluster.sh"
 
 cmd_up() {
 	require_cluster_root

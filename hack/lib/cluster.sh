@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# layout.sh: the test cluster's settings, shared by hack/cluster.sh and
-# hack/containerd.sh: its directories, names, addresses, images and time
-# limits, the paths of its binaries, and its lock. Sourced; expects HACK_DIR
-# and common.sh.
+# cluster.sh: what hack/cluster.sh and hack/containerd.sh share: the test
+# cluster's settings (directories, names, addresses, images, time limits), the
+# paths of its binaries, its lock, and the libraries both use (build, proc,
+# host, containerd). Sourced; expects HACK_DIR and common.sh.
 # shellcheck disable=SC2034 # used by the scripts that source this
 
 CACHE_DIR=${PODSRC_CACHE:-/var/cache/podsrc}
@@ -70,3 +70,12 @@ bin_paths() {
 	KUBECTL=$K8S_BIN/kubectl
 	KUBELET_BIN=$K8S_BIN/kubelet
 }
+
+# shellcheck source=hack/lib/build.sh
+source "$HACK_DIR/lib/build.sh"
+# shellcheck source=hack/lib/proc.sh
+source "$HACK_DIR/lib/proc.sh"
+# shellcheck source=hack/lib/host.sh
+source "$HACK_DIR/lib/host.sh"
+# shellcheck source=hack/lib/containerd.sh
+source "$HACK_DIR/lib/containerd.sh"

@@ -2,7 +2,7 @@
 # components.sh: how hack/cluster.sh starts and probes each component of the
 # cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
 # the kubelet; containerd is in containerd.sh). Sourced; expects the settings
-# of layout.sh, bin_paths run, and proc.sh and host.sh.
+# of lib/cluster.sh, bin_paths run, and proc.sh and host.sh.
 
 start_etcd() {
 	rm -rf "$BASE_DIR/etcd"

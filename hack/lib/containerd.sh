@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # containerd.sh: starting, awaiting and tearing down a containerd of the test
 # cluster: the kubelet's, and the standalone ones tests that drive CRI
-# themselves get from hack/containerd.sh. Sourced by hack/cluster.sh and
-# hack/containerd.sh; expects the settings of layout.sh, bin_paths run, and
-# proc.sh and host.sh.
+# themselves get from hack/containerd.sh. Sourced by lib/cluster.sh;
+# expects its settings, bin_paths run, and proc.sh and host.sh.
 
 # write_containerd_config FILE ROOT STATE SOCKET
 write_containerd_config() {

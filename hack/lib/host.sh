@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # host.sh: what the test cluster makes on the host besides its processes: the
 # network namespace with its veth, bridge and routes, the CNI configuration,
-# cgroup v1 hierarchies and mounts. Sourced by hack/cluster.sh and
-# hack/containerd.sh; expects the settings of layout.sh, and log and die
+# cgroup v1 hierarchies and mounts. Sourced by lib/cluster.sh, for
+# hack/cluster.sh and hack/containerd.sh; expects its settings, and log and die
 # (common.sh).
 
 # require_host checks what the script takes from the host before it starts

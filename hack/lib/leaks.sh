@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # leaks.sh: the check that a torn-down cluster left nothing behind. Sourced
-# by hack/cluster.sh; expects the settings of layout.sh and proc.sh's alive.
+# by hack/cluster.sh; expects the settings of lib/cluster.sh and proc.sh's alive.
 
 # check_clean reports anything a cluster leaves behind: processes of its
 # binaries, mounts, cgroups, the namespace, interfaces, routes, log links,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pki.sh: the cluster's certificates, made afresh by every `up`, and the
 # kubeconfigs that use them. Sourced by hack/cluster.sh; expects PKI,
-# NODE_NAME and the addresses of layout.sh.
+# NODE_NAME and the addresses of lib/cluster.sh.
 
 # gen_cert NAME CN ORG SANS: a key and a certificate signed by the cluster CA,
 # valid for server and client use.

@@ -3,7 +3,7 @@
 # daemon of the test cluster detached, in its own session, and records its
 # PID and start time in PID_DIR; pid_of, running, stop and wait_until find,
 # stop and await it by that record, never by name (they expect PID_DIR,
-# WAIT_START and WAIT_STOP: layout.sh). stop_child stops a benchmark's own
+# WAIT_START and WAIT_STOP: lib/cluster.sh). stop_child stops a benchmark's own
 # child by its PID. Sourced; expects common.sh.
 
 # proc_state PID prints the process state letter, or nothing if it is gone.
