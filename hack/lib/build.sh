@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build.sh: functions that build the test cluster's binaries and images into
 # a cache keyed by version and by the hash of the inputs, so a second build is
-# a few look-ups. Sourced by hack/cluster.sh; expects HACK_DIR and CACHE_DIR.
+# a few look-ups. Sourced by lib/cluster.sh; expects HACK_DIR and CACHE_DIR.
 
 K8S_VERSION=v1.36.3
 ETCD_VERSION=v3.6.8
