@@ -15,6 +15,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri"
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source/apisource"
@@ -35,7 +36,7 @@ type namedSource struct {
 	src  PodSource
 }
 
-// Agent is one node's podsrc: sources, merge, PLEG, event hub and HTTP API.
+// Agent is one node's podsrc: sources, merge, PLEG, event ring and HTTP API.
 type Agent struct {
 	// cfg is the agent's own configuration, from its flags.
 	cfg     *Config
@@ -43,7 +44,7 @@ type Agent struct {
 	// podConfig is the kubelet's pod config pipeline: the sources' updates
 	// merged into ADD/UPDATE/DELETE/REMOVE/RECONCILE.
 	podConfig *merge.PodConfig
-	hub       *Hub
+	ring      *eventring.Ring
 	metrics   *metrics
 	pleg      *pleg.GenericPLEG
 	runtime   *cri.Client
@@ -85,7 +86,7 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		streams:            newSlots(cfg.Limits.MaxStreams),
 		snapshots:          newSlots(cfg.Limits.MaxSnapshots),
 	}
-	a.hub = NewHub(cfg.EventBuffer, a.epoch, nil)
+	a.ring = eventring.New(cfg.EventBuffer, a.epoch, nil)
 	a.metrics = newMetrics(a)
 	if cfg.RuntimeSocket != "" {
 		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})
@@ -95,7 +96,7 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = plegSemantics
-		opts.Handler = plegPublisher{hub: a.hub, metrics: a.metrics, labels: a.podLabels}
+		opts.Handler = plegPublisher{ring: a.ring, metrics: a.metrics, labels: a.podLabels}
 		a.pleg = pleg.New(rt, opts)
 	}
 	return a, nil
@@ -104,7 +105,7 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 // Hub returns the agent's event sequence. What is published to it reaches
 // the event streams exactly like the agent's own events; test/bench/agent
 // publishes through it to measure the streams.
-func (a *Agent) Hub() *Hub { return a.hub }
+func (a *Agent) Hub() *eventring.Ring { return a.ring }
 
 // Run starts the sources and the PLEG, serves the HTTP API on lis until ctx
 // ends, then closes every stream and shuts the server down.
@@ -212,7 +213,7 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		case u := <-a.podConfig.Updates():
 			a.viewMu.Lock()
 			a.view.apply(u)
-			a.hub.Publish(configEvent(u))
+			a.ring.Publish(configEvent(u))
 			a.viewMu.Unlock()
 			a.metrics.configEvent(u)
 		}

@@ -9,15 +9,16 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1/querytest"
+	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
 // publishCases publishes the filter cases' events and returns the sequence
 // number before them.
 func (ta *testAgent) publishCases(t *testing.T) uint64 {
 	t.Helper()
-	base := ta.hub.LastSeq()
+	base := ta.ring.LastSeq()
 	for i, e := range querytest.Events() {
-		if seq := ta.hub.Publish(e); seq != base+uint64(i)+1 {
+		if seq := ta.ring.Publish(e); seq != base+uint64(i)+1 {
 			t.Fatalf("the agent published an event of its own among the cases' (seq %d, want %d)", seq, base+uint64(i)+1)
 		}
 	}
@@ -71,14 +72,14 @@ func TestStreamUntilAndTail(t *testing.T) {
 		}
 	})
 	t.Run("a tail and until now, without since", func(t *testing.T) {
-		now := ta.hub.LastSeq()
+		now := ta.ring.LastSeq()
 		events, end := ta.stream(t, "?tail=3&until=now").readToEnd(t)
 		if len(events) != 3 || events[2].Seq != now || end.Seq != now {
 			t.Fatalf("got %v, end %+v; want the 3 events to %d", events, end, now)
 		}
 	})
 	t.Run("until a later sequence number follows to it", func(t *testing.T) {
-		now := ta.hub.LastSeq()
+		now := ta.ring.LastSeq()
 		s := ta.stream(t, fmt.Sprintf("?until=%d", now+2))
 		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != now || m.Until == nil || *m.Until != now+2 {
 			t.Fatalf("opening message %+v", m)
@@ -103,18 +104,18 @@ func TestStreamUntilAndTail(t *testing.T) {
 		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last || m.Event.Type != "PodSync" {
 			t.Fatalf("tail: %+v, want event %d", m, last)
 		}
-		seq := ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
+		seq := ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
 		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
 			t.Fatalf("after the tail: %+v, want event %d", m, seq)
 		}
 	})
 }
 
-func TestHubSeqOfAMark(t *testing.T) {
+func TestSeqOfAMark(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	h := NewHub(10, "e", func() time.Time { return now })
+	events := eventring.New(10, "e", func() time.Time { return now })
 	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, time.Minute} {
-		h.Publish(v1alpha1.Event{Time: metav1.NewMicroTime(now.Add(-age))})
+		events.Publish(v1alpha1.Event{Time: metav1.NewMicroTime(now.Add(-age))})
 	}
 	for _, tt := range []struct {
 		mark v1alpha1.Mark
@@ -126,7 +127,7 @@ func TestHubSeqOfAMark(t *testing.T) {
 		{*v1alpha1.AgeMark(time.Hour), 2},
 		{*v1alpha1.AgeMark(10 * time.Hour), 0},
 	} {
-		if got := h.seqOf(tt.mark, now); got != tt.want {
+		if got := seqOf(events, tt.mark, now); got != tt.want {
 			t.Errorf("seqOf(%s) = %d, want %d", tt.mark, got, tt.want)
 		}
 	}

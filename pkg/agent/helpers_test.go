@@ -133,7 +133,7 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 	})
 	ta := &testAgent{Agent: a, url: "http://" + lis.Addr().String(), manifests: manifests, runtime: rt}
 	// Ready, and the file source's first notification is in the sequence.
-	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && a.hub.LastSeq() > 0 })
+	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && a.ring.LastSeq() > 0 })
 	// Live: until the PLEG's first relist, /livez answers "pleg has yet to
 	// be successful", and on a loaded machine that is a while.
 	if a.pleg != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -17,6 +18,9 @@ import (
 
 // DefaultRuntimeEndpoint is the kubelet's default containerRuntimeEndpoint.
 const DefaultRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
+
+// DefaultEventBuffer is how many events the agent keeps for resuming streams.
+const DefaultEventBuffer = eventring.DefaultCapacity
 
 // DefaultHeartbeat is how often an idle event stream gets a heartbeat.
 const DefaultHeartbeat = 5 * time.Second

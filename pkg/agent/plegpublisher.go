@@ -3,17 +3,18 @@ package agent
 import (
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
-// plegPublisher puts each event the PLEG computes on the hub while the relist
+// plegPublisher puts each event the PLEG computes on the event ring while the relist
 // runs, ContainerChanged marked as not sent by the kubelet. Publishing never
 // waits for a stream, so the relist is not slowed by readers and no event is
-// dropped on the way to the hub: a stream that falls further behind than the
-// hub keeps is told it lags and closed, and its client, resuming, is told
+// dropped on the way to the event ring: a stream that falls further behind than the
+// event ring keeps is told it lags and closed, and its client, resuming, is told
 // which events it missed.
 type plegPublisher struct {
-	hub     *Hub
+	ring    *eventring.Ring
 	metrics *metrics
 	// labels returns the labels of the configured pod with a UID.
 	labels func(types.UID) map[string]string
@@ -25,6 +26,6 @@ func (p plegPublisher) HandleEvent(r pleg.ComputedEvent) {
 		// The kubelet discards these and computes them again.
 		return
 	}
-	p.hub.Publish(plegEvent(r, p.labels(r.ID)))
+	p.ring.Publish(plegEvent(r, p.labels(r.ID)))
 	p.metrics.plegEvent(r)
 }

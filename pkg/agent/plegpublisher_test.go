@@ -6,27 +6,28 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
-// TestPLEGEventReachesTheHubDuringTheRelist sets a relist period far longer
+// TestPLEGEventReachesTheRingDuringTheRelist sets a relist period far longer
 // than the test, so that the PLEG relists only at start and when the test
-// asks: a sandbox's ContainerStarted is in the hub as soon as the one relist
+// asks: a sandbox's ContainerStarted is in the event ring as soon as the one relist
 // the test triggers returns, and reaches an open stream, with no poll in
 // between.
-func TestPLEGEventReachesTheHubDuringTheRelist(t *testing.T) {
+func TestPLEGEventReachesTheRingDuringTheRelist(t *testing.T) {
 	ta := startAgent(t, func(c *Config) { c.PLEG.RelistPeriod = time.Hour })
 	s := ta.stream(t, "?kind=pleg")
 	relists := ta.pleg.Stats().Relists
-	after := ta.hub.LastSeq()
+	after := ta.ring.LastSeq()
 
 	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
 	if err := ta.pleg.Relist(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var b Batch
-	ta.hub.Read(&b, after, ta.cfg.EventBuffer)
+	var b eventring.Batch
+	ta.ring.Read(&b, after, ta.cfg.EventBuffer)
 	if len(b.Events) != 1 || b.Events[0].Kind != v1alpha1.EventKindPLEG || b.Events[0].Type != "ContainerStarted" || b.Events[0].Data != sb {
-		t.Fatalf("hub after the relist: %+v, want the ContainerStarted of sandbox %s", b.Events, sb)
+		t.Fatalf("event ring after the relist: %+v, want the ContainerStarted of sandbox %s", b.Events, sb)
 	}
 	m := s.nextOf(t)
 	if m.Event == nil || m.Event.Seq != b.Events[0].Seq || m.Event.Data != sb {

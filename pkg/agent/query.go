@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
 // parseSource checks a ?source= value: empty or a kubelet source name.
@@ -27,15 +28,15 @@ func checkAhead(q v1alpha1.EventQuery, last uint64, epoch string) error {
 		q.Since.Seq, last, epoch, last)
 }
 
-// seqOf returns the sequence number a mark stands for in the hub: a
+// seqOf returns the sequence number a mark stands for in the event ring: a
 // sequence number as it is, an age as the last event older than it, now as
 // the last event.
-func (h *Hub) seqOf(m v1alpha1.Mark, now time.Time) uint64 {
+func seqOf(events *eventring.Ring, m v1alpha1.Mark, now time.Time) uint64 {
 	switch {
 	case !m.IsAge:
 		return m.Seq
 	case m.Age == 0:
-		return h.LastSeq()
+		return events.LastSeq()
 	}
-	return h.SeqAt(now.Add(-m.Age))
+	return events.SeqAt(now.Add(-m.Age))
 }

@@ -12,16 +12,17 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
 // Stream limits.
 const (
-	// streamBatch is how many events a stream takes from the hub at once.
+	// streamBatch is how many events a stream takes from the event ring at once.
 	streamBatch = 256
 	// streamWriteSize is the most a stream buffers before it writes.
 	streamWriteSize = 64 << 10
 	// streamCoalesce is the shortest time between two reads of a stream
-	// from the hub while events keep coming.
+	// from the event ring while events keep coming.
 	streamCoalesce = 10 * time.Millisecond
 	// defaultStreamWriteTimeout is how long one write to a stream may block
 	// before the client counts as gone.
@@ -35,7 +36,7 @@ var errLagging = errors.New("stream fell behind")
 func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
 	if err == nil {
-		err = checkAhead(q, a.hub.LastSeq(), a.epoch)
+		err = checkAhead(q, a.ring.LastSeq(), a.epoch)
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -91,8 +92,8 @@ type stream struct {
 	// snapshotWritten gives back the snapshot request's slot.
 	snapshotWritten func()
 	// batch and buf (at most streamWriteSize) are reused from one read of
-	// the hub to the next.
-	batch Batch
+	// the event ring to the next.
+	batch eventring.Batch
 	buf   []byte
 }
 
@@ -120,7 +121,7 @@ func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield
 	return writeWithItems(s.w, s.extendDeadline, append(doc, '\n'), "", each)
 }
 
-// sendEvents writes the events of s.batch: their lines as the hub encoded
+// sendEvents writes the events of s.batch: their lines as the event ring encoded
 // them, unless this stream's filter changed an event. The lines go out in
 // writes of up to streamWriteSize rather than one by one, which keeps a
 // busy stream's system calls few and its buffer small.
@@ -202,7 +203,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 		}
 	case q.Snapshot:
 		a.viewMu.Lock()
-		cursor = a.hub.LastSeq()
+		cursor = a.ring.LastSeq()
 		configured := a.view.list()
 		a.viewMu.Unlock()
 		sortSourced(configured)
@@ -215,28 +216,28 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 		}
 		resuming = false
 	case q.Since != nil:
-		cursor = a.hub.seqOf(*q.Since, now)
+		cursor = seqOf(a.ring, *q.Since, now)
 	default:
 		// A plain stream starts now, and says where now is, so that a
 		// client whose connection drops before the first event resumes
 		// without a silent loss.
-		cursor = a.hub.LastSeq()
+		cursor = a.ring.LastSeq()
 		resuming = false
 		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
 	}
 	until := uint64(math.MaxUint64)
 	if q.Until != nil {
-		until = a.hub.seqOf(*q.Until, now)
+		until = seqOf(a.ring, *q.Until, now)
 		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}
 	}
 	if q.Tail > 0 && !q.Snapshot {
 		// The tail's events are history, all of it when no since bounds
-		// it: what the hub lost of them is a gap.
+		// it: what the event ring lost of them is a gap.
 		after := cursor
 		if q.Since == nil {
 			after = 0
 		}
-		cursor = a.hub.TailFrom(after, min(until, a.hub.LastSeq()), q.Tail, func(e *v1alpha1.Event) bool {
+		cursor = a.ring.TailFrom(after, min(until, a.ring.LastSeq()), q.Tail, func(e *v1alpha1.Event) bool {
 			_, keep, _ := q.Match(*e)
 			return keep
 		})
@@ -266,9 +267,9 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 			return s.flush()
 		}
 		lastRead = time.Now()
-		a.hub.Read(&s.batch, cursor, streamBatch)
+		a.ring.Read(&s.batch, cursor, streamBatch)
 		b := &s.batch
-		b.bound(until)
+		b.Bound(until)
 		if b.MissedTo != 0 {
 			if !resuming {
 				_ = s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageLagging, Seq: cursor})

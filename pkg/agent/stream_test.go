@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
@@ -26,7 +27,7 @@ import (
 func (ta *testAgent) publish(n int, namespace string) uint64 {
 	var last uint64
 	for i := range n {
-		last = ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "api",
+		last = ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "api",
 			Pods: []v1alpha1.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
 	}
 	return last
@@ -38,7 +39,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	ta.staticPod(t, "web-node-1")
 
 	t.Run("resume after a sequence number", func(t *testing.T) {
-		last := ta.hub.LastSeq()
+		last := ta.ring.LastSeq()
 		ta.publish(3, "default")
 		s := ta.stream(t, fmt.Sprintf("?since=%d", last+1))
 		for _, want := range []uint64{last + 2, last + 3} {
@@ -57,7 +58,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	t.Run("snapshot then the events after it", func(t *testing.T) {
 		s := ta.stream(t, "?snapshot=true")
 		m := s.next(t)
-		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.hub.LastSeq() {
+		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.ring.LastSeq() {
 			t.Fatalf("snapshot: %+v", m)
 		}
 		last := ta.publish(1, "default")
@@ -66,10 +67,10 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		}
 	})
 	t.Run("filters", func(t *testing.T) {
-		start := ta.hub.LastSeq()
+		start := ta.ring.LastSeq()
 		ta.publish(1, "other")
-		ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
-		ta.hub.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []v1alpha1.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
+		ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
+		ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []v1alpha1.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
 		tests := []struct {
 			query string
 			want  []string
@@ -97,7 +98,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	})
 	t.Run("heartbeat", func(t *testing.T) {
 		s := ta.stream(t, "")
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.hub.LastSeq() || m.Epoch != ta.epoch {
+		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.epoch {
 			t.Fatalf("got %+v, want a heartbeat", m)
 		}
 	})
@@ -125,7 +126,7 @@ func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ta := startAgent(t, func(c *Config) { c.EventBuffer = 5 })
-			base := ta.hub.LastSeq()
+			base := ta.ring.LastSeq()
 			last := ta.publish(10, "default")
 			query, from := tt.query(base)
 			s := ta.stream(t, query)
@@ -201,7 +202,7 @@ func TestManyStreamsOneStuck(t *testing.T) {
 	const readers, events, batch = 99, 2000, 200
 	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000 })
 	ta.streamWriteTimeout = 5 * time.Second
-	start := ta.hub.LastSeq()
+	start := ta.ring.LastSeq()
 
 	// The stuck client sends its request and never reads the answer.
 	u, _ := url.Parse(ta.url)
@@ -352,7 +353,7 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 	ta.runtime.Fail("PodSandboxStatus", nil)
 
 	// The sandbox's death comes after its start in the PLEG's order, and
-	// the agent publishes in that order: once the death is in the hub,
+	// the agent publishes in that order: once the death is in the event ring,
 	// every ContainerStarted of the sandbox the agent would publish is too.
 	ta.waitFor(t, "the sandbox's ContainerStarted to be computed", func() bool {
 		for _, r := range ta.pleg.Events(0) {
@@ -364,8 +365,8 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 	})
 	ta.runtime.StopSandbox(sb)
 	count := func(typ string) (n int) {
-		var b Batch
-		ta.hub.Read(&b, 0, ta.cfg.EventBuffer)
+		var b eventring.Batch
+		ta.ring.Read(&b, 0, ta.cfg.EventBuffer)
 		for _, e := range b.Events {
 			if e.Kind == v1alpha1.EventKindPLEG && e.Type == typ && e.Data == sb {
 				n++
@@ -506,10 +507,10 @@ func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
 	} {
 		query := tt.query
 		t.Run(tt.name, func(t *testing.T) {
-			s := ta.stream(t, fmt.Sprintf("?since=%d%s", ta.hub.LastSeq(), query))
-			first := ta.hub.LastSeq() + 1
+			s := ta.stream(t, fmt.Sprintf("?since=%d%s", ta.ring.LastSeq(), query))
+			first := ta.ring.LastSeq() + 1
 			for _, e := range events {
-				ta.hub.Publish(e)
+				ta.ring.Publish(e)
 			}
 			for i, e := range events {
 				m := s.nextOf(t)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -125,7 +126,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 
 // publish publishes rate events a second into hub for d, sampling the
 // process's RSS, and returns what it did and cost.
-func publish(ctx context.Context, hub *agent.Hub, rate int, d time.Duration) (agentResult, error) {
+func publish(ctx context.Context, hub *eventring.Ring, rate int, d time.Duration) (agentResult, error) {
 	pool := eventPool(1000)
 	var res agentResult
 	if m, err := procstat.ReadMem(0); err == nil {

@@ -1,4 +1,4 @@
-package agent
+package eventring
 
 import (
 	"encoding/json"
@@ -10,20 +10,20 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// DefaultEventBuffer is how many events the hub keeps for resuming streams.
-const DefaultEventBuffer = 10000
+// DefaultCapacity is how many events the ring keeps for resuming streams.
+const DefaultCapacity = 10000
 
-// Hub numbers the agent's events in one sequence and keeps the latest of them
+// Ring numbers the agent's events in one sequence and keeps the latest of them
 // in a ring, from which every stream reads at its own pace. Each event is
 // encoded once, as the stream line that carries it, when it is published.
 // Publishing never waits for a reader: a reader that falls so far behind
 // that its next event was evicted learns so from Read.
-type Hub struct {
+type Ring struct {
 	epoch string
 	now   func() time.Time
 
 	mu    sync.RWMutex
-	ring  []hubEntry
+	slots []entry
 	first uint64 // sequence number of the oldest event kept, 0 when empty
 	last  uint64 // sequence number of the newest event
 	wake  chan struct{}
@@ -34,7 +34,7 @@ type Hub struct {
 	marksTrimmed bool
 }
 
-// maxEvictionMarks bounds the seconds of evicted events the hub remembers
+// maxEvictionMarks bounds the seconds of evicted events the ring remembers
 // for streams that start at a time: over an hour of continuous eviction.
 const maxEvictionMarks = 4096
 
@@ -44,63 +44,63 @@ type evictionMark struct {
 	seq    uint64
 }
 
-// hubEntry is an event and its stream line; neither changes once published.
-type hubEntry struct {
+// entry is an event and its stream line; neither changes once published.
+type entry struct {
 	event *v1alpha1.Event
 	line  []byte
 }
 
-// NewHub returns a hub that keeps the last capacity events; epoch names the
+// New returns a ring that keeps the last capacity events; epoch names the
 // agent process in the stream lines.
-func NewHub(capacity int, epoch string, now func() time.Time) *Hub {
+func New(capacity int, epoch string, now func() time.Time) *Ring {
 	if capacity <= 0 {
-		capacity = DefaultEventBuffer
+		capacity = DefaultCapacity
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Hub{epoch: epoch, now: now, ring: make([]hubEntry, capacity), wake: make(chan struct{})}
+	return &Ring{epoch: epoch, now: now, slots: make([]entry, capacity), wake: make(chan struct{})}
 }
 
 // Publish assigns the event the next sequence number (and the current time
 // when it has none), keeps it, wakes the readers and returns the number.
-func (h *Hub) Publish(e v1alpha1.Event) uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.last++
-	e.Seq = h.last
+func (r *Ring) Publish(e v1alpha1.Event) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last++
+	e.Seq = r.last
 	if e.Time.IsZero() {
-		e.Time = metav1.NewMicroTime(h.now())
+		e.Time = metav1.NewMicroTime(r.now())
 	}
-	slot := &h.ring[int(e.Seq%uint64(len(h.ring)))]
+	slot := &r.slots[int(e.Seq%uint64(len(r.slots)))]
 	if slot.event != nil {
-		h.markEviction(slot.event)
+		r.markEviction(slot.event)
 	}
-	*slot = hubEntry{event: &e, line: encodeLine(h.epoch, e)}
-	if h.first == 0 {
-		h.first = 1
+	*slot = entry{event: &e, line: encodeLine(r.epoch, e)}
+	if r.first == 0 {
+		r.first = 1
 	}
-	if h.last-h.first >= uint64(len(h.ring)) {
-		h.first = h.last - uint64(len(h.ring)) + 1
+	if r.last-r.first >= uint64(len(r.slots)) {
+		r.first = r.last - uint64(len(r.slots)) + 1
 	}
-	close(h.wake)
-	h.wake = make(chan struct{})
+	close(r.wake)
+	r.wake = make(chan struct{})
 	return e.Seq
 }
 
 // markEviction notes an event about to be evicted, so that SeqAt can tell
 // whether a time lies among evicted events. A mark is added only for a
 // second later than the last mark's.
-func (h *Hub) markEviction(e *v1alpha1.Event) {
+func (r *Ring) markEviction(e *v1alpha1.Event) {
 	sec := e.Time.Unix()
-	if n := len(h.evicted); n > 0 && h.evicted[n-1].second >= sec {
+	if n := len(r.evicted); n > 0 && r.evicted[n-1].second >= sec {
 		return
 	}
-	if len(h.evicted) == maxEvictionMarks {
-		h.evicted = append(h.evicted[:0], h.evicted[1:]...)
-		h.marksTrimmed = true
+	if len(r.evicted) == maxEvictionMarks {
+		r.evicted = append(r.evicted[:0], r.evicted[1:]...)
+		r.marksTrimmed = true
 	}
-	h.evicted = append(h.evicted, evictionMark{second: sec, seq: e.Seq})
+	r.evicted = append(r.evicted, evictionMark{second: sec, seq: e.Seq})
 }
 
 // encodeLine returns the stream line that carries an event.
@@ -114,10 +114,10 @@ func encodeLine(epoch string, e v1alpha1.Event) []byte {
 }
 
 // LastSeq returns the sequence number of the newest event, 0 before any.
-func (h *Hub) LastSeq() uint64 {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.last
+func (r *Ring) LastSeq() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.last
 }
 
 // Batch is what one Read returns.
@@ -134,8 +134,8 @@ type Batch struct {
 	Wake <-chan struct{}
 }
 
-// bound drops what b holds after the sequence number until.
-func (b *Batch) bound(until uint64) {
+// Bound drops what b holds after the sequence number until.
+func (b *Batch) Bound(until uint64) {
 	if b.MissedTo > until {
 		b.MissedTo = until
 	}
@@ -152,24 +152,24 @@ func (b *Batch) bound(until uint64) {
 // Read fills b with up to max events after the sequence number after. It
 // reuses b's slices, so that a stream reading again and again allocates
 // nothing; what an earlier Read put in b is gone.
-func (h *Hub) Read(b *Batch, after uint64, max int) {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
+func (r *Ring) Read(b *Batch, after uint64, max int) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	// Entries past the new length must not keep evicted events alive.
 	clear(b.Events)
 	clear(b.Lines)
-	*b = Batch{Events: b.Events[:0], Lines: b.Lines[:0], Wake: h.wake}
-	if after >= h.last {
+	*b = Batch{Events: b.Events[:0], Lines: b.Lines[:0], Wake: r.wake}
+	if after >= r.last {
 		return
 	}
 	from := after + 1
-	if from < h.first {
-		b.MissedFrom, b.MissedTo = from, h.first-1
-		from = h.first
+	if from < r.first {
+		b.MissedFrom, b.MissedTo = from, r.first-1
+		from = r.first
 	}
-	n := min(h.last-from+1, uint64(max))
+	n := min(r.last-from+1, uint64(max))
 	for seq := from; seq < from+n; seq++ {
-		e := &h.ring[int(seq%uint64(len(h.ring)))]
+		e := &r.slots[int(seq%uint64(len(r.slots)))]
 		b.Events = append(b.Events, e.event)
 		b.Lines = append(b.Lines, e.line)
 	}
@@ -182,51 +182,51 @@ func (h *Hub) Read(b *Batch, after uint64, max int) {
 // and event times need not follow sequence numbers (a PLEG event carries the
 // time of its relist), so the events a stream gets from t on may include a
 // few from before t, but never leave one after t out unannounced.
-func (h *Hub) SeqAt(t time.Time) uint64 {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.first == 0 {
-		return h.last
+func (r *Ring) SeqAt(t time.Time) uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.first == 0 {
+		return r.last
 	}
 	// The marks' seconds only grow: the first at or after t's second is
 	// the first evicted event that may be at or after t.
 	sec := t.Unix()
-	for i, m := range h.evicted {
+	for i, m := range r.evicted {
 		if m.second < sec {
 			continue
 		}
-		if i == 0 && h.marksTrimmed {
+		if i == 0 && r.marksTrimmed {
 			// Events before the oldest mark may be after t too.
 			return 0
 		}
 		return m.seq - 1
 	}
-	return h.scanFrom(t)
+	return r.scanFrom(t)
 }
 
 // scanFrom returns the sequence number before the first kept event at or
 // after t, or the newest when there is none.
-func (h *Hub) scanFrom(t time.Time) uint64 {
-	for seq := h.first; seq <= h.last; seq++ {
-		if !h.ring[int(seq%uint64(len(h.ring)))].event.Time.Time.Before(t) {
+func (r *Ring) scanFrom(t time.Time) uint64 {
+	for seq := r.first; seq <= r.last; seq++ {
+		if !r.slots[int(seq%uint64(len(r.slots)))].event.Time.Time.Before(t) {
 			return seq - 1
 		}
 	}
-	return h.last
+	return r.last
 }
 
 // TailFrom returns the sequence number after which the last n events of
-// after+1..upto that match begin, or after when fewer of those the hub
+// after+1..upto that match begin, or after when fewer of those the ring
 // keeps match.
-func (h *Hub) TailFrom(after, upto uint64, n int, match func(*v1alpha1.Event) bool) uint64 {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.first == 0 || n <= 0 {
+func (r *Ring) TailFrom(after, upto uint64, n int, match func(*v1alpha1.Event) bool) uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.first == 0 || n <= 0 {
 		return after
 	}
-	upto = min(upto, h.last)
-	for seq := upto; seq > after && seq >= h.first; seq-- {
-		if match(h.ring[int(seq%uint64(len(h.ring)))].event) {
+	upto = min(upto, r.last)
+	for seq := upto; seq > after && seq >= r.first; seq-- {
+		if match(r.slots[int(seq%uint64(len(r.slots)))].event) {
 			if n--; n == 0 {
 				return seq - 1
 			}

@@ -1,4 +1,4 @@
-package agent
+package eventring
 
 import (
 	"fmt"
@@ -8,12 +8,16 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// BenchmarkHubPublish publishes config events while readers follow the hub
+// readBatch is how many events a reader takes at once, as the agent's
+// streams do.
+const readBatch = 256
+
+// BenchmarkRingPublish publishes config events while readers follow the ring
 // as streams do; ns/op is the cost of one published event.
-func BenchmarkHubPublish(b *testing.B) {
+func BenchmarkRingPublish(b *testing.B) {
 	for _, readers := range []int{0, 10, 100} {
 		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
-			h := NewHub(DefaultEventBuffer, "bench", nil)
+			r := New(DefaultCapacity, "bench", nil)
 			done := make(chan struct{})
 			var wg sync.WaitGroup
 			for range readers {
@@ -21,7 +25,7 @@ func BenchmarkHubPublish(b *testing.B) {
 					var cursor uint64
 					var batch Batch
 					for {
-						h.Read(&batch, cursor, streamBatch)
+						r.Read(&batch, cursor, readBatch)
 						if n := len(batch.Events); n > 0 {
 							cursor = batch.Events[n-1].Seq
 							continue
@@ -39,7 +43,7 @@ func BenchmarkHubPublish(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				h.Publish(e)
+				r.Publish(e)
 			}
 			b.StopTimer()
 			close(done)
