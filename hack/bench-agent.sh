@@ -4,8 +4,8 @@
 # 1. test/bench/agent stream: an agent (pkg/agent with its real HTTP server
 #    and stream code) in a child process on loopback; 100 HTTP subscribers
 #    read /api/v1alpha1/events while the child publishes 10,000 events/s into
-#    the agent's hub for 30 s. Prints throughput, p50/p99/max delivery
-#    latency (receive time minus the event's hub time), lagging streams and
+#    the agent's event ring for 30 s. Prints throughput, p50/p99/max delivery
+#    latency (receive time minus the event's ring time), lagging streams and
 #    the agent process's RSS and CPU.
 # 2. test/bench/agent rss: the real podsrc-agent binary with a file source of
 #    110 and of 5,000 valid static pods (no API source, no PLEG); prints its

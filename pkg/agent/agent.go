@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -50,7 +49,8 @@ type Agent struct {
 	runtime   *cri.Client
 	sources   []namedSource
 	stopping  chan struct{}
-	// epoch identifies this agent process in its event stream.
+	// epoch identifies this agent process in its event stream: it is the
+	// event ring's.
 	epoch string
 	// streamWriteTimeout bounds one write to an event stream.
 	streamWriteTimeout time.Duration
@@ -80,13 +80,16 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
 		stopping:  make(chan struct{}),
 		view:      newView(),
-		epoch:     strconv.FormatInt(time.Now().UnixNano(), 36),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
 		streams:            newSlots(cfg.Limits.MaxStreams),
 		snapshots:          newSlots(cfg.Limits.MaxSnapshots),
 	}
-	a.ring = eventring.New(cfg.EventBuffer, a.epoch, nil)
+	a.ring = cfg.Events
+	if a.ring == nil {
+		a.ring = eventring.New(cfg.EventBuffer, nil)
+	}
+	a.epoch = a.ring.Epoch()
 	a.metrics = newMetrics(a)
 	if cfg.RuntimeSocket != "" {
 		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})
@@ -101,11 +104,6 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 	}
 	return a, nil
 }
-
-// Hub returns the agent's event sequence. What is published to it reaches
-// the event streams exactly like the agent's own events; test/bench/agent
-// publishes through it to measure the streams.
-func (a *Agent) Hub() *eventring.Ring { return a.ring }
 
 // Run starts the sources and the PLEG, serves the HTTP API on lis until ctx
 // ends, then closes every stream and shuts the server down.

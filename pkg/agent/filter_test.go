@@ -113,7 +113,7 @@ func TestStreamUntilAndTail(t *testing.T) {
 
 func TestSeqOfAMark(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	events := eventring.New(10, "e", func() time.Time { return now })
+	events := eventring.New(10, func() time.Time { return now })
 	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Hour, time.Minute} {
 		events.Publish(v1alpha1.Event{Time: metav1.NewMicroTime(now.Add(-age))})
 	}

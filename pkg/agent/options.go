@@ -86,6 +86,11 @@ type Config struct {
 	ListenAddress   string
 	Mode            merge.Mode
 	EventBuffer     int
+	// Events, when set, is the ring the agent publishes its events to and
+	// serves its streams from, instead of one of EventBuffer events: what
+	// else is published to it (a benchmark's events) reaches the streams
+	// exactly like the agent's own.
+	Events          *eventring.Ring
 	Heartbeat       time.Duration
 	ExposePodSpecs  bool
 	AllowedNets     []netip.Prefix

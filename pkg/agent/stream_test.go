@@ -525,3 +525,28 @@ func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamServesTheConfiguredRing: with Config.Events set, the agent
+// publishes its own events into that ring, and its streams carry what else
+// is published there (as the benchmarks publish), under the ring's epoch.
+func TestStreamServesTheConfiguredRing(t *testing.T) {
+	events := eventring.New(100, nil)
+	ta := startAgent(t, func(c *Config) { c.Events = events })
+	if events.LastSeq() == 0 {
+		t.Fatal("the agent's first event is not in the configured ring")
+	}
+	s := ta.stream(t, fmt.Sprintf("?since=%d", events.LastSeq()))
+	seq := events.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
+	for {
+		m := s.nextOf(t)
+		if m.Event == nil || m.Event.Seq > seq {
+			t.Fatalf("want event %d, got %+v", seq, m)
+		}
+		if m.Event.Seq == seq {
+			if m.Epoch != events.Epoch() || m.Event.Type != "ContainerDied" {
+				t.Fatalf("event %d: %+v, want a ContainerDied of epoch %s", seq, m, events.Epoch())
+			}
+			return
+		}
+	}
+}

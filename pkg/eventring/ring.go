@@ -2,6 +2,7 @@ package eventring
 
 import (
 	"encoding/json"
+	"strconv"
 	"sync"
 	"time"
 
@@ -13,11 +14,9 @@ import (
 // DefaultCapacity is how many events the ring keeps for resuming streams.
 const DefaultCapacity = 10000
 
-// Ring numbers the agent's events in one sequence and keeps the latest of them
-// in a ring, from which every stream reads at its own pace. Each event is
-// encoded once, as the stream line that carries it, when it is published.
-// Publishing never waits for a reader: a reader that falls so far behind
-// that its next event was evicted learns so from Read.
+// Ring numbers an agent's events in one sequence and keeps the latest of
+// them, from which every stream reads at its own pace; the package comment
+// lists what it guarantees. A Ring is safe for concurrent use.
 type Ring struct {
 	epoch string
 	now   func() time.Time
@@ -50,17 +49,27 @@ type entry struct {
 	line  []byte
 }
 
-// New returns a ring that keeps the last capacity events; epoch names the
-// agent process in the stream lines.
-func New(capacity int, epoch string, now func() time.Time) *Ring {
+// New returns a ring that keeps the last capacity events (DefaultCapacity
+// when capacity is not positive). now stamps the events that have no time,
+// and the ring's epoch; time.Now when nil.
+func New(capacity int, now func() time.Time) *Ring {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Ring{epoch: epoch, now: now, slots: make([]entry, capacity), wake: make(chan struct{})}
+	return &Ring{
+		epoch: strconv.FormatInt(now().UnixNano(), 36),
+		now:   now,
+		slots: make([]entry, capacity),
+		wake:  make(chan struct{}),
+	}
 }
+
+// Epoch names the ring's numbering in the stream lines: it is the time the
+// ring was made, so it differs from one agent process to the next.
+func (r *Ring) Epoch() string { return r.epoch }
 
 // Publish assigns the event the next sequence number (and the current time
 // when it has none), keeps it, wakes the readers and returns the number.

@@ -17,7 +17,7 @@ const readBatch = 256
 func BenchmarkRingPublish(b *testing.B) {
 	for _, readers := range []int{0, 10, 100} {
 		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
-			r := New(DefaultCapacity, "bench", nil)
+			r := New(DefaultCapacity, nil)
 			done := make(chan struct{})
 			var wg sync.WaitGroup
 			for range readers {

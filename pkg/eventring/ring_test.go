@@ -40,7 +40,7 @@ func TestRingRead(t *testing.T) {
 	var b Batch
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := New(tt.capacity, "e", nil)
+			r := New(tt.capacity, nil)
 			for range tt.publish {
 				r.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig})
 			}
@@ -56,7 +56,7 @@ func TestRingRead(t *testing.T) {
 }
 
 func TestRingWakesReaders(t *testing.T) {
-	r := New(4, "e", nil)
+	r := New(4, nil)
 	var b Batch
 	r.Read(&b, 0, 10)
 	done := make(chan struct{})
@@ -77,7 +77,7 @@ func TestRingSeqAt(t *testing.T) {
 	// ringAt publishes one event at each offset from now into a ring of the
 	// capacity; event i+1 is at offsets[i].
 	ringAt := func(capacity int, offsets ...time.Duration) *Ring {
-		r := New(capacity, "e", nil)
+		r := New(capacity, nil)
 		for _, off := range offsets {
 			r.Publish(v1alpha1.Event{Time: metav1.NewMicroTime(now.Add(off))})
 		}

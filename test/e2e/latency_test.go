@@ -62,7 +62,7 @@ const (
 //     directory to its ADD line. The manifests' node selector matches no
 //     node, so the kubelet rejects the pods at admission and runs nothing;
 //     each manifest is removed again once its ADD arrived. That path is
-//     also cut where the agent published the ADD on its hub.
+//     also cut where the agent published the ADD on its event ring.
 //
 // It prints p50, p99 and max against the goals; it asserts no figure.
 func TestLatencyBench(t *testing.T) {
@@ -103,8 +103,8 @@ func TestLatencyBench(t *testing.T) {
 	printRow(tw, "  exit -> start of its relist", exitLat.toEvent, 0)
 	printRow(tw, "  relist start -> line read", exitLat.fromEvent, 0)
 	printRow(tw, "static manifest write -> ADD line", writeLat.total, writeGoal)
-	printRow(tw, "  write -> ADD on the hub", writeLat.toEvent, 0)
-	printRow(tw, "  hub -> line read", writeLat.fromEvent, 0)
+	printRow(tw, "  write -> ADD on the ring", writeLat.toEvent, 0)
+	printRow(tw, "  ring -> line read", writeLat.fromEvent, 0)
 	if err := tw.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func awaitEvents(t *testing.T, r *recorder, mark, n int, what string, key func(*
 
 // split is one path's latencies, whole and cut in two at the event's time:
 // the start of the relist that computed a PLEG event, the publication of a
-// config event on the agent's hub.
+// config event on the agent's event ring.
 type split struct{ total, toEvent, fromEvent []time.Duration }
 
 func (s *split) add(start time.Time, e seenEvent) {

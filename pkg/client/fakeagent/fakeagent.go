@@ -355,8 +355,9 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// seqOf returns the sequence number a mark stands for, as the agent's hub
-// resolves it: an age is the last event older than it. Call it locked.
+// seqOf returns the sequence number a mark stands for, as the agent's
+// event ring resolves it: an age is the last event older than it. Call it
+// locked.
 func (a *Agent) seqOf(m v1alpha1.Mark, now time.Time) uint64 {
 	if !m.IsAge {
 		return m.Seq

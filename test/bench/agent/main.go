@@ -4,10 +4,10 @@
 //
 // "agent stream" starts an agent (pkg/agent, its real HTTP server and stream
 // code) in a child process on loopback, opens subscribers event streams to it
-// over HTTP, has the child publish events into the agent's hub at a fixed
-// rate for a while, and prints the delivered throughput, the delivery latency
-// (client receive time minus the event's time, which the hub stamps when it
-// publishes), the streams that lagged or ended, and the child's RSS and CPU.
+// over HTTP, has the child publish events into the agent's event ring at a
+// fixed rate for a while, and prints the delivered throughput, the delivery
+// latency (client receive time minus the event's time, which the event ring
+// stamps when it publishes), the streams that lagged or ended, and the child's RSS and CPU.
 //
 // "agent rss" runs the real podsrc-agent binary with a file (or URL) source
 // of N valid static pods for each N given, waits until the agent has them

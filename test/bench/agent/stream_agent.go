@@ -60,12 +60,14 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		return err
 	}
 	klog.SetOutput(os.Stderr)
+	events := eventring.New(*buffer, nil)
 	cfg := &agent.Config{
 		Sources:         source.Config{NodeName: "bench"},
 		PLEG:            pleg.Options{RelistPeriod: pleg.DefaultRelistPeriod, RelistThreshold: pleg.DefaultRelistThreshold},
 		ListenAddress:   "127.0.0.1:0",
 		Mode:            merge.Incremental,
 		EventBuffer:     *buffer,
+		Events:          events,
 		Heartbeat:       *heartbeat,
 		EnableProfiling: *profiling,
 
@@ -105,7 +107,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		return fmt.Errorf("agent stopped before the benchmark: %w", err)
 	}
 
-	res, err := publish(ctx, a.Hub(), *rate, *duration)
+	res, err := publish(ctx, events, *rate, *duration)
 	if err != nil {
 		cancel()
 		return errors.Join(err, <-runErr)
@@ -124,9 +126,9 @@ func runStreamAgent(ctx context.Context, args []string) error {
 	return nil
 }
 
-// publish publishes rate events a second into hub for d, sampling the
+// publish publishes rate events a second into the agent's event ring for d, sampling the
 // process's RSS, and returns what it did and cost.
-func publish(ctx context.Context, hub *eventring.Ring, rate int, d time.Duration) (agentResult, error) {
+func publish(ctx context.Context, events *eventring.Ring, rate int, d time.Duration) (agentResult, error) {
 	pool := eventPool(1000)
 	var res agentResult
 	if m, err := procstat.ReadMem(0); err == nil {
@@ -158,7 +160,7 @@ func publish(ctx context.Context, hub *eventring.Ring, rate int, d time.Duration
 		elapsed := min(now.Sub(start), d)
 		target := uint64(float64(rate) * elapsed.Seconds())
 		for ; sent < target; sent++ {
-			res.LastSeq = hub.Publish(pool[sent%uint64(len(pool))])
+			res.LastSeq = events.Publish(pool[sent%uint64(len(pool))])
 		}
 		if elapsed >= d {
 			break
@@ -189,7 +191,7 @@ func publish(ctx context.Context, hub *eventring.Ring, rate int, d time.Duration
 }
 
 // eventPool returns n events as the agent publishes them, without sequence
-// numbers and times (the hub stamps both): four in five are PLEG events of
+// numbers and times (the ring stamps both): four in five are PLEG events of
 // 110 pods' containers, the rest config UPDATEs of one pod.
 func eventPool(n int) []v1alpha1.Event {
 	types3 := []string{string(pleg.ContainerStarted), string(pleg.ContainerDied), string(pleg.ContainerRemoved)}

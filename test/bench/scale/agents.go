@@ -22,6 +22,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -31,11 +32,12 @@ import (
 const kubeletVersion = "v1.36.3"
 
 // agents are the simulated nodes' agents in this process: each is a real
-// pkg/agent (URL source, merge, view, hub, HTTP server and limits) on its
-// own listener; its static pod URL is a loopback server of synthetic pod
-// lists, and the PLEG is off (events are published into its hub).
+// pkg/agent (URL source, merge, view, event ring, HTTP server and limits) on
+// its own listener; its static pod URL is a loopback server of synthetic pod
+// lists, and the PLEG is off (events are published into its event ring).
 type agents struct {
-	byNode map[string]*agent.Agent
+	// events is each node's agent's event ring, by node name.
+	events map[string]*eventring.Ring
 	urls   *http.Server
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -51,7 +53,7 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 	}
 	// 500 agents' start lines would bury the table: errors only.
 	ctx, cancel := context.WithCancel(klog.NewContext(ctx, klog.Background().V(100)))
-	a := &agents{byNode: make(map[string]*agent.Agent, len(names)), cancel: cancel, errs: make(chan error, len(names)+1)}
+	a := &agents{events: make(map[string]*eventring.Ring, len(names)), cancel: cancel, errs: make(chan error, len(names)+1)}
 	a.urls = &http.Server{Handler: podLists(podsPerNode), ReadHeaderTimeout: 10 * time.Second}
 	a.wg.Go(func() {
 		if err := a.urls.Serve(urlLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -68,6 +70,7 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 			// A small ring: 500 agents of 10,000 slots each would be
 			// most of this process's memory, and no stream here lags.
 			EventBuffer: 1000,
+			Events:      eventring.New(1000, nil),
 			Heartbeat:   agent.DefaultHeartbeat,
 			Limits:      agent.DefaultLimits(),
 		}
@@ -75,7 +78,7 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("creating the agent of %s: %w", name, err), a.stop())
 		}
-		a.byNode[name] = ag
+		a.events[name] = cfg.Events
 		l := lis[i]
 		a.wg.Go(func() {
 			if err := ag.Run(ctx, l); err != nil {

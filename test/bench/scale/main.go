@@ -10,7 +10,7 @@
 // objects with no kubelet, looking as if theirs never reported), their
 // static pods (N per node, served to each agent's URL source from a
 // loopback server and decoded without the kubelet's exact hash) and the
-// PLEG events (published into each agent's hub). Every agent runs in this
+// PLEG events (published into each agent's event ring). Every agent runs in this
 // one process, each on its own address inside the cluster's network
 // namespace (README.md, "Performance").
 //

@@ -138,9 +138,9 @@ var markerRE = regexp.MustCompile(`scale-marker-(podsrc-scale-[0-9]+)`)
 // each until its line is printed.
 func (p plugin) watch(ctx context.Context, s *sim, probeNode string, probes int, gap, limit time.Duration) (watchResult, error) {
 	var r watchResult
-	hubs := s.agents.byNode
+	events := s.agents.events
 	for _, n := range s.names {
-		hubs[n].Hub().Publish(plegEvent("scale-marker-" + n))
+		events[n].Publish(plegEvent("scale-marker-" + n))
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -217,11 +217,11 @@ func (p plugin) watch(ctx context.Context, s *sim, probeNode string, probes int,
 	r.ConnectCPU, r.ConnectAPICPU = cpu1, api1-api0
 
 	steady := time.Now()
-	hub := hubs[probeNode].Hub()
+	probeEvents := events[probeNode]
 	for i := range probes {
 		name := fmt.Sprintf("scale-probe-%d", i)
 		published := time.Now()
-		hub.Publish(plegEvent(name))
+		probeEvents.Publish(plegEvent(name))
 		for {
 			l, err := next()
 			if err != nil {
