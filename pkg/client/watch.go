@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"math"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -23,7 +25,8 @@ type Watcher struct {
 	// first connection only, later ones resume after the last sequence
 	// number, up to the Until the agent resolved.
 	Query v1alpha1.EventQuery
-	// InitialBackoff and MaxBackoff bound the wait between attempts.
+	// InitialBackoff and MaxBackoff bound the wait between attempts
+	// (500ms and 10s when zero); see backoff.
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
 	// MaxAttempts bounds consecutive failed attempts to (re)connect;
@@ -68,6 +71,7 @@ func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) 
 	}
 	first := true
 	attempt := 0
+	backoff := w.backoff()
 	for {
 		q := w.Query
 		if !first {
@@ -93,12 +97,13 @@ func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) 
 		if progressed {
 			first = false
 			attempt = 0
+			backoff = w.backoff()
 		}
 		attempt++
 		if w.MaxAttempts >= 0 && attempt > w.MaxAttempts {
 			return fmt.Errorf("giving up after %d attempts to reconnect: %w", attempt-1, err)
 		}
-		delay := w.backoff(attempt)
+		delay := backoff.Step()
 		if w.Notify != nil {
 			w.Notify(Reconnect{Err: err, Attempt: attempt, MaxAttempts: w.MaxAttempts, Delay: delay, Since: t.last, Resume: t.have})
 		}
@@ -164,24 +169,25 @@ func (w *Watcher) once(ctx context.Context, q v1alpha1.EventQuery, t *tracker, h
 	}
 }
 
-// backoff returns the wait before attempt (from 1), doubling from
-// InitialBackoff up to MaxBackoff, with a little jitter.
-func (w *Watcher) backoff(attempt int) time.Duration {
-	d := w.InitialBackoff
-	if d <= 0 {
-		d = 500 * time.Millisecond
+// Default waits between attempts, for InitialBackoff and MaxBackoff left
+// zero.
+const (
+	defaultInitialBackoff = 500 * time.Millisecond
+	defaultMaxBackoff     = 10 * time.Second
+)
+
+// backoff returns the waits before consecutive attempts, one Step per
+// attempt: InitialBackoff, doubled for each further attempt up to
+// MaxBackoff, each with up to a fifth more at random.
+func (w *Watcher) backoff() wait.Backoff {
+	initial, maxWait := w.InitialBackoff, w.MaxBackoff
+	if initial <= 0 {
+		initial = defaultInitialBackoff
 	}
-	max := w.MaxBackoff
-	if max <= 0 {
-		max = 10 * time.Second
+	if maxWait <= 0 {
+		maxWait = defaultMaxBackoff
 	}
-	for i := 1; i < attempt && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	return d + time.Duration(rand.Int64N(int64(d)/5+1))
+	return wait.Backoff{Duration: min(initial, maxWait), Factor: 2, Jitter: 0.2, Cap: maxWait, Steps: math.MaxInt32}
 }
 
 // tracker holds the position in the agent's sequence.

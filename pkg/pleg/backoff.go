@@ -1,14 +1,15 @@
 package pleg
 
-import "time"
+import (
+	"math"
 
-// retryDelay is the pause before the next relist after failures consecutive
-// failed relists: the relist period, doubled per failure after the first,
-// capped at maxDelay.
-func retryDelay(period, maxDelay time.Duration, failures int) time.Duration {
-	d := period
-	for i := 1; i < failures && d < maxDelay; i++ {
-		d *= 2
-	}
-	return min(d, maxDelay)
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// relistBackoff returns the pauses after consecutive failed relists, one
+// Step per failure: the relist period after the first, doubled after each
+// further one, capped at MaxBackoff, without jitter. Run starts it over
+// once a relist succeeds.
+func (o Options) relistBackoff() wait.Backoff {
+	return wait.Backoff{Duration: o.RelistPeriod, Factor: 2, Cap: o.MaxBackoff, Steps: math.MaxInt32}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -15,8 +16,9 @@ func (g *GenericPLEG) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("pleg")
 	ctx = klog.NewContext(ctx, logger)
 	var timer clock.Timer
+	backoff := g.opts.relistBackoff()
 	for ctx.Err() == nil {
-		next := g.relistAndSchedule(ctx)
+		next := g.relistAndSchedule(ctx, &backoff)
 		if timer == nil {
 			timer = g.clock.NewTimer(next)
 			defer timer.Stop()
@@ -31,14 +33,17 @@ func (g *GenericPLEG) Run(ctx context.Context) {
 	}
 }
 
-// relistAndSchedule relists once and returns the pause before the next relist.
-func (g *GenericPLEG) relistAndSchedule(ctx context.Context) time.Duration {
+// relistAndSchedule relists once and returns the pause before the next
+// relist: the relist period after a success (which starts backoff over),
+// backoff's next step after a failure.
+func (g *GenericPLEG) relistAndSchedule(ctx context.Context, backoff *wait.Backoff) time.Duration {
 	err := g.Relist(ctx)
 	if err == nil {
+		*backoff = g.opts.relistBackoff()
 		return g.opts.RelistPeriod
 	}
 	_, failures := g.stats.lastError()
-	next := retryDelay(g.opts.RelistPeriod, g.opts.MaxBackoff, failures)
+	next := backoff.Step()
 	klog.FromContext(ctx).V(2).Info("Relist failed, retrying", "err", err, "consecutiveFailures", failures, "retryIn", next)
 	return next
 }

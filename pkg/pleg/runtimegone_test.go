@@ -149,7 +149,7 @@ func checkBackoff(t *testing.T, g *GenericPLEG) {
 	for i := 0; i+1 < len(failed); i++ {
 		end := failed[i].Start.Add(time.Duration(failed[i].DurationSeconds * float64(time.Second)))
 		pause := failed[i+1].Start.Sub(end)
-		want := retryDelay(o.RelistPeriod, o.MaxBackoff, k0+i)
+		want := retryDelay(o, k0+i)
 		if pause < want-slack {
 			t.Errorf("pause after failure %d: %v, want at least %v", k0+i, pause, want)
 		}

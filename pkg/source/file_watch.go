@@ -12,7 +12,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/staticpod"
@@ -21,15 +20,12 @@ import (
 // Watch retry timing, as in the kubelet: a failed watch is retried after a
 // back-off that starts at watchRetryPeriod and doubles up to
 // watchMaxRetryPeriod (starting over after 2*watchMaxRetryPeriod without a
-// failure); a missing path is retried every watchRetryPeriod without
-// back-off.
+// failure; see watchBackoff); a missing path is retried every
+// watchRetryPeriod without back-off.
 const (
 	watchRetryPeriod    = 1 * time.Second
 	watchMaxRetryPeriod = 20 * time.Second
 )
-
-// watchBackoffID is the watch's entry in its back-off.
-const watchBackoffID = "watch"
 
 // watchOp is what a watch event means for a manifest.
 type watchOp int
@@ -56,7 +52,7 @@ func (e *retryableWatchError) Unwrap() error { return e.err }
 // watchLoop keeps an fsnotify watch on the static pod path until ctx ends,
 // retrying failures with the kubelet's back-off.
 func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
-	backoff := flowcontrol.NewBackOff(watchRetryPeriod, watchMaxRetryPeriod)
+	backoff := newWatchBackoff()
 	for {
 		err := s.watchOnce(ctx, logger)
 		if ctx.Err() != nil {
@@ -68,8 +64,7 @@ func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
 			s.status.Failed(s.now(), err)
 			var retryable *retryableWatchError
 			if !errors.As(err, &retryable) {
-				backoff.Next(watchBackoffID, time.Now())
-				wait = backoff.Get(watchBackoffID)
+				wait = backoff.failed(time.Now())
 			}
 		}
 		timer := time.NewTimer(wait)
