@@ -21,25 +21,31 @@ const nodeByNodeHelp = `
 			once all nodes have answered, in the order of the nodes. On a terminal,
 			stderr names the nodes still awaited.`
 
-// printOptions are what the commands that print one answer per node share:
-// the nodes to ask and how to print.
-type printOptions struct {
+// nodeOutputOptions are what every command that asks agents and prints
+// their answers shares: the nodes to ask and the output flags.
+type nodeOutputOptions struct {
 	*CommonOptions
 	Nodes      NodeFlags
 	PrintFlags *printers.PrintFlags
-	printer    printers.Printer
+}
+
+// addFlags registers the node selection and output flags.
+func (o *nodeOutputOptions) addFlags(cmd *cobra.Command) {
+	o.Nodes.AddFlags(cmd)
+	o.PrintFlags.AddFlags(cmd)
+}
+
+// printOptions are what the commands that print one answer per node share:
+// the nodes to ask, how to print, and the printer.
+type printOptions struct {
+	nodeOutputOptions
+	printer printers.Printer
 }
 
 func newPrintOptions(common *CommonOptions) printOptions {
 	f := printers.NewPrintFlags()
 	f.List = true
-	return printOptions{CommonOptions: common, PrintFlags: f}
-}
-
-// addFlags registers the node selection and output flags.
-func (o *printOptions) addFlags(cmd *cobra.Command) {
-	o.Nodes.AddFlags(cmd)
-	o.PrintFlags.AddFlags(cmd)
+	return printOptions{nodeOutputOptions: nodeOutputOptions{CommonOptions: common, PrintFlags: f}}
 }
 
 // Complete fills in the nodes and the printer.

@@ -17,11 +17,9 @@ import (
 // WatchOptions are the options of kubectl podsrc watch and events: events
 // is a watch that ends at --until, now unless given.
 type WatchOptions struct {
-	*CommonOptions
-	Nodes      NodeFlags
-	PrintFlags *printers.PrintFlags
-	Display    watchDisplayFlags
-	Query      EventQueryFlags
+	nodeOutputOptions
+	Display watchDisplayFlags
+	Query   EventQueryFlags
 
 	// Follow says the stream goes on after the history (watch).
 	Follow        bool
@@ -40,7 +38,7 @@ type WatchOptions struct {
 
 // newWatchOptions returns the defaults of watch (follow) or events.
 func newWatchOptions(common *CommonOptions, follow bool) *WatchOptions {
-	return &WatchOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags(), Follow: follow, MaxReconnects: 10,
+	return &WatchOptions{nodeOutputOptions: nodeOutputOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}, Follow: follow, MaxReconnects: 10,
 		InitialBackoff: 500 * time.Millisecond, MaxBackoff: 10 * time.Second, IdleTimeout: 30 * time.Second}
 }
 
@@ -92,8 +90,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 	o.Nodes.Streaming = true
 	o.Nodes.PodSelector = &o.Query.Selector
-	o.Nodes.AddFlags(cmd)
-	o.PrintFlags.AddFlags(cmd)
+	o.nodeOutputOptions.addFlags(cmd)
 	o.Display.AddFlags(cmd)
 	o.Query.AddFlags(cmd, sinceHelp)
 	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
