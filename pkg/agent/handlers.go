@@ -88,11 +88,11 @@ func (a *Agent) podListHead() v1alpha1.PodList {
 	return v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: a.cfg.Sources.NodeName}
 }
 
-// eachPodInfo yields, one at a time, the items of a pod list: the
-// configured pods joined with the runtime's view (only sourceName's, when
-// set), then, without sourceName, the runtime's pods that no source
-// configures, sorted. It stops at the first error yield returns.
-func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(v1alpha1.PodInfo) error) error {
+// eachPodInfo yields, one at a time, the items of a pod list that q
+// keeps: the configured pods joined with the runtime's view, then the
+// runtime's pods that no source configures, sorted. It stops at the first
+// error yield returns. q must be validated.
+func (a *Agent) eachPodInfo(configured []sourced, q *v1alpha1.PodQuery, yield func(v1alpha1.PodInfo) error) error {
 	rt := a.runtimeView()
 	uids := newKubeletUIDs(configured, rt)
 	configuredInRuntime := map[types.UID]bool{}
@@ -101,10 +101,10 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 		if _, ok := rt[p.pod.UID]; ok {
 			configuredInRuntime[p.pod.UID] = true
 		}
-		if sourceName != "" && p.source != sourceName {
+		info := podInfo(p, origins[p.pod.UID])
+		if !q.Match(info) {
 			continue
 		}
-		info := podInfo(p, origins[p.pod.UID])
 		if rp, ok := rt[p.pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
@@ -113,7 +113,8 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 			return err
 		}
 	}
-	if sourceName != "" {
+	if q.Source != "" {
+		// Pods only the runtime has come from no source.
 		return nil
 	}
 	var orphans []v1alpha1.PodInfo
@@ -122,13 +123,16 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 			continue
 		}
 		info := v1alpha1.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: uid}
-		a.withRuntime(&info, rp)
+		if !q.Match(info) {
+			continue
+		}
 		orphans = append(orphans, info)
 	}
 	slices.SortFunc(orphans, func(x, y v1alpha1.PodInfo) int {
 		return strings.Compare(x.Namespace+"/"+x.Name+"/"+string(x.UID), y.Namespace+"/"+y.Name+"/"+string(y.UID))
 	})
 	for _, info := range orphans {
+		a.withRuntime(&info, rt[info.UID])
 		if err := yield(info); err != nil {
 			return err
 		}
@@ -136,13 +140,14 @@ func (a *Agent) eachPodInfo(configured []sourced, sourceName string, yield func(
 	return nil
 }
 
-// handlePods writes the pod list item by item (see writeWithItems): a
-// client that reads slowly holds the view's sorted pointers and a bounded
-// buffer, not an encoding of every pod.
+// handlePods writes the pods that the query (v1alpha1.PodQuery) keeps,
+// item by item (see writeWithItems): a client that reads slowly holds the
+// view's sorted pointers and a bounded buffer, not an encoding of every
+// pod, and the pods the query leaves out are never encoded.
 func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
-	src, err := parseSource(r.URL.Query().Get("source"))
+	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
 		return
 	}
 	configured := a.configured()
@@ -155,7 +160,7 @@ func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	err = writeWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(v1alpha1.PodInfo) error) error {
-		return a.eachPodInfo(configured, src, yield)
+		return a.eachPodInfo(configured, &q, yield)
 	})
 	if err != nil {
 		klog.FromContext(r.Context()).V(3).Info("Pod list not written", "remote", r.RemoteAddr, "err", err)

@@ -8,15 +8,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
-// parseSource checks a ?source= value: empty or a kubelet source name.
-func parseSource(s string) (string, error) {
-	switch s {
-	case "", v1alpha1.SourceFile, v1alpha1.SourceHTTP, v1alpha1.SourceAPI:
-		return s, nil
-	}
-	return "", fmt.Errorf("source %q: want file, http or api", s)
-}
-
 // checkAhead refuses a since that is ahead of the agent's last sequence
 // number last in its own epoch (or with none given): the client's number
 // is not this agent's, and waiting for it would be silence.

@@ -208,7 +208,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 		a.viewMu.Unlock()
 		sortSourced(configured)
 		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
-			return a.eachPodInfo(configured, "", yield)
+			return a.eachPodInfo(configured, &v1alpha1.PodQuery{}, yield)
 		})
 		s.snapshotWritten()
 		if err != nil {

@@ -8,3 +8,6 @@ const APIPrefix = "/api/" + VersionName
 
 // EventsPath is the path of the agent's event stream.
 const EventsPath = APIPrefix + "/events"
+
+// PodsPath is the path of the agent's pod list; PodsPath/{uid} is one pod.
+const PodsPath = APIPrefix + "/pods"

@@ -233,30 +233,48 @@ func (q *EventQuery) Validate() error {
 			}
 		}
 	}
-	for _, ns := range q.Namespaces {
-		if errs := validation.IsDNS1123Label(strings.TrimPrefix(ns, "!")); len(errs) > 0 {
-			return &QueryError{paramNamespace, ns, errs[0]}
-		}
+	if err := checkGlobs(paramContainer, q.Containers); err != nil {
+		return err
 	}
-	for _, l := range []struct {
-		name   string
-		values []string
-	}{{paramPod, q.Pods}, {paramContainer, q.Containers}} {
-		for _, g := range l.values {
-			if _, err := path.Match(strings.TrimPrefix(g, "!"), ""); err != nil || strings.TrimPrefix(g, "!") == "" {
-				return &QueryError{l.name, g, "want a glob such as web-* (or namespace/web-* for a pod)"}
-			}
-		}
-	}
-	sel, err := labels.Parse(q.Selector)
+	sel, err := parsePodFilter(q.Namespaces, q.Pods, q.Selector)
 	if err != nil {
-		return &QueryError{paramSelector, q.Selector, err.Error()}
+		return err
 	}
 	q.selector = sel
 	return nil
 }
 
-// QueryError is a bad value of the event query's parameter Param.
+// parsePodFilter checks the pod filter that EventQuery and PodQuery share
+// (namespaces, [namespace/]name globs and a label selector) and returns
+// the selector parsed.
+func parsePodFilter(namespaces, pods []string, selector string) (labels.Selector, error) {
+	for _, ns := range namespaces {
+		if errs := validation.IsDNS1123Label(strings.TrimPrefix(ns, "!")); len(errs) > 0 {
+			return nil, &QueryError{paramNamespace, ns, errs[0]}
+		}
+	}
+	if err := checkGlobs(paramPod, pods); err != nil {
+		return nil, err
+	}
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return nil, &QueryError{paramSelector, selector, err.Error()}
+	}
+	return sel, nil
+}
+
+// checkGlobs checks the globs of the filter list param.
+func checkGlobs(param string, globs []string) error {
+	for _, g := range globs {
+		if _, err := path.Match(strings.TrimPrefix(g, "!"), ""); err != nil || strings.TrimPrefix(g, "!") == "" {
+			return &QueryError{param, g, "want a glob such as web-* (or namespace/web-* for a pod)"}
+		}
+	}
+	return nil
+}
+
+// QueryError is a bad value of a query parameter Param (of EventQuery or
+// PodQuery).
 type QueryError struct {
 	Param, Value string
 	// Want says what is wrong, or what the parameter takes.
@@ -331,13 +349,19 @@ func (q *EventQuery) podFiltered() bool {
 // podPasses reports whether a pod passes the namespace, pod and label
 // filters.
 func (q *EventQuery) podPasses(namespace, name string, podLabels map[string]string) bool {
-	if !passes(q.Namespaces, namespace, equal) {
+	return podFilterPasses(q.Namespaces, q.Pods, q.selector, namespace, name, podLabels)
+}
+
+// podFilterPasses reports whether a pod passes the pod filter that
+// EventQuery and PodQuery share.
+func podFilterPasses(namespaces, pods []string, sel labels.Selector, namespace, name string, podLabels map[string]string) bool {
+	if !passes(namespaces, namespace, equal) {
 		return false
 	}
-	if !passes(q.Pods, namespace+"/"+name, podGlob) {
+	if !passes(pods, namespace+"/"+name, podGlob) {
 		return false
 	}
-	return q.selector.Empty() || q.selector.Matches(labels.Set(podLabels))
+	return sel.Empty() || sel.Matches(labels.Set(podLabels))
 }
 
 // equal, glob and podGlob match a filter value against an event's.

@@ -1,6 +1,6 @@
-// Package querytest holds the event filter's cases, for tests that run them
-// against the agent and against the fake agent: both must filter as
-// v1alpha1.EventQuery says.
+// Package querytest holds the cases of the event and pod filters, for
+// tests that run them against the agent and against the fake agent: both
+// must filter as v1alpha1.EventQuery and v1alpha1.PodQuery say.
 package querytest
 
 import (
