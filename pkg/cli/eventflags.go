@@ -84,16 +84,22 @@ func (f *EventQueryFlags) ToQuery(namespace string) (v1alpha1.EventQuery, error)
 		}
 	}
 	if err := q.Validate(); err != nil {
-		var qe *v1alpha1.QueryError
-		if errors.As(err, &qe) && queryFlags[qe.Param] != "" {
-			return q, fmt.Errorf("%s %q: %s", queryFlags[qe.Param], qe.Value, qe.Want)
-		}
-		return q, err
+		return q, queryFlagError(err)
 	}
 	return q, nil
 }
 
-// queryFlags are the flags of the event query's filter parameters.
+// queryFlagError names the flag of a bad query parameter (of an event or
+// pod query) in its error.
+func queryFlagError(err error) error {
+	var qe *v1alpha1.QueryError
+	if errors.As(err, &qe) && queryFlags[qe.Param] != "" {
+		return fmt.Errorf("%s %q: %s", queryFlags[qe.Param], qe.Value, qe.Want)
+	}
+	return err
+}
+
+// queryFlags are the flags of the event and pod queries' filter parameters.
 var queryFlags = map[string]string{
 	"kind": "--kind", "op": "--op", "type": "--type", "source": "--source", "namespace": "-n/--namespace",
 	"pod": "--pod", "container": "--container", "labelSelector": "-l/--selector",

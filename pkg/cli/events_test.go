@@ -112,6 +112,8 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 		{"a node label among others", []string{"events", "n1", "-l", "app=web,kubernetes.io/hostname=n1"}, "kubernetes.io/hostname is a node label"},
 		{"node selector and all nodes", []string{"events", "--all-nodes", "--node-selector", "a=b"}, "--all-nodes and --node-selector exclude each other"},
 		{"a bad pod selector", []string{"events", "n1", "-l", "app==web="}, `-l/--selector "app==web="`},
+		{"a bad pod selector of pods", []string{"pods", "n1", "-l", "app==web="}, `-l/--selector "app==web="`},
+		{"a bad namespace of pods", []string{"pods", "n1", "-n", "Kube_System"}, `-n/--namespace "Kube_System": a lowercase RFC 1123 label`},
 		{"a bad op", []string{"events", "n1", "--op", "CREATE"}, `--op "CREATE": want one of ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET`},
 		{"a bad until", []string{"events", "n1", "--until", "tomorrow"}, `--until "tomorrow": want an event sequence number, a duration such as 5m, or now`},
 		{"a negative tail", []string{"watch", "n1", "--tail=-1"}, "--tail -1"},
@@ -125,29 +127,5 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestPodsByLabel: pods -l keeps the pods whose labels match, as kubectl's
-// -l does.
-func TestPodsByLabel(t *testing.T) {
-	fa, u := newAgent(t, "node-1")
-	fa.Lock()
-	fa.Pods.Items[0].Labels = map[string]string{"component": "etcd", "tier": "control-plane"}
-	fa.Pods.Items[1].Labels = map[string]string{"app": "web"}
-	fa.Unlock()
-	for _, tc := range []struct {
-		selector string
-		want     string
-	}{
-		{"app=web", "web"},
-		{"tier=control-plane,component in (etcd)", "etcd"},
-		{"app!=web", "etcd"},
-		{"app", "web"},
-	} {
-		out, errOut, err := run(t, context.Background(), "pods", "--agent-url", u, "-l", tc.selector, "-o", "name")
-		if err != nil || out != "podinfo.podsrc.io/"+tc.want+"\n" {
-			t.Errorf("pods -l %q: %q, stderr %q, err %v; want only %s", tc.selector, out, errOut, err, tc.want)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -82,8 +83,12 @@ func (o *PodOptions) Validate() error {
 	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
 		return fmt.Errorf("--output %q: want json or yaml", o.Output)
 	}
-	if ns, name, byName := strings.Cut(o.ref, "/"); byName && (ns == "" || name == "" || strings.Contains(name, "/")) {
-		return fmt.Errorf("pod %q: want a UID or NAMESPACE/NAME", o.ref)
+	if ns, name, byName := strings.Cut(o.ref, "/"); byName {
+		// A valid name holds no glob character, so the agent's pod glob
+		// matches it exactly.
+		if len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+			return fmt.Errorf("pod %q: want a UID or NAMESPACE/NAME, as kubectl get pods -A shows them", o.ref)
+		}
 	}
 	if err := o.CommonOptions.Validate(); err != nil {
 		return err
@@ -125,17 +130,14 @@ func podDetail(ctx context.Context, a *client.Agent, ref string) (printers.PodDe
 		return d, err
 	}
 	uid := ref
-	if ns, name, byName := strings.Cut(ref, "/"); byName {
-		list, err := a.Pods(ctx, "")
+	if ns, _, byName := strings.Cut(ref, "/"); byName {
+		// The agent sends only the pods of that namespace and name: a
+		// static pod and its mirror pod.
+		list, err := a.Pods(ctx, v1alpha1.PodQuery{Namespaces: []string{ns}, Pods: []string{ref}})
 		if err != nil {
 			return d, err
 		}
-		var matches []v1alpha1.PodInfo
-		for _, p := range list.Items {
-			if p.Namespace == ns && p.Name == name {
-				matches = append(matches, p)
-			}
-		}
+		matches := list.Items
 		if len(matches) == 0 {
 			return d, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", ref, sources.NodeName, sources.NodeName, ns)
 		}

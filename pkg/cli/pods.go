@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -22,7 +21,8 @@ type PodsOptions struct {
 	// Selector is -l, a label selector of the pods.
 	Selector  string
 	namespace string
-	selector  labels.Selector
+	// query is what the agents are asked for.
+	query v1alpha1.PodQuery
 }
 
 // NewCmdPods returns the pods command.
@@ -80,16 +80,16 @@ func validateSource(s string) error {
 	return fmt.Errorf("--source %q: want file, http or api", s)
 }
 
-// Complete fills in the nodes, the namespace and the printer.
+// Complete fills in the nodes, the printer and the query the agents get:
+// they filter the pods, so that those left out do not cross the proxy.
 func (o *PodsOptions) Complete(args []string) error {
 	if o.ConfigFlags.Namespace != nil {
 		o.namespace = *o.ConfigFlags.Namespace
 	}
-	sel, err := labels.Parse(o.Selector)
-	if err != nil {
-		return fmt.Errorf("-l/--selector %q: %w", o.Selector, err)
+	o.query = v1alpha1.PodQuery{Source: o.Source, Selector: o.Selector}
+	if o.namespace != "" {
+		o.query.Namespaces = []string{o.namespace}
 	}
-	o.selector = sel
 	return o.printOptions.Complete(args)
 }
 
@@ -101,24 +101,16 @@ func (o *PodsOptions) Validate() error {
 	if err := validateSource(o.Source); err != nil {
 		return err
 	}
+	if err := o.query.Validate(); err != nil {
+		return queryFlagError(err)
+	}
 	return o.printOptions.Validate()
 }
 
 // Run prints the pods.
 func (o *PodsOptions) Run(ctx context.Context) error {
 	call := func(a *client.Agent, ctx context.Context) (*v1alpha1.PodList, error) {
-		l, err := a.Pods(ctx, o.Source)
-		if err != nil || (o.namespace == "" && o.selector.Empty()) {
-			return l, err
-		}
-		items := l.Items[:0]
-		for _, p := range l.Items {
-			if (o.namespace == "" || p.Namespace == o.namespace) && o.selector.Matches(labels.Set(p.Labels)) {
-				items = append(items, p)
-			}
-		}
-		l.Items = items
-		return l, nil
+		return a.Pods(ctx, o.query)
 	}
 	return printEach(ctx, &o.printOptions, call, func(lists []v1alpha1.PodList) printers.Printable {
 		return printers.Pods{Lists: lists}

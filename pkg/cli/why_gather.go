@@ -37,7 +37,7 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if g.sources, err = a.Sources(ctx); err != nil {
 		return nil, err
 	}
-	if g.pods, err = a.Pods(ctx, ""); err != nil {
+	if g.pods, err = a.Pods(ctx, v1alpha1.PodQuery{}); err != nil {
 		return nil, err
 	}
 	if g.pleg, err = a.PLEG(ctx); err != nil {

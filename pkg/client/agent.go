@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -66,15 +67,20 @@ func (a *Agent) Sources(ctx context.Context) (*v1alpha1.SourceList, error) {
 	return out, nil
 }
 
-// Pods returns the agent's pods, only those of source when it is not empty.
-func (a *Agent) Pods(ctx context.Context, source string) (*v1alpha1.PodList, error) {
-	q := url.Values{}
-	if source != "" {
-		q.Set("source", source)
+// Pods returns the agent's pods that q keeps. The agent filters them, so
+// that the pods left out do not cross the proxy; agents older than the pod
+// filter read only q.Source and list the rest of their pods, so Pods
+// applies q to the answer as well: the list is right either way.
+func (a *Agent) Pods(ctx context.Context, q v1alpha1.PodQuery) (*v1alpha1.PodList, error) {
+	if err := q.Validate(); err != nil {
+		return nil, newError(ReasonBadRequest, err, "asking %s for pods: %v", a, err)
 	}
 	out := &v1alpha1.PodList{}
-	if err := a.get(ctx, v1alpha1.APIPrefix+"/pods", q, out); err != nil {
+	if err := a.get(ctx, v1alpha1.PodsPath, q.Encode(), out); err != nil {
 		return nil, err
+	}
+	if q.Filtered() {
+		out.Items = slices.DeleteFunc(out.Items, func(p v1alpha1.PodInfo) bool { return !q.Match(p) })
 	}
 	return out, nil
 }
@@ -82,7 +88,7 @@ func (a *Agent) Pods(ctx context.Context, source string) (*v1alpha1.PodList, err
 // Pod returns one pod with the merged pod in full.
 func (a *Agent) Pod(ctx context.Context, uid string) (*v1alpha1.PodInfo, error) {
 	out := &v1alpha1.PodInfo{}
-	if err := a.get(ctx, v1alpha1.APIPrefix+"/pods/"+url.PathEscape(uid), nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.PodsPath+"/"+url.PathEscape(uid), nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil

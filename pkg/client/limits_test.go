@@ -32,7 +32,7 @@ func TestAnswerBounds(t *testing.T) {
 		want    string
 	}{
 		{"endless answer", endless, func(ctx context.Context, a *Agent) error {
-			_, err := a.Pods(ctx, "")
+			_, err := a.Pods(ctx, v1alpha1.PodQuery{})
 			return err
 		}, "answered /api/v1alpha1/pods with more than 16 MiB"},
 		{"announced size", announced, func(ctx context.Context, a *Agent) error {

@@ -142,7 +142,7 @@ func testFileSource(t *testing.T, e *env) {
 	firstUID := string(add.Pods[0].UID)
 	var hash1 string
 	e.pollFor(t, "a file row for "+name, pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, "")
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 		if err != nil {
 			return false, "", err
 		}
@@ -165,7 +165,7 @@ func testFileSource(t *testing.T, e *env) {
 		return configEvent("ADD", v1alpha1.SourceFile, agentTestNS, name, "")(ev) && string(ev.Pods[0].UID) != firstUID
 	})
 	e.pollFor(t, "the file row of "+name+" to carry the new hash", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, v1alpha1.SourceFile)
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{Source: v1alpha1.SourceFile})
 		if err != nil {
 			return false, "", err
 		}
@@ -190,7 +190,7 @@ func testFileSource(t *testing.T, e *env) {
 		if f == nil {
 			return false, "no file source", nil
 		}
-		pl, err := a.Pods(ctx, v1alpha1.SourceFile)
+		pl, err := a.Pods(ctx, v1alpha1.PodQuery{Source: v1alpha1.SourceFile})
 		if err != nil {
 			return false, "", err
 		}
@@ -224,7 +224,7 @@ func testFileSource(t *testing.T, e *env) {
 			return false, "", err
 		}
 		f := findSource(*s, v1alpha1.SourceFile)
-		l, err := a.Pods(ctx, v1alpha1.SourceFile)
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{Source: v1alpha1.SourceFile})
 		if err != nil {
 			return false, "", err
 		}
@@ -251,7 +251,7 @@ func testFileSource(t *testing.T, e *env) {
 	}
 	e.waitEvent(t, mark, "REMOVE file "+name, configEvent("REMOVE", v1alpha1.SourceFile, "", "", string(add2.Pods[0].UID)))
 	e.pollFor(t, "no file rows and no shadowed files left of "+name, pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, v1alpha1.SourceFile)
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{Source: v1alpha1.SourceFile})
 		if err != nil {
 			return false, "", err
 		}
@@ -332,7 +332,7 @@ func testAPISource(t *testing.T, e *env) {
 	// pods lists it until then as a runtime-only row, with no source: that
 	// is the kubelet's state, not a duplicate.
 	e.pollFor(t, "no configured row of the removed e2e-api", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, "")
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 		if err != nil {
 			return false, "", err
 		}
@@ -371,7 +371,7 @@ func testPLEG(t *testing.T, e *env) {
 
 	// pods joins the API pod with the runtime's view of it, in one row.
 	e.pollFor(t, "one row of e2e-exit joining the api pod and its exited container", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, "")
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 		if err != nil {
 			return false, "", err
 		}
@@ -425,7 +425,7 @@ func bothViews(ctx context.Context, c *cluster.Cluster, a *client.Agent) (kubele
 	if kubelet, err = kubeletPods(ctx, c); err != nil {
 		return nil, nil, err
 	}
-	l, err := a.Pods(ctx, "")
+	l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -511,7 +511,7 @@ func testAgainstKubelet(t *testing.T, e *env) {
 	// Each pod once: a configured pod the runtime runs is one row, not a
 	// configured row plus a runtime-only row.
 	e.pollFor(t, "every running pod of the test to be one joined row", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, "")
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 		if err != nil {
 			return false, "", err
 		}
@@ -792,7 +792,7 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 		if err != nil {
 			return false, "", err
 		}
-		pl, err := a.Pods(ctx, v1alpha1.SourceHTTP)
+		pl, err := a.Pods(ctx, v1alpha1.PodQuery{Source: v1alpha1.SourceHTTP})
 		if err != nil {
 			return false, "", err
 		}
@@ -809,7 +809,7 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 		if err != nil {
 			return false, "", err
 		}
-		pl, err := a.Pods(ctx, v1alpha1.SourceHTTP)
+		pl, err := a.Pods(ctx, v1alpha1.PodQuery{Source: v1alpha1.SourceHTTP})
 		if err != nil {
 			return false, "", err
 		}

@@ -371,7 +371,7 @@ func (e *env) waitAgentRunning(t *testing.T, namespace, name string) {
 	t.Helper()
 	a := e.agent(t)
 	e.pollFor(t, "the agent to see the containers of "+namespace+"/"+name+" running", pollTimeout, func(ctx context.Context) (bool, string, error) {
-		l, err := a.Pods(ctx, "")
+		l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 		if err != nil {
 			return false, "", err
 		}

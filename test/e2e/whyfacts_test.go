@@ -22,7 +22,7 @@ func (e *env) logFacts(t *testing.T, target string) {
 	defer cancel()
 	var b strings.Builder
 	a := e.agent(t)
-	rows, err := a.Pods(ctx, "")
+	rows, err := a.Pods(ctx, v1alpha1.PodQuery{})
 	if err != nil {
 		fmt.Fprintf(&b, "pods: %v\n", err)
 		rows = &v1alpha1.PodList{}

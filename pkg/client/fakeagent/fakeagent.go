@@ -42,6 +42,10 @@ type Agent struct {
 	// Hold, when set, makes every answer but /healthz, /livez and /readyz
 	// wait until it is closed or the client hangs up: a slow node.
 	Hold <-chan struct{}
+	// SourceOnly makes the pod list read only the source of its query, as
+	// agents did before the pod filter (v1alpha1.PodQuery): the rest is
+	// ignored, unchecked, and every pod of the source is listed.
+	SourceOnly bool
 
 	events  []v1alpha1.Event
 	lastSeq uint64
@@ -52,7 +56,9 @@ type Agent struct {
 	// after sending that many events.
 	dropAfter int
 	queries   []url.Values
-	streamCh  chan struct{}
+	// podQueries are the queries of the pod list requests.
+	podQueries []url.Values
+	streamCh   chan struct{}
 }
 
 // New returns a fake agent for node with a little of everything.
@@ -118,6 +124,13 @@ func (a *Agent) DropNextStreamAfter(n int) {
 	a.dropAfter = n
 }
 
+// PodQueries returns the queries of every pod list request so far.
+func (a *Agent) PodQueries() []url.Values {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]url.Values(nil), a.podQueries...)
+}
+
 // EventQueries returns the queries of every stream request so far.
 func (a *Agent) EventQueries() []url.Values {
 	a.mu.Lock()
@@ -162,18 +175,8 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeLocked(w, func() any { return a.Sources })
 	case p == "/api/v1alpha1/pleg":
 		a.writeLocked(w, func() any { return a.PLEG })
-	case p == "/api/v1alpha1/pods":
-		src := r.URL.Query().Get("source")
-		a.writeLocked(w, func() any {
-			l := a.Pods
-			l.Items = nil
-			for _, p := range a.Pods.Items {
-				if src == "" || p.Source == src {
-					l.Items = append(l.Items, p)
-				}
-			}
-			return l
-		})
+	case p == v1alpha1.PodsPath:
+		a.servePods(w, r)
 	case strings.HasPrefix(p, "/api/v1alpha1/pods/"):
 		uid := strings.TrimPrefix(p, "/api/v1alpha1/pods/")
 		a.mu.Lock()
@@ -196,6 +199,33 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeStatus(w, http.StatusNotFound, "no such path "+p)
 	}
+}
+
+// servePods lists the pods that the query (v1alpha1.PodQuery) keeps, as
+// the agent does, or, with SourceOnly, those of its source.
+func (a *Agent) servePods(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.podQueries = append(a.podQueries, r.URL.Query())
+	sourceOnly := a.SourceOnly
+	a.mu.Unlock()
+	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
+	if sourceOnly {
+		q, err = v1alpha1.PodQuery{Source: r.URL.Query().Get("source")}, nil
+	}
+	if err != nil {
+		writeStatus(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
+		return
+	}
+	a.writeLocked(w, func() any {
+		l := a.Pods
+		l.Items = nil
+		for _, p := range a.Pods.Items {
+			if q.Match(p) {
+				l.Items = append(l.Items, p)
+			}
+		}
+		return l
+	})
 }
 
 // writeLocked writes what get returns under the lock.

@@ -3,8 +3,10 @@ package fakeagent
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -48,4 +50,42 @@ func TestStreamFilters(t *testing.T) {
 		t.Fatalf("the stream ended without an end message: %v", sc.Err())
 		return nil
 	})
+}
+
+// TestPodFilters runs the shared pod cases against the fake agent, as the
+// agent's tests run them against the agent, and its bad queries.
+func TestPodFilters(t *testing.T) {
+	a := New("node-1")
+	a.Pods.Items = querytest.Pods()
+	srv := httptest.NewServer(a)
+	t.Cleanup(srv.Close)
+	get := func(t *testing.T, query string) (int, []byte) {
+		resp, err := http.Get(srv.URL + v1alpha1.PodsPath + "?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	querytest.RunPods(t, func(t *testing.T, q v1alpha1.PodQuery) []v1alpha1.PodInfo {
+		code, body := get(t, q.Encode().Encode())
+		var l v1alpha1.PodList
+		if err := json.Unmarshal(body, &l); err != nil || code != http.StatusOK {
+			t.Fatalf("status %d, %v: %s", code, err, body)
+		}
+		return l.Items
+	})
+	for _, c := range querytest.BadPodQueries {
+		t.Run(c.Name, func(t *testing.T) {
+			code, body := get(t, c.Query)
+			var st v1alpha1.Status
+			if err := json.Unmarshal(body, &st); err != nil || code != http.StatusBadRequest || !strings.Contains(st.Message, c.Want) {
+				t.Fatalf("?%s answered %d %s; want 400 with %q", c.Query, code, body, c.Want)
+			}
+		})
+	}
 }
