@@ -39,7 +39,11 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 			Name the pod by UID, or by NAMESPACE/NAME (looked up in the node's pod
 			list). A static pod and its mirror pod share a name: by name you get
 			the static pod, and the mirror pod's UID is listed under Same Name.
-			With --agent-url, give only the pod.`),
+			With --agent-url, give only the pod.
+
+			As in kubectl, --request-timeout bounds each request to the agent (the
+			pod list, the pod, reading its event history); --node-timeout bounds
+			the whole command, as for the other commands.`),
 		Example: templates.Examples(`
 			# The static etcd pod of node-1
 			kubectl podsrc pod node-1 kube-system/etcd-node-1
@@ -98,17 +102,8 @@ func (o *PodOptions) Validate() error {
 
 // Run prints the pod.
 func (o *PodOptions) Run(ctx context.Context) error {
-	timeout, err := o.requestTimeout()
-	if err != nil {
-		return err
-	}
 	results, err := agentCall(ctx, o.CommonOptions, &o.nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (printers.PodDetail, error) {
-		if timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-		return podDetail(ctx, a, o.ref)
+		return o.podDetail(ctx, a)
 	})
 	if err != nil {
 		return err
@@ -122,9 +117,10 @@ func (o *PodOptions) Run(ctx context.Context) error {
 	})
 }
 
-// podDetail gathers what the agent a knows of the pod ref.
-func podDetail(ctx context.Context, a *client.Agent, ref string) (printers.PodDetail, error) {
+// podDetail gathers what the agent a knows of the pod o.ref.
+func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.PodDetail, error) {
 	var d printers.PodDetail
+	ref := o.ref
 	sources, err := a.Sources(ctx)
 	if err != nil {
 		return d, err
@@ -166,7 +162,7 @@ func podDetail(ctx context.Context, a *client.Agent, ref string) (printers.PodDe
 			d.Source = &s
 		}
 	}
-	d.Events, d.EventsMissed, err = podEvents(ctx, a, string(pod.UID))
+	d.Events, d.EventsMissed, err = o.podEvents(ctx, a, string(pod.UID))
 	if err != nil {
 		return d, fmt.Errorf("reading the events of pod %s: %w", uid, err)
 	}
@@ -175,8 +171,8 @@ func podDetail(ctx context.Context, a *client.Agent, ref string) (printers.PodDe
 
 // podEvents returns the events the agent a holds that concern the pod uid,
 // oldest first, and whether older ones were evicted.
-func podEvents(ctx context.Context, a *client.Agent, uid string) ([]v1alpha1.Event, bool, error) {
-	all, missed, err := a.History(ctx)
+func (o *PodOptions) podEvents(ctx context.Context, a *client.Agent, uid string) ([]v1alpha1.Event, bool, error) {
+	all, missed, err := o.history(ctx, a)
 	if err != nil {
 		return nil, false, err
 	}

@@ -43,12 +43,7 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if g.pleg, err = a.PLEG(ctx); err != nil {
 		return nil, err
 	}
-	hctx, cancel := ctx, context.CancelFunc(func() {})
-	if d, _ := o.requestTimeout(); d > 0 {
-		hctx, cancel = context.WithTimeout(ctx, d)
-	}
-	events, _, err := a.History(hctx)
-	cancel()
+	events, _, err := o.history(ctx, a)
 	g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
 	g.cluster = o.clusterFacts()
 	g.nodeObject = g.cluster.node(ctx, g.node())
