@@ -154,8 +154,9 @@ func (t *WatchTable) PrintMessage(node string, m *v1alpha1.StreamMessage) error 
 		t.clock = newWatchClock(t.Display.Times, t.Display.Location, t.Display.Start)
 		t.nodes = nodeColors{}
 		for _, c := range watchColumns {
-			t.widths = append(t.widths, max(c.min, len(c.name)))
+			t.widths = append(t.widths, max(c.min, displayWidth(c.name)))
 		}
+		t.widths[timeColumn] = max(t.widths[timeColumn], t.clock.width())
 		if !t.NoHeaders {
 			var names []any
 			for _, c := range watchColumns {
@@ -191,10 +192,11 @@ func (t *WatchTable) line(r Row, nodeColor Color) error {
 			b.WriteString(v)
 			break
 		}
-		if len(v) > t.widths[i] {
-			t.widths[i] = len(v)
+		w := displayWidth(v)
+		if w > t.widths[i] {
+			t.widths[i] = w
 		}
-		pad := strings.Repeat(" ", t.widths[i]-len(v)+3)
+		pad := strings.Repeat(" ", t.widths[i]-w+3)
 		if i == nodeColumn && t.Color && nodeColor != NoColor {
 			// Back to the row's colour after the node's.
 			v = paint(nodeColor, v) + string(r.Color)
@@ -210,8 +212,12 @@ func (t *WatchTable) line(r Row, nodeColor Color) error {
 	return err
 }
 
-// nodeColumn is the index of NODE in watchColumns.
-const nodeColumn = 1
+// timeColumn and nodeColumn are the indexes of TIME and NODE in
+// watchColumns.
+const (
+	timeColumn = 0
+	nodeColumn = 1
+)
 
 // messageTime returns when what a stream message tells happened: its
 // event's time, else the message's; zero when unknown.

@@ -97,6 +97,18 @@ func (c *watchClock) cell(ts time.Time) string {
 	return text
 }
 
+// width returns the width of a TIME cell that shows no date, where the
+// live table's TIME column starts, so that its header stays above it.
+func (c *watchClock) width() int {
+	switch c.format {
+	case TimeRFC3339:
+		return len("2006-01-02T15:04:05.000-07:00")
+	case TimeUTC:
+		return len("15:04:05.000Z")
+	}
+	return len("15:04:05.000")
+}
+
 // relativeTime shows d with a sign and millisecond precision: +1.250s,
 // -4m12.000s, +26h3m4.000s.
 func relativeTime(d time.Duration) string {
