@@ -125,11 +125,12 @@ func (f *PrintFlags) ToPrinter(out, errOut io.Writer, now func() time.Time) (Pri
 	}
 	if f.IsHuman() {
 		f.HumanReadableFlags.NoHeaders = *f.NoHeaders
-		p, err := f.HumanReadableFlags.ToPrinter(f.format())
-		if err != nil {
+		format, flags := f.format(), *f.HumanReadableFlags
+		delegate := func() (printers.ResourcePrinter, error) { return flags.ToPrinter(format) }
+		if _, err := delegate(); err != nil {
 			return nil, err
 		}
-		return &HumanPrinter{Delegate: p, NoHeaders: *f.NoHeaders, SortBy: f.sortBy(), Color: color, Now: now, ErrOut: errOut}, nil
+		return &HumanPrinter{Delegate: delegate, NoHeaders: *f.NoHeaders, SortBy: f.sortBy(), Color: color, Now: now, ErrOut: errOut}, nil
 	}
 	p, err := f.ToGenericPrinter()
 	if err != nil {

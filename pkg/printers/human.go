@@ -20,8 +20,11 @@ type Printer interface {
 // -o wide, label columns with -L and --show-labels, cells escaped for the
 // terminal.
 type HumanPrinter struct {
-	// Delegate is kubectl's table printer (get.HumanPrintFlags).
-	Delegate printers.ResourcePrinter
+	// Delegate returns a new kubectl table printer (get.HumanPrintFlags)
+	// for each table. One printer would remember the columns of its last
+	// header and leave out the header of a table with the same columns,
+	// and printTable would then take the first row for the header.
+	Delegate func() (printers.ResourcePrinter, error)
 	// NoHeaders says the delegate prints no header line.
 	NoHeaders bool
 	// SortBy is --sort-by: a JSONPath over the items.
@@ -113,24 +116,38 @@ func (h *HumanPrinter) now() time.Time {
 	return time.Now()
 }
 
-// printTable prints t with the delegate through tw, which writes to buf,
-// then buf's lines to w, colored; header says the delegate prints a header
-// line first.
+// printTable prints t, which has rows, with a new delegate through tw,
+// which writes to buf, then buf's lines to w, colored; header says whether
+// the header line the delegate prints (without --no-headers) goes to w. It
+// goes through tw in any case, so that a chunk's widths account for it.
 func (h *HumanPrinter) printTable(t *Table, tw tabWriter, buf *bytes.Buffer, header bool, w io.Writer) error {
 	mt, err := t.metaTable()
 	if err != nil {
 		return err
 	}
+	delegate, err := h.Delegate()
+	if err != nil {
+		return fmt.Errorf("printing a table: %w", err)
+	}
 	buf.Reset()
-	if err := h.Delegate.PrintObj(mt, tw); err != nil {
+	if err := delegate.PrintObj(mt, tw); err != nil {
 		return fmt.Errorf("printing a table: %w", err)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("printing a table: %w", err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	if header {
-		fmt.Fprintln(w, lines[0])
+	want := len(t.Rows)
+	if !h.NoHeaders {
+		want++
+	}
+	if len(lines) != want {
+		return fmt.Errorf("printing a table: the table printer wrote %d lines for %d rows", len(lines), len(t.Rows))
+	}
+	if !h.NoHeaders {
+		if header {
+			fmt.Fprintln(w, lines[0])
+		}
 		lines = lines[1:]
 	}
 	for j, line := range lines {
