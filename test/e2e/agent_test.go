@@ -65,6 +65,7 @@ func TestAgentOnNode(t *testing.T) {
 	t.Run("events", func(t *testing.T) { testEventsHistory(t, e) })
 	t.Run("the kubelet's own view", func(t *testing.T) { testAgainstKubelet(t, e) })
 	t.Run("plugin through the API server", func(t *testing.T) { testPluginCommands(t, e) })
+	t.Run("pod query", func(t *testing.T) { testPodQuery(t, e) })
 	t.Run("rbac", func(t *testing.T) { testRBAC(t, e) })
 	t.Run("url source", func(t *testing.T) { testURLSource(t, e, urls) })
 	t.Run("watch across the agent pod's recreation", func(t *testing.T) { testWatchAcrossRecreate(t, e) })
