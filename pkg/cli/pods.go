@@ -42,7 +42,9 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 
 			Unlike kubectl get, all namespaces are shown unless -n is given. -l
 			selects pods by their labels, as in kubectl (pods only the runtime has
-			carry none); nodes are selected with --node-selector.` + nodeByNodeHelp),
+			carry none); nodes are selected with --node-selector. The agents
+			filter by -n, -l and --source, so the pods left out do not cross the
+			API server's proxy.` + nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The pods of one node
 			kubectl podsrc pods node-1
