@@ -18,7 +18,10 @@ import (
 // the timeout to answer each of the command's requests (more than the
 // timeout in all) is shown, and --node-timeout bounds the whole.
 func TestPodRequestTimeoutIsPerRequest(t *testing.T) {
-	const perRequest = 500 * time.Millisecond
+	// The agent answers each request after perRequest; the command's four or
+	// more requests take longer than --request-timeout in all, while each
+	// leaves it seconds to spare on a loaded machine.
+	const perRequest = time.Second
 	fa := fakeagent.New("node-1")
 	fa.Pods.Items = []v1alpha1.PodInfo{{Name: "web", Namespace: "default", UID: "u2", Source: v1alpha1.SourceAPI}}
 	var requests atomic.Int32
@@ -32,7 +35,7 @@ func TestPodRequestTimeoutIsPerRequest(t *testing.T) {
 		fa.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	timeout := 3 * perRequest
+	timeout := 7 * perRequest / 2
 	t.Run("each request gets --request-timeout", func(t *testing.T) {
 		out, errOut, err := run(t, context.Background(), "pod", "--agent-url", srv.URL, "default/web", "-o", "json",
 			"--request-timeout", timeout.String(), "--node-timeout=0")
