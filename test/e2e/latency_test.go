@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/test/cluster"
 	"github.com/podsrc/podsrc/test/cri"
@@ -33,6 +35,9 @@ const (
 	// benchExitsEnv and benchWritesEnv are the sample counts.
 	benchExitsEnv  = "PODSRC_BENCH_EXITS"
 	benchWritesEnv = "PODSRC_BENCH_WRITES"
+	// benchAgentArgsEnv holds flags (space-separated) added to the
+	// deployed agent's, e.g. to measure the agent with an option off.
+	benchAgentArgsEnv = "PODSRC_BENCH_AGENT_ARGS"
 
 	benchLatencyNS = "podsrc-bench-latency"
 	// exitPace separates the creations of the pods whose exits are
@@ -70,6 +75,7 @@ func TestLatencyBench(t *testing.T) {
 		t.Skip("a benchmark: hack/bench-latency.sh runs it with " + benchLatencyEnv + "=1")
 	}
 	exits, writes := envCount(t, benchExitsEnv, 40), envCount(t, benchWritesEnv, 100)
+	loadBefore := loadAverage()
 	c := cluster.Get(t)
 	root := repoRoot(t)
 	e := &env{c: c, root: root}
@@ -79,6 +85,9 @@ func TestLatencyBench(t *testing.T) {
 		deployImage(t, c, e.plugin, image)
 	} else {
 		image = deploy(t, c, root, e.plugin)
+	}
+	if args := strings.Fields(os.Getenv(benchAgentArgsEnv)); len(args) > 0 {
+		addAgentArgs(t, c, args)
 	}
 	e.follow(t)
 	createNamespace(t, c, benchLatencyNS)
@@ -93,14 +102,17 @@ func TestLatencyBench(t *testing.T) {
 		t.Fatalf("reading the agent's PLEG status: %v", err)
 	}
 	period := pleg.DefaultRelistPeriod
-	fmt.Printf("\nagent %s on %s; relist period %v (measured interval p50 %.0f ms, relist p50 %.1f ms)\n",
-		image, c.NodeName, period, st.RelistInterval.P50*1000, st.RelistDuration.P50*1000)
+	fmt.Printf("\nagent %s on %s (extra flags %q); relist period %v\n", image, c.NodeName, os.Getenv(benchAgentArgsEnv), period)
+	fmt.Printf("agent's relists: %d, interval p50 %.0f ms p99 %.0f ms; duration p50 %.1f ms p99 %.1f ms max %.1f ms\n",
+		st.Relists, st.RelistInterval.P50*1000, st.RelistInterval.P99*1000,
+		st.RelistDuration.P50*1000, st.RelistDuration.P99*1000, st.RelistDuration.Max*1000)
+	fmt.Printf("load average before and after: %s, %s\n", loadBefore, loadAverage())
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "path\tsamples\tp50\tp99\tmax\tgoal p99\tmet\t")
 	printRow(tw, "container exit -> ContainerDied line", exitLat.total, period+exitSlack)
 	printRow(tw, "  exit -> runtime reports it", exitLat.toRuntime, 0)
 	printRow(tw, "  runtime reports it -> line read", exitLat.fromRuntime, 0)
-	printRow(tw, "  exit -> start of its relist", exitLat.toEvent, 0)
+	printRow(tw, "  runtime reports it -> its relist starts", exitLat.runtimeToRelist, 0)
 	printRow(tw, "  relist start -> line read", exitLat.fromEvent, 0)
 	printRow(tw, "static manifest write -> ADD line", writeLat.total, writeGoal)
 	printRow(tw, "  write -> ADD on the ring", writeLat.toEvent, 0)
@@ -127,10 +139,10 @@ func envCount(t *testing.T, name string, def int) int {
 // exitSplit is the exit path's latencies: whole, cut at the start of the
 // relist that computed the event, and cut where the runtime reported the
 // exit (containerd's CONTAINER_STOPPED event, sent once its status says
-// exited).
+// exited, which is after it deleted the task).
 type exitSplit struct {
 	split
-	toRuntime, fromRuntime []time.Duration
+	toRuntime, fromRuntime, runtimeToRelist []time.Duration
 }
 
 // measureExits runs n pods whose container sleeps, then exits, and returns,
@@ -203,6 +215,7 @@ func measureExits(t *testing.T, e *env, n int) exitSplit {
 		if ok {
 			out.toRuntime = append(out.toRuntime, reported.Sub(exited))
 			out.fromRuntime = append(out.fromRuntime, seen.at.Sub(reported))
+			out.runtimeToRelist = append(out.runtimeToRelist, seen.ev.Time.Sub(reported))
 		}
 	}
 	return out
@@ -310,13 +323,26 @@ func awaitEvents(t *testing.T, r *recorder, mark, n int, what string, key func(*
 
 // split is one path's latencies, whole and cut in two at the event's time:
 // the start of the relist that computed a PLEG event, the publication of a
-// config event on the agent's event ring.
+// config event on the agent's event ring. The agent runs on this machine:
+// one clock.
 type split struct{ total, toEvent, fromEvent []time.Duration }
 
 func (s *split) add(start time.Time, e seenEvent) {
 	s.total = append(s.total, e.at.Sub(start))
 	s.toEvent = append(s.toEvent, e.ev.Time.Sub(start))
 	s.fromEvent = append(s.fromEvent, e.at.Sub(e.ev.Time.Time))
+}
+
+// loadAverage is the machine's 1-minute load average, as /proc has it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 // printRow prints one path's p50, p99 and max against its p99 goal, if any.
@@ -340,3 +366,42 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+
+// addAgentArgs adds args to the agent container of every podsrc DaemonSet
+// and waits until the node runs a Ready agent pod of the new template.
+func addAgentArgs(t *testing.T, c *cluster.Cluster, args []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	dss := c.Client.AppsV1().DaemonSets(client.AgentNamespace)
+	list, err := dss.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("listing the agent's DaemonSets: %v", err)
+	}
+	for i := range list.Items {
+		ds := &list.Items[i]
+		ds.Spec.Template.Spec.Containers[0].Args = append(ds.Spec.Template.Spec.Containers[0].Args, args...)
+		if _, err := dss.Update(ctx, ds, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("adding %q to DaemonSet %s/%s: %v", args, ds.Namespace, ds.Name, err)
+		}
+	}
+	poll(t, "the agent pod with "+strings.Join(args, " "), func(ctx context.Context) (bool, error) {
+		pods, err := c.Client.CoreV1().Pods(client.AgentNamespace).List(ctx, metav1.ListOptions{
+			LabelSelector: client.AgentSelector,
+			FieldSelector: "spec.nodeName=" + c.NodeName,
+		})
+		if err != nil {
+			return false, err
+		}
+		ready := false
+		for _, p := range pods.Items {
+			if !slices.Equal(p.Spec.Containers[0].Args[max(len(p.Spec.Containers[0].Args)-len(args), 0):], args) {
+				return false, nil // an old agent is still there
+			}
+			for _, cond := range p.Status.Conditions {
+				ready = ready || (p.DeletionTimestamp == nil && cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue)
+			}
+		}
+		return ready, nil
+	})
+}
