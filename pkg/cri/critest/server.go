@@ -1,7 +1,9 @@
 // Package critest is a small in-memory CRI runtime service served over gRPC on
 // a unix socket, for tests of code that talks to a real runtime. It keeps its
 // sandboxes and containers across Stop and Start, like a runtime that
-// restarts, and can be told to fail or hang chosen calls.
+// restarts, and can be told to fail or hang chosen calls. It streams a
+// container event for each change of a container or sandbox, as containerd's
+// GetContainerEvents does.
 package critest
 
 import (
@@ -32,6 +34,9 @@ const (
 	MethodListContainers   = "ListContainers"
 	MethodPodSandboxStatus = "PodSandboxStatus"
 	MethodContainerStatus  = "ContainerStatus"
+	// MethodGetContainerEvents is the event stream: Fail with
+	// codes.Unimplemented makes a runtime that serves none.
+	MethodGetContainerEvents = "GetContainerEvents"
 )
 
 type sandbox struct {
@@ -70,11 +75,16 @@ type Server struct {
 	fail       map[string]error
 	hang       map[string]bool
 	calls      map[string]int
+	// subs are the open event streams.
+	subs map[chan *runtimeapi.ContainerEventResponse]struct{}
 }
 
 // New returns a stopped server that will listen on the unix socket path.
 func New(path string) *Server {
-	return &Server{path: path, fail: map[string]error{}, hang: map[string]bool{}, calls: map[string]int{}}
+	return &Server{
+		path: path, fail: map[string]error{}, hang: map[string]bool{}, calls: map[string]int{},
+		subs: map[chan *runtimeapi.ContainerEventResponse]struct{}{},
+	}
 }
 
 // NewForTest returns a server, not started, on a socket in a fresh
@@ -198,6 +208,7 @@ func (s *Server) RunSandbox(uid, name, namespace, ip string) string {
 		ip:        ip,
 	}
 	s.sandboxes = append(s.sandboxes, sb)
+	s.emit(sb.id, runtimeapi.ContainerEventType_CONTAINER_STARTED_EVENT)
 	return sb.id
 }
 
@@ -207,6 +218,7 @@ func (s *Server) StopSandbox(id string) {
 	defer s.mu.Unlock()
 	if sb := s.findSandbox(id); sb != nil {
 		sb.state = runtimeapi.PodSandboxState_SANDBOX_NOTREADY
+		s.emit(id, runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT)
 	}
 }
 
@@ -215,6 +227,7 @@ func (s *Server) RemoveSandbox(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sandboxes = slices.DeleteFunc(s.sandboxes, func(sb *sandbox) bool { return sb.id == id })
+	s.emit(id, runtimeapi.ContainerEventType_CONTAINER_DELETED_EVENT)
 }
 
 // CreateContainer adds a created container to a sandbox and returns its ID.
@@ -236,6 +249,7 @@ func (s *Server) CreateContainer(sandboxID, name string) string {
 		createdAt: s.now(),
 	}
 	s.containers = append(s.containers, c)
+	s.emit(c.id, runtimeapi.ContainerEventType_CONTAINER_CREATED_EVENT)
 	return c.id
 }
 
@@ -246,6 +260,7 @@ func (s *Server) StartContainer(id string) {
 	if c := s.findContainer(id); c != nil {
 		c.state = runtimeapi.ContainerState_CONTAINER_RUNNING
 		c.startedAt = s.now()
+		s.emit(id, runtimeapi.ContainerEventType_CONTAINER_STARTED_EVENT)
 	}
 }
 
@@ -258,6 +273,7 @@ func (s *Server) ExitContainer(id string, exitCode int32, reason string) {
 		c.finishedAt = s.now()
 		c.exitCode = exitCode
 		c.reason = reason
+		s.emit(id, runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT)
 	}
 }
 
@@ -266,6 +282,27 @@ func (s *Server) RemoveContainer(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.containers = slices.DeleteFunc(s.containers, func(c *container) bool { return c.id == id })
+	s.emit(id, runtimeapi.ContainerEventType_CONTAINER_DELETED_EVENT)
+}
+
+// emit sends a container event to every open stream, after the change it
+// reports; a stream whose buffer is full misses it, as containerd's does.
+// Called with mu held.
+func (s *Server) emit(id string, typ runtimeapi.ContainerEventType) {
+	ev := &runtimeapi.ContainerEventResponse{ContainerId: id, ContainerEventType: typ, CreatedAt: s.now()}
+	for ch := range s.subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+// Streams returns how many event streams are open.
+func (s *Server) Streams() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.subs)
 }
 
 func (s *Server) findSandbox(id string) *sandbox {
@@ -414,4 +451,32 @@ func (v *service) ContainerStatus(ctx context.Context, req *runtimeapi.Container
 		Annotations: o.Annotations,
 	}
 	return &runtimeapi.ContainerStatusResponse{Status: st}, nil
+}
+
+// GetContainerEvents implements the CRI: the events of the changes made
+// while the stream is open.
+func (v *service) GetContainerEvents(_ *runtimeapi.GetEventsRequest, stream runtimeapi.RuntimeService_GetContainerEventsServer) error {
+	ctx := stream.Context()
+	if err := v.s.enter(ctx, MethodGetContainerEvents); err != nil {
+		return err
+	}
+	ch := make(chan *runtimeapi.ContainerEventResponse, 100)
+	v.s.mu.Lock()
+	v.s.subs[ch] = struct{}{}
+	v.s.mu.Unlock()
+	defer func() {
+		v.s.mu.Lock()
+		delete(v.s.subs, ch)
+		v.s.mu.Unlock()
+	}()
+	for {
+		select {
+		case ev := <-ch:
+			if err := stream.Send(ev); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+	}
 }
