@@ -35,6 +35,8 @@ type GenericPLEG struct {
 	lastRelist atomic.Pointer[time.Time]
 	// listed is what the last successful relist listed, for Pods.
 	listed atomic.Pointer[listing]
+	// follow describes how Run follows the runtime's events.
+	follow eventFollow
 
 	// relistMu serializes relists and guards the fields below.
 	relistMu  sync.Mutex
@@ -81,6 +83,7 @@ func (g *GenericPLEG) Stats() Stats {
 	s := g.stats.snapshot()
 	s.ChannelLength = len(g.events)
 	s.ChannelCapacity = cap(g.events)
+	s.RuntimeEvents = g.follow.snapshot()
 	return s
 }
 

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/podsrc/podsrc/pkg/cri"
 )
 
 // Defaults for Options fields left zero.
@@ -22,6 +24,9 @@ const (
 	DefaultEventHistory = 1000
 	// DefaultSlowestPods is how many slow pod inspections Stats lists.
 	DefaultSlowestPods = 10
+	// DefaultEventRelistGap is the shortest pause between the end of a
+	// relist and a relist that a runtime event asks for.
+	DefaultEventRelistGap = 50 * time.Millisecond
 )
 
 // Options configure a GenericPLEG. The zero value gives the kubelet's
@@ -57,6 +62,22 @@ type Options struct {
 	// Handler, when set, is told of every computed event as the relist
 	// computes it.
 	Handler EventHandler
+	// RuntimeEvents, when set, is followed by Run: each container event the
+	// runtime sends asks for a relist before RelistPeriod is over, no
+	// sooner than EventRelistGap after the previous relist ended. Every
+	// relist computes its events in the same way, whatever started it,
+	// and the periodic relist goes on as the floor. The kubelet's generic
+	// PLEG does not do this (its evented PLEG, an alpha feature off by
+	// default, turns the events into pod lifecycle events by itself).
+	// While relists fail, events ask for nothing: the backoff stands. A
+	// runtime that serves no events, or a broken stream, leaves the
+	// periodic relist alone; a broken stream is opened again after a
+	// backoff from 100 ms up to MaxBackoff.
+	RuntimeEvents cri.EventSource
+	// EventRelistGap is the shortest pause between the end of a relist and
+	// one that a runtime event asks for: it bounds the relists a burst of
+	// events makes.
+	EventRelistGap time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -81,6 +102,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SlowestPods <= 0 {
 		o.SlowestPods = DefaultSlowestPods
+	}
+	if o.EventRelistGap <= 0 {
+		o.EventRelistGap = DefaultEventRelistGap
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}

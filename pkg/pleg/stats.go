@@ -124,6 +124,9 @@ type Stats struct {
 	// ChannelLength and ChannelCapacity describe the Watch channel.
 	ChannelLength   int `json:"channelLength"`
 	ChannelCapacity int `json:"channelCapacity"`
+	// RuntimeEvents describes how Run follows the runtime's container
+	// events (Options.RuntimeEvents).
+	RuntimeEvents RuntimeEventsStats `json:"runtimeEvents"`
 }
 
 // relistCounts are the object counts of one successful relist.

@@ -1,0 +1,218 @@
+package pleg
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// fakeEvents is an in-memory cri.EventSource: send hands an event to the
+// open stream and returns once the PLEG took it; end breaks the stream.
+type fakeEvents struct {
+	mu sync.Mutex
+	// refuse, when set, is returned at once by the next streams.
+	refuse error
+	opens  int
+	cur    *fakeStream
+}
+
+type fakeStream struct {
+	events chan *runtimeapi.ContainerEventResponse
+	// handled is told when the PLEG's handler returned.
+	handled chan struct{}
+	end     chan error
+}
+
+func (f *fakeEvents) WatchContainerEvents(ctx context.Context, handle func(*runtimeapi.ContainerEventResponse)) error {
+	f.mu.Lock()
+	f.opens++
+	if f.refuse != nil {
+		err := f.refuse
+		f.mu.Unlock()
+		return err
+	}
+	s := &fakeStream{events: make(chan *runtimeapi.ContainerEventResponse), handled: make(chan struct{}), end: make(chan error, 1)}
+	f.cur = s
+	f.mu.Unlock()
+	for {
+		select {
+		case ev := <-s.events:
+			handle(ev)
+			s.handled <- struct{}{}
+		case err := <-s.end:
+			return err
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// open returns the open stream, or nil, and how many were opened.
+func (f *fakeEvents) open() (*fakeStream, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cur, f.opens
+}
+
+// send hands n events to the open stream, one after the other, each once
+// the PLEG handled the one before.
+func (f *fakeEvents) send(t *testing.T, n int) {
+	t.Helper()
+	s, _ := f.open()
+	for range n {
+		select {
+		case s.events <- &runtimeapi.ContainerEventResponse{ContainerId: "c1", ContainerEventType: runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT}:
+		case <-time.After(waitFor):
+			t.Fatal("the PLEG does not read the event stream")
+		}
+		<-s.handled
+	}
+}
+
+// end breaks the open stream with err.
+func (f *fakeEvents) end(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur.end <- err
+	f.cur = nil
+}
+
+// runWithEvents runs a PLEG over rt on a fake clock, with a relist period of
+// one second, a backoff of at most 4 s and an event relist gap of 50 ms.
+func runWithEvents(t *testing.T, rt *fakeRuntime, ev *fakeEvents) (*GenericPLEG, *clocktesting.FakeClock) {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	g := New(rt, Options{Clock: clk, RelistPeriod: time.Second, MaxBackoff: 4 * time.Second, RuntimeEvents: ev, EventRelistGap: 50 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); g.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return g, clk
+}
+
+// TestRunRuntimeEvents drives Run with runtime events on a fake clock: an
+// event brings the next relist forward, no sooner than the gap after the
+// previous relist; a burst of events makes one relist; events that came
+// before a relist started are covered by it; while relists fail, events
+// ask for nothing and the backoff stands; the periodic relist goes on.
+func TestRunRuntimeEvents(t *testing.T) {
+	rt := newFakeRuntime()
+	ev := &fakeEvents{}
+	g, clk := runWithEvents(t, rt, ev)
+	relists := func() uint64 { return g.Stats().Relists }
+	// waitIdle waits until Run sleeps on its timer after n relists, with
+	// the stream open: the only waiter of the clock is then Run's timer.
+	waitIdle := func(what string, n uint64) {
+		t.Helper()
+		await(t, what, func() bool {
+			s, _ := ev.open()
+			return s != nil && relists() == n && clk.HasWaiters()
+		})
+	}
+	waitIdle("the first relist", 1)
+
+	steps := []struct {
+		name string
+		fail bool
+		// events are sent first, then the clock advances.
+		events  int
+		advance time.Duration
+		// want is the relist count after the step, asked how many
+		// relists the events brought forward in all.
+		want, asked uint64
+	}{
+		{name: "an event within the gap waits for it", events: 1, advance: 49 * time.Millisecond, want: 1, asked: 1},
+		{name: "then relists", advance: time.Millisecond, want: 2, asked: 1},
+		{name: "no relist without an event", advance: 500 * time.Millisecond, want: 2, asked: 1},
+		{name: "an event past the gap relists at once", events: 1, want: 3, asked: 2},
+		{name: "a burst within the gap waits for it", events: 5, advance: 40 * time.Millisecond, want: 3, asked: 3},
+		{name: "and makes one relist", advance: 10 * time.Millisecond, want: 4, asked: 3},
+		{name: "nothing more after the burst", advance: 500 * time.Millisecond, want: 4, asked: 3},
+		{name: "the period still relists", advance: 500 * time.Millisecond, want: 5, asked: 3},
+		{name: "a failed relist", fail: true, advance: time.Second, want: 6, asked: 3},
+		{name: "events do not shorten the backoff", fail: true, events: 3, advance: 999 * time.Millisecond, want: 6, asked: 3},
+		{name: "the backoff's relist fails again", fail: true, advance: time.Millisecond, want: 7, asked: 3},
+		{name: "recovery after the backoff", events: 1, advance: 2 * time.Second, want: 8, asked: 3},
+		{name: "events counted while failing were covered by the recovery", advance: 100 * time.Millisecond, want: 8, asked: 3},
+		{name: "events relist again once relists succeed", events: 1, want: 9, asked: 4},
+	}
+	for _, s := range steps {
+		rt.mu.Lock()
+		rt.listErr = nil
+		if s.fail {
+			rt.listErr = errors.New("down")
+		}
+		rt.mu.Unlock()
+		ev.send(t, s.events)
+		if s.events > 0 {
+			// Run has taken the first event when asked is reached.
+			await(t, s.name+": the event taken", func() bool { return g.Stats().RuntimeEvents.Relists == s.asked || s.fail })
+		}
+		clk.Step(s.advance)
+		waitIdle(s.name, s.want)
+		if got := relists(); got != s.want {
+			t.Fatalf("%s: %d relists, want %d", s.name, got, s.want)
+		}
+		if got := g.Stats().RuntimeEvents; got.Relists != s.asked || got.State != RuntimeEventsFollowing {
+			t.Fatalf("%s: runtime events %+v, want %d relists asked, following", s.name, got, s.asked)
+		}
+	}
+	if got := g.Stats().RuntimeEvents.Events; got != 12 {
+		t.Errorf("%d events counted, want 12", got)
+	}
+}
+
+// TestRunRuntimeEventsStream checks how Run copes with the stream: a
+// runtime that serves no events leaves the periodic relist alone and is
+// asked again a minute later; a broken stream (a runtime restart) is opened
+// again after a backoff and brings relists forward again.
+func TestRunRuntimeEventsStream(t *testing.T) {
+	t.Run("unsupported", func(t *testing.T) {
+		rt := newFakeRuntime()
+		ev := &fakeEvents{refuse: status.Error(codes.Unimplemented, "unknown method GetContainerEvents")}
+		g, clk := runWithEvents(t, rt, ev)
+		await(t, "the stream refused", func() bool { return g.Stats().RuntimeEvents.State == RuntimeEventsUnsupported })
+		if st := g.Stats().RuntimeEvents; st.Error == "" {
+			t.Errorf("no cause for the unsupported stream: %+v", st)
+		}
+		// Both Run and the stream's retry wait on the clock.
+		idle := func(relists uint64) func() bool {
+			return func() bool { return g.Stats().Relists == relists && clk.Waiters() == 2 }
+		}
+		await(t, "the retry scheduled", idle(1))
+		for i := range 3 {
+			clk.Step(time.Second)
+			await(t, "a periodic relist", idle(uint64(i+2)))
+		}
+		clk.Step(unsupportedRetry - 3*time.Second)
+		await(t, "the stream asked again", func() bool { _, opens := ev.open(); return opens == 2 })
+	})
+	t.Run("broken and opened again", func(t *testing.T) {
+		rt := newFakeRuntime()
+		ev := &fakeEvents{}
+		g, clk := runWithEvents(t, rt, ev)
+		await(t, "the stream open", func() bool { s, _ := ev.open(); return s != nil && g.Stats().Relists == 1 })
+		ev.end(status.Error(codes.Unavailable, "error reading from server: EOF"))
+		await(t, "the stream broken, its retry scheduled", func() bool {
+			return g.Stats().RuntimeEvents.State == RuntimeEventsBroken && clk.Waiters() == 2
+		})
+		clk.Step(eventsRetryBase)
+		await(t, "the stream open again", func() bool {
+			s, opens := ev.open()
+			return s != nil && opens == 2 && g.Stats().RuntimeEvents.State == RuntimeEventsFollowing
+		})
+		clk.Step(100 * time.Millisecond)
+		ev.send(t, 1)
+		await(t, "the relist an event asks for", func() bool { return g.Stats().Relists == 2 })
+		if st := g.Stats().RuntimeEvents; st.Relists != 1 || st.Events != 1 {
+			t.Errorf("runtime events %+v, want 1 event and 1 relist", st)
+		}
+	})
+}
