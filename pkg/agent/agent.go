@@ -100,6 +100,9 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		opts := cfg.PLEG
 		opts.Semantics = plegSemantics
 		opts.Handler = plegPublisher{ring: a.ring, metrics: a.metrics, labels: a.podLabels}
+		if cfg.RelistOnRuntimeEvents {
+			opts.RuntimeEvents = rt
+		}
 		a.pleg = pleg.New(rt, opts)
 	}
 	return a, nil

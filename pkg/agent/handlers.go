@@ -231,6 +231,7 @@ func (a *Agent) PLEG() v1alpha1.PLEGStatus {
 		out.EventsComputed[string(t)] = n
 	}
 	out.EventsDropped = st.EventsDropped
+	out.RuntimeEvents, out.RuntimeEventsError, out.EventRelists = st.RuntimeEvents.State, st.RuntimeEvents.Error, st.RuntimeEvents.Relists
 	out.Pods, out.RunningPods = st.Pods, st.RunningPods
 	out.Containers = map[string]int{}
 	for s, n := range st.Containers {

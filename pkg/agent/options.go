@@ -41,6 +41,9 @@ type Options struct {
 	// ProfilingAddress is where --enable-profiling serves: loopback only.
 	ProfilingAddress string
 	Limits           Limits
+
+	// RelistOnRuntimeEvents relists when the runtime reports a change.
+	RelistOnRuntimeEvents bool
 }
 
 // NewOptions returns the defaults.
@@ -55,6 +58,11 @@ func NewOptions() *Options {
 
 		ProfilingAddress: DefaultProfilingAddress,
 		Limits:           DefaultLimits(),
+
+		// The operator sees a change within milliseconds of the runtime
+		// reporting it, not up to a relist period later; each relist
+		// computes the kubelet's events (README, "The PLEG's timing").
+		RelistOnRuntimeEvents: true,
 	}
 }
 
@@ -63,6 +71,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Sources.AddFlags(fs)
 	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint (the kubelet's default, "+DefaultRuntimeEndpoint+", when it names none); without --kubelet-config the PLEG is off. Set to \"\" to turn the PLEG off.")
 	fs.DurationVar(&o.RelistPeriod, "relist-period", o.RelistPeriod, "The PLEG's relist period.")
+	fs.BoolVar(&o.RelistOnRuntimeEvents, "relist-on-runtime-events", o.RelistOnRuntimeEvents, "Also relist as soon as the runtime reports a container change (CRI GetContainerEvents), no sooner than "+pleg.DefaultEventRelistGap.String()+" after the last relist; the periodic relist stays. Each relist computes the kubelet's events, but the agent sees a change before the kubelet's next relist does. Set to false for the kubelet's relist timing.")
 	fs.DurationVar(&o.RelistThreshold, "relist-threshold", o.RelistThreshold, "How old the last relist may get before the PLEG is unhealthy, as in the kubelet.")
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "The address the HTTP API listens on. The API server's node proxy cannot reach loopback: listen on the node's address.")
 	fs.StringVar(&o.Mode, "mode", o.Mode, "The merge's notification mode: incremental (today's kubelet), snapshot-and-updates or snapshot.")
@@ -98,6 +107,9 @@ type Config struct {
 	// ProfilingAddress is the loopback address of the profiles.
 	ProfilingAddress string
 	Limits           Limits
+
+	// RelistOnRuntimeEvents makes the PLEG follow the runtime's events.
+	RelistOnRuntimeEvents bool
 }
 
 // Complete resolves the flags given on fs, with the kubelet's configuration
@@ -118,6 +130,8 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 
 		ProfilingAddress: o.ProfilingAddress,
 		Limits:           o.Limits,
+
+		RelistOnRuntimeEvents: o.RelistOnRuntimeEvents,
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {

@@ -39,6 +39,13 @@ type PLEGStatus struct {
 	EventsComputed map[string]uint64 `json:"eventsComputed,omitempty"`
 	// EventsDropped counts events lost to a full channel.
 	EventsDropped uint64 `json:"eventsDropped"`
+	// RuntimeEvents is how the agent follows the runtime's container events
+	// to relist sooner (--relist-on-runtime-events): off, following, broken
+	// or unsupported, RuntimeEventsError why the stream last ended, and
+	// EventRelists how many relists they brought forward.
+	RuntimeEvents      string `json:"runtimeEvents,omitempty"`
+	RuntimeEventsError string `json:"runtimeEventsError,omitempty"`
+	EventRelists       uint64 `json:"eventRelists,omitempty"`
 	// Pods, RunningPods and Containers (by state) are from the last relist.
 	Pods        int            `json:"pods"`
 	RunningPods int            `json:"runningPods"`
