@@ -38,7 +38,11 @@ type ctrdFixture struct {
 	events []PodLifecycleEvent // every event read from Watch
 }
 
-func startContainerdFixture(t *testing.T, name string) *ctrdFixture {
+// startContainerdFixture starts a containerd named name and a PLEG on it.
+// With events, the PLEG follows containerd's container events and its
+// relist period is an hour: every event after the first relist is there
+// because containerd reported a change.
+func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture {
 	t.Helper()
 	c := cluster.Get(t)
 	d := cluster.StandaloneContainerd(t, name)
@@ -64,7 +68,11 @@ func startContainerdFixture(t *testing.T, name string) *ctrdFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	g := New(client, Options{RelistPeriod: ctrdRelistPeriod, MaxBackoff: 800 * time.Millisecond})
+	opts := Options{RelistPeriod: ctrdRelistPeriod, MaxBackoff: 800 * time.Millisecond}
+	if events {
+		opts.RelistPeriod, opts.RuntimeEvents = time.Hour, client
+	}
+	g := New(client, opts)
 	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -253,7 +261,7 @@ func containerdPID(t *testing.T, d *cluster.Containerd) int {
 // containerd restart and a containerd that stops answering are reported with
 // their cause and recovered from by itself, without any event.
 func TestContainerd(t *testing.T) {
-	f := startContainerdFixture(t, "pleg-it")
+	f := startContainerdFixture(t, "pleg-it", false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -447,4 +455,67 @@ func TestContainerd(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestContainerdRuntimeEvents runs the PLEG on a real containerd with its
+// container events followed and a relist period of an hour: a container's
+// start and exit reach the PLEG only because containerd reported them, and
+// so does another container's exit after containerd restarted (the stream
+// broke and was opened again), with the PLEG healthy throughout.
+func TestContainerdRuntimeEvents(t *testing.T) {
+	f := startContainerdFixture(t, "pleg-ev", true)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	const uid = types.UID("uid-pleg-ev")
+	sb, podCfg, err := f.drv.RunPod(ctx, testcri.Pod{
+		Name:         "pleg-ev",
+		UID:          string(uid),
+		HostNetwork:  true,
+		CgroupParent: f.d.CgroupParent + "/pleg-ev",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args ...string) string {
+		t.Helper()
+		id, err := f.drv.CreateContainer(ctx, sb, podCfg, testcri.Container{Name: name, Image: f.image, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.drv.StartContainer(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+
+	first := run("first", "-sleep", "1s", "-exit", "7")
+	f.waitEvent(t, ContainerStarted, sb)
+	f.waitEvent(t, ContainerStarted, first)
+	f.waitEvent(t, ContainerDied, first)
+	if cs := f.containerStatus(t, uid, first); cs.State != StateExited || cs.ExitCode != 7 {
+		t.Errorf("cached status of the exited container: %s", jsonString(cs))
+	}
+
+	rctx, rcancel := context.WithTimeout(ctx, 2*time.Minute)
+	err = f.d.Restart(rctx)
+	rcancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Started after the restart: seen once the stream is open again, as
+	// started and died or, if the stream opened after the start, as died.
+	second := run("second", "-sleep", "1s", "-exit", "9")
+	f.waitEvent(t, ContainerDied, second)
+	if cs := f.containerStatus(t, uid, second); cs.State != StateExited || cs.ExitCode != 9 {
+		t.Errorf("cached status of the second container: %s", jsonString(cs))
+	}
+	st := f.g.Stats()
+	if st.RuntimeEvents.State != RuntimeEventsFollowing || st.RuntimeEvents.Relists == 0 {
+		t.Errorf("runtime events: %+v", st.RuntimeEvents)
+	}
+	if h := f.g.Health(); !h.Healthy || !h.RuntimeOK {
+		t.Errorf("health after the restart: %+v", h)
+	}
+	t.Logf("runtime events %+v; %d relists, %d failed", st.RuntimeEvents, st.Relists, st.RelistFailures)
 }

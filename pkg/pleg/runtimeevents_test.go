@@ -11,6 +11,9 @@ import (
 	"google.golang.org/grpc/status"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/podsrc/podsrc/pkg/cri"
+	"github.com/podsrc/podsrc/pkg/cri/critest"
 )
 
 // fakeEvents is an in-memory cri.EventSource: send hands an event to the
@@ -215,4 +218,98 @@ func TestRunRuntimeEventsStream(t *testing.T) {
 			t.Errorf("runtime events %+v, want 1 event and 1 relist", st)
 		}
 	})
+}
+
+// TestRuntimeEventsOverCRI follows the fake runtime's event stream through
+// the real CRI client, with a relist period of an hour, so that every event
+// after the first relist is there because a runtime event asked for a
+// relist: a container's start and exit, then the same after the runtime
+// restarted (the stream broke and was opened again). A runtime that serves
+// no events is reported as such, and relisting goes on.
+func TestRuntimeEventsOverCRI(t *testing.T) {
+	start := func(t *testing.T, srv *critest.Server) *criFixture {
+		t.Helper()
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { client.Close() })
+		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client})
+		runUntilCleanup(t, g)
+		f := &criFixture{srv: srv, g: g}
+		f.awaitRelists(t, 1)
+		return f
+	}
+	// exit starts a container in a new pod and stops it, and expects the
+	// PLEG's events for both.
+	exit := func(t *testing.T, f *criFixture, uid string) {
+		t.Helper()
+		sb := f.srv.RunSandbox(uid, "web-"+uid, "default", "10.0.0.7")
+		c := f.srv.CreateContainer(sb, "app")
+		f.srv.StartContainer(c)
+		// The relists come in the order of the events, but one may
+		// cover several changes: the sandbox's and the container's start
+		// come in either order.
+		evs := map[string]bool{}
+		for _, ev := range f.expectAny(t, 2) {
+			if ev.Type != ContainerStarted {
+				t.Fatalf("got %s %s, want ContainerStarted", ev.Type, ev.Data)
+			}
+			evs[ev.Data] = true
+		}
+		if !evs[sb] || !evs[c] {
+			t.Fatalf("started %v, want %s and %s", evs, sb, c)
+		}
+		f.srv.ExitContainer(c, 3, "Error")
+		f.expectEvents(t, died(uid, c))
+	}
+
+	t.Run("restart", func(t *testing.T) {
+		srv := critest.NewForTest(t)
+		f := start(t, srv)
+		await(t, "the stream open", func() bool { return srv.Streams() == 1 })
+		exit(t, f, "uid-1")
+		srv.Stop()
+		await(t, "the stream broken", func() bool { return f.g.Stats().RuntimeEvents.State == RuntimeEventsBroken })
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		await(t, "the stream open again", func() bool { return srv.Streams() == 1 })
+		exit(t, f, "uid-2")
+		if st := f.g.Stats().RuntimeEvents; st.State != RuntimeEventsFollowing || st.Relists == 0 {
+			t.Errorf("runtime events after the restart: %+v", st)
+		}
+		if h := f.g.Health(); !h.Healthy || !h.RuntimeOK {
+			t.Errorf("health: %+v", h)
+		}
+	})
+	t.Run("unsupported", func(t *testing.T) {
+		srv := critest.NewForTest(t)
+		srv.Fail(critest.MethodGetContainerEvents, status.Error(codes.Unimplemented, "unknown method GetContainerEvents"))
+		f := start(t, srv)
+		await(t, "the stream refused", func() bool { return f.g.Stats().RuntimeEvents.State == RuntimeEventsUnsupported })
+		if err := f.g.Relist(context.Background()); err != nil {
+			t.Fatalf("relisting a runtime without events: %v", err)
+		}
+	})
+}
+
+// expectAny reads the next n events from Watch.
+func (f *criFixture) expectAny(t *testing.T, n int) []*PodLifecycleEvent {
+	t.Helper()
+	timeout := time.After(waitFor)
+	var got []*PodLifecycleEvent
+	for len(got) < n {
+		select {
+		case ev := <-f.g.Watch():
+			f.seen = ev.Seq
+			got = append(got, ev)
+		case <-timeout:
+			t.Fatalf("timed out waiting for %d events; got %s", n, jsonString(got))
+		}
+	}
+	return got
 }
