@@ -5,7 +5,8 @@
 # (this tree's image, or PODSRC_BENCH_IMAGE), then prints p50, p99 and max
 # against the goals for:
 #   - a container's exit (containerd's finishedAt) to its ContainerDied line,
-#     goal p99 <= relist period + 50 ms;
+#     goal p99 <= relist period + 50 ms, cut where containerd reported the
+#     exit and where the relist that saw it started;
 #   - a static manifest's rename into the kubelet's directory to its ADD
 #     line, goal p99 <= 15 ms.
 # Everything it makes (agent, namespace, pods, manifests) is removed at the
@@ -15,8 +16,10 @@
 # Usage: sudo hack/bench-latency.sh
 # Environment: PODSRC_BENCH_EXITS (default 40), PODSRC_BENCH_WRITES (default
 # 100), PODSRC_BENCH_IMAGE (an agent image the node's containerd has, e.g.
-# one hack/image.sh built from another tree), PODSRC_BENCH_TIMEOUT (seconds,
-# default 1200).
+# one hack/image.sh built from another tree), PODSRC_BENCH_AGENT_ARGS (agent
+# flags added to the deployed DaemonSet, e.g.
+# --relist-on-runtime-events=false), PODSRC_BENCH_TIMEOUT (seconds, default
+# 1200).
 set -euo pipefail
 
 HACK_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
