@@ -95,6 +95,33 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 	return f
 }
 
+// runPod runs a host-network pod on the fixture's containerd and returns
+// its sandbox's ID and a function that creates and starts a container of
+// the test image in it with args, returning the container's ID.
+func (f *ctrdFixture) runPod(ctx context.Context, t *testing.T, name string, uid types.UID) (string, func(name string, args ...string) string) {
+	t.Helper()
+	sb, podCfg, err := f.drv.RunPod(ctx, testcri.Pod{
+		Name:         name,
+		UID:          string(uid),
+		HostNetwork:  true,
+		CgroupParent: f.d.CgroupParent + "/" + name,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb, func(name string, args ...string) string {
+		t.Helper()
+		id, err := f.drv.CreateContainer(ctx, sb, podCfg, testcri.Container{Name: name, Image: f.image, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.drv.StartContainer(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+}
+
 // waitEvent reads Watch until an event of type typ about id arrives and
 // returns it. Events read on the way are kept in f.events.
 func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifecycleEvent {
@@ -266,26 +293,7 @@ func TestContainerd(t *testing.T) {
 	defer cancel()
 
 	const uid = types.UID("uid-pleg-it")
-	sb, podCfg, err := f.drv.RunPod(ctx, testcri.Pod{
-		Name:         "pleg-it",
-		UID:          string(uid),
-		HostNetwork:  true,
-		CgroupParent: f.d.CgroupParent + "/pleg-it",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	create := func(name string, args ...string) string {
-		t.Helper()
-		id, err := f.drv.CreateContainer(ctx, sb, podCfg, testcri.Container{Name: name, Image: f.image, Args: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.drv.StartContainer(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
+	sb, create := f.runPod(ctx, t, "pleg-it", uid)
 	// The first container runs long enough for several relists to see it
 	// running, then exits 7; the second runs until it is stopped, then
 	// exits 42.
@@ -468,26 +476,7 @@ func TestContainerdRuntimeEvents(t *testing.T) {
 	defer cancel()
 
 	const uid = types.UID("uid-pleg-ev")
-	sb, podCfg, err := f.drv.RunPod(ctx, testcri.Pod{
-		Name:         "pleg-ev",
-		UID:          string(uid),
-		HostNetwork:  true,
-		CgroupParent: f.d.CgroupParent + "/pleg-ev",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(name string, args ...string) string {
-		t.Helper()
-		id, err := f.drv.CreateContainer(ctx, sb, podCfg, testcri.Container{Name: name, Image: f.image, Args: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.drv.StartContainer(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
+	sb, run := f.runPod(ctx, t, "pleg-ev", uid)
 
 	first := run("first", "-sleep", "1s", "-exit", "7")
 	f.waitEvent(t, ContainerStarted, sb)
@@ -498,7 +487,7 @@ func TestContainerdRuntimeEvents(t *testing.T) {
 	}
 
 	rctx, rcancel := context.WithTimeout(ctx, 2*time.Minute)
-	err = f.d.Restart(rctx)
+	err := f.d.Restart(rctx)
 	rcancel()
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package pleg
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -51,6 +52,16 @@ func (f *fakeRuntime) set(sandboxes []*runtimeapi.PodSandbox, containers []*runt
 	clear(f.failPods)
 	for _, p := range failPods {
 		f.failPods[p] = true
+	}
+}
+
+// failLists makes the List calls fail ("down") or succeed again.
+func (f *fakeRuntime) failLists(fail bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.listErr = nil
+	if fail {
+		f.listErr = errors.New("down")
 	}
 }
 

@@ -55,11 +55,7 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
+	client := dialCRI(t, srv)
 	if opts.RelistPeriod == 0 {
 		opts.RelistPeriod = 20 * time.Millisecond
 	}
@@ -69,6 +65,17 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 	g := New(client, opts)
 	runUntilCleanup(t, g)
 	return &criFixture{srv: srv, g: g}
+}
+
+// dialCRI returns a CRI client of srv, closed when the test ends.
+func dialCRI(t *testing.T, srv *critest.Server) *cri.Client {
+	t.Helper()
+	client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
 }
 
 // await polls cond until it holds or the time is up.

@@ -2,7 +2,6 @@ package pleg
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -45,12 +44,7 @@ func TestRunSchedule(t *testing.T) {
 		{name: "then the period again", advance: time.Second, want: 7},
 	}
 	for _, s := range steps {
-		rt.mu.Lock()
-		rt.listErr = nil
-		if s.fail {
-			rt.listErr = errors.New("down")
-		}
-		rt.mu.Unlock()
+		rt.failLists(s.fail)
 		clk.Step(s.advance)
 		waitIdle(s.name, s.want)
 		if got := relists(); got != s.want {

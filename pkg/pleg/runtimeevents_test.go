@@ -2,7 +2,6 @@ package pleg
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 )
 
@@ -147,12 +145,7 @@ func TestRunRuntimeEvents(t *testing.T) {
 		{name: "events relist again once relists succeed", events: 1, want: 9, asked: 4},
 	}
 	for _, s := range steps {
-		rt.mu.Lock()
-		rt.listErr = nil
-		if s.fail {
-			rt.listErr = errors.New("down")
-		}
-		rt.mu.Unlock()
+		rt.failLists(s.fail)
 		ev.send(t, s.events)
 		if s.events > 0 {
 			// Run has taken the first event when asked is reached.
@@ -232,11 +225,7 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}
-		client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { client.Close() })
+		client := dialCRI(t, srv)
 		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client})
 		runUntilCleanup(t, g)
 		f := &criFixture{srv: srv, g: g}

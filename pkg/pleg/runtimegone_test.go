@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 )
 
@@ -71,12 +70,7 @@ func TestRuntimeGone(t *testing.T) {
 				}
 			}
 
-			client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { client.Close() })
-			g := New(client, Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond})
+			g := New(dialCRI(t, srv), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond})
 			f := &criFixture{srv: srv, g: g}
 			runUntilCleanup(t, g)
 			readConcurrently(t, g)
