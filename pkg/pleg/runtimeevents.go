@@ -105,6 +105,8 @@ func (o Options) eventsBackoff() wait.Backoff {
 func (g *GenericPLEG) followRuntimeEvents(ctx context.Context, wake chan<- struct{}) {
 	logger := klog.FromContext(ctx)
 	backoff := g.opts.eventsBackoff()
+	// unsupportedLogged keeps a runtime without events to one line of log.
+	unsupportedLogged := false
 	for {
 		opened := g.clock.Now()
 		if g.follow.set(RuntimeEventsFollowing, nil) {
@@ -123,8 +125,10 @@ func (g *GenericPLEG) followRuntimeEvents(ctx context.Context, wake chan<- struc
 		var retry time.Duration
 		if cri.EventsUnsupported(err) {
 			retry = unsupportedRetry
-			if g.follow.set(RuntimeEventsUnsupported, err) {
-				logger.Info("The runtime serves no container events; relisting every period only", "err", err, "retryIn", retry)
+			g.follow.set(RuntimeEventsUnsupported, err)
+			if !unsupportedLogged {
+				unsupportedLogged = true
+				logger.Info("The runtime serves no container events; relisting every period only", "err", err, "retryEvery", retry)
 			}
 		} else {
 			if err == nil {
