@@ -139,7 +139,7 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	lis = newLimitListener(lis, a.cfg.Limits, a.metrics.refused)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(lis) }()
-	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Sources.NodeName,
+	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Node.NodeName,
 		"sources", a.podConfig.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
 
 	var err error
@@ -185,19 +185,19 @@ func (a *Agent) startSources(ctx context.Context) error {
 		a.sources = append(a.sources, namedSource{name: name, src: src})
 		return nil
 	}
-	sc := a.cfg.Sources
+	sc, node := a.cfg.Sources, a.cfg.Node
 	if sc.StaticPodPath != "" {
-		if err := add(v1alpha1.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.FileSource(a.decoder, ch) }); err != nil {
+		if err := add(v1alpha1.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.FileSource(node, a.decoder, ch) }); err != nil {
 			return err
 		}
 	}
 	if sc.StaticPodURL != "" {
-		if err := add(v1alpha1.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.URLSource(a.decoder, ch) }); err != nil {
+		if err := add(v1alpha1.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.URLSource(node, a.decoder, ch) }); err != nil {
 			return err
 		}
 	}
 	if sc.EnableAPISource {
-		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return apisource.FromConfig(sc, ch) }); err != nil {
+		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return apisource.FromConfig(sc, node, ch) }); err != nil {
 			return err
 		}
 	}

@@ -182,7 +182,7 @@ func TestAllowedCIDRs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := NewOptions()
 			opts.AllowedCIDRs = []string{tt.cidr}
-			opts.Sources.NodeName = "node-1"
+			opts.Node.NodeName = "node-1"
 			opts.RuntimeEndpoint = ""
 			cfg, err := opts.Complete(nil)
 			if err != nil {

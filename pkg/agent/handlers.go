@@ -34,7 +34,7 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 	}
 	out := v1alpha1.SourceList{
 		TypeMeta:       v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
-		NodeName:       a.cfg.Sources.NodeName,
+		NodeName:       a.cfg.Node.NodeName,
 		Mode:           a.cfg.Mode.String(),
 		AllSourcesSeen: a.podConfig.Ready(),
 		AgentVersion:   version.Version,
@@ -85,7 +85,7 @@ func (a *Agent) configured() []sourced {
 
 // podListHead is a pod list without its items.
 func (a *Agent) podListHead() v1alpha1.PodList {
-	return v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: a.cfg.Sources.NodeName}
+	return v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: a.cfg.Node.NodeName}
 }
 
 // eachPodInfo yields, one at a time, the items of a pod list that q
@@ -180,7 +180,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	rt := a.runtimeView()
 	rp, inRuntime := rt[types.UID(uid)]
 	if !ok && !inRuntime {
-		writeError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Sources.NodeName)
+		writeError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Node.NodeName)
 		return
 	}
 	var info v1alpha1.PodInfo
@@ -200,7 +200,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 
 // PLEG returns the PLEG's health and statistics.
 func (a *Agent) PLEG() v1alpha1.PLEGStatus {
-	out := v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: a.cfg.Sources.NodeName}
+	out := v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: a.cfg.Node.NodeName}
 	if a.pleg == nil {
 		out.Message = "the PLEG is off: the agent has no --runtime-endpoint"
 		return out
@@ -251,7 +251,7 @@ func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
 		ServedVersion:      v1alpha1.VersionName,
 		KubeletSemantics:   a.kubeletSemantics(),
 		NodeKubeletVersion: a.nodeKubelet(),
-		NodeName:           a.cfg.Sources.NodeName,
+		NodeName:           a.cfg.Node.NodeName,
 		GoVersion:          runtime.Version(),
 	})
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
 )
@@ -92,8 +93,9 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 		t.Fatal(err)
 	}
 	cfg := &Config{
+		Node: nodeenv.Env{NodeName: "node-1"},
 		Sources: source.Config{
-			NodeName: "node-1", StaticPodPath: manifests,
+			StaticPodPath:      manifests,
 			FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second,
 		},
 		RuntimeEndpoint: rt.Endpoint(),

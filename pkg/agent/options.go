@@ -12,6 +12,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
 )
@@ -27,6 +28,7 @@ const DefaultHeartbeat = 5 * time.Second
 
 // Options are the agent's command-line flags.
 type Options struct {
+	Node            nodeenv.Flags
 	Sources         source.Flags
 	RuntimeEndpoint string
 	RelistPeriod    time.Duration
@@ -68,6 +70,7 @@ func NewOptions() *Options {
 
 // AddFlags registers the flags on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.Node.AddFlags(fs)
 	o.Sources.AddFlags(fs)
 	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint (the kubelet's default, "+DefaultRuntimeEndpoint+", when it names none); without --kubelet-config the PLEG is off. Set to \"\" to turn the PLEG off.")
 	fs.DurationVar(&o.RelistPeriod, "relist-period", o.RelistPeriod, "The PLEG's relist period.")
@@ -86,6 +89,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 // Config is the agent's validated configuration.
 type Config struct {
+	Node    nodeenv.Env
 	Sources source.Config
 	// RuntimeEndpoint is the CRI endpoint as the host names it, and
 	// RuntimeSocket where the agent dials it; both empty turn the PLEG off.
@@ -115,11 +119,16 @@ type Config struct {
 // Complete resolves the flags given on fs, with the kubelet's configuration
 // file, into a Config.
 func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
-	src, err := o.Sources.Resolve(fs)
+	node, err := o.Node.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	src, err := o.Sources.Resolve(fs, node.Kubelet)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{
+		Node:            node,
 		Sources:         src,
 		PLEG:            pleg.Options{RelistPeriod: o.RelistPeriod, RelistThreshold: o.RelistThreshold},
 		ListenAddress:   o.ListenAddress,
@@ -135,7 +144,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
-		if kc := src.Kubelet; kc != nil {
+		if kc := node.Kubelet; kc != nil {
 			c.RuntimeEndpoint = kc.ContainerRuntimeEndpoint
 			if c.RuntimeEndpoint == "" {
 				// The kubelet's own default when its config names none
@@ -145,7 +154,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		}
 	}
 	if c.RuntimeEndpoint != "" {
-		c.RuntimeSocket = source.ReadPath(o.Sources.HostRoot, strings.TrimPrefix(c.RuntimeEndpoint, "unix://"))
+		c.RuntimeSocket = nodeenv.ReadPath(node.HostRoot, strings.TrimPrefix(c.RuntimeEndpoint, "unix://"))
 	}
 	if c.Mode, err = merge.ParseMode(o.Mode); err != nil {
 		return nil, fmt.Errorf("--mode: %w", err)

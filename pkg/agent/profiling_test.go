@@ -47,7 +47,7 @@ func TestProfilesOnLoopbackOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		o := NewOptions()
-		o.Sources.NodeName, o.RuntimeEndpoint = "n", ""
+		o.Node.NodeName, o.RuntimeEndpoint = "n", ""
 		o.EnableProfiling, o.ProfilingAddress = true, tt.address
 		_, err := o.Complete(nil)
 		if refused := err != nil && strings.Contains(err.Error(), "--profiling-address"); refused == tt.ok {

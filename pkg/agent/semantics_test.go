@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
-	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // versionedDecoder is yamlDecoder following another kubelet version.
@@ -37,7 +37,7 @@ func TestNewRefusesAnUnsupportedKubelet(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
 			cfg := &Config{
-				Sources:       source.Config{NodeName: "node-1"},
+				Node:          nodeenv.Env{NodeName: "node-1"},
 				PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
 				ListenAddress: "127.0.0.1:0",
 				Mode:          merge.Incremental,

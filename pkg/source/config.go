@@ -4,19 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -24,13 +21,6 @@ import (
 // static pod setting overrides the kubelet's configuration file only when its
 // flag was given.
 type Flags struct {
-	// KubeletConfig is the kubelet's configuration file, a host path.
-	KubeletConfig string
-	// HostRoot is where the host's file system is mounted.
-	HostRoot string
-	// NodeName is the kubelet's node name.
-	NodeName string
-
 	StaticPodPath      string
 	StaticPodURL       string
 	StaticPodURLHeader []string
@@ -41,20 +31,13 @@ type Flags struct {
 	// off; it is on by default, as in a kubelet with a kubeconfig.
 	APISource bool
 	// Kubeconfig is podsrc's own kubeconfig for the API server source, a
-	// path in podsrc's file system (not under HostRoot); empty means the
-	// in-cluster configuration.
+	// path in podsrc's file system (not under the host root); empty means
+	// the in-cluster configuration.
 	Kubeconfig string
-
-	// Getenv and Hostname default to os.Getenv and os.Hostname.
-	Getenv   func(string) string
-	Hostname func() (string, error)
 }
 
 // Flag names.
 const (
-	FlagKubeletConfig      = "kubelet-config"
-	FlagHostRoot           = "host-root"
-	FlagNodeName           = "node-name"
 	FlagStaticPodPath      = "static-pod-path"
 	FlagStaticPodURL       = "static-pod-url"
 	FlagStaticPodURLHeader = "static-pod-url-header"
@@ -66,9 +49,6 @@ const (
 
 // AddFlags registers the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.KubeletConfig, FlagKubeletConfig, "", "The kubelet's configuration file (a host path, read under --host-root); staticPodPath, staticPodURL, staticPodURLHeader, fileCheckFrequency and httpCheckFrequency come from it unless overridden.")
-	fs.StringVar(&f.HostRoot, FlagHostRoot, "", "Where the host's file system is mounted (for example /host in a DaemonSet); host paths are read under it but hashed and reported as they are.")
-	fs.StringVar(&f.NodeName, FlagNodeName, "", "The kubelet's node name, exactly as the kubelet has it (default: $NODE_NAME, then the lower-cased hostname).")
 	fs.StringVar(&f.StaticPodPath, FlagStaticPodPath, "", "The kubelet's staticPodPath (a host path; empty turns the file source off).")
 	fs.StringVar(&f.StaticPodURL, FlagStaticPodURL, "", "The kubelet's staticPodURL (empty turns the URL source off).")
 	fs.StringArrayVar(&f.StaticPodURLHeader, FlagStaticPodURLHeader, nil, "A header sent to the static pod URL, as 'Name: value'; repeat for more (replaces all of staticPodURLHeader).")
@@ -82,8 +62,6 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 // StaticPodPath or StaticPodURL means that source is off; so does a false
 // EnableAPISource for the API server source.
 type Config struct {
-	NodeName           string
-	HostRoot           string
 	StaticPodPath      string
 	StaticPodURL       string
 	StaticPodURLHeader http.Header
@@ -93,40 +71,19 @@ type Config struct {
 	// Kubeconfig is the API server source's kubeconfig; empty means the
 	// in-cluster configuration.
 	Kubeconfig string
-	// Kubelet is the kubelet configuration file as Resolve read it, nil
-	// without one, for what else a caller takes from it (the runtime
-	// endpoint), so that the file is read once.
-	Kubelet *kubeletv1beta1.KubeletConfiguration
 }
 
-// Resolve combines the kubelet's configuration file (if any) with the flags
-// given on fs, and determines the node name.
-func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
-	getenv, hostname := f.Getenv, f.Hostname
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if hostname == nil {
-		hostname = os.Hostname
-	}
+// Resolve combines the kubelet's configuration (nil without one) with the
+// flags given on fs.
+func (f *Flags) Resolve(fs *pflag.FlagSet, kc *kubeletv1beta1.KubeletConfiguration) (Config, error) {
 	cfg := Config{
-		HostRoot:           f.HostRoot,
 		EnableAPISource:    true,
 		Kubeconfig:         f.Kubeconfig,
 		FileCheckFrequency: DefaultFileCheckFrequency,
 		HTTPCheckFrequency: DefaultHTTPCheckFrequency,
 	}
-	if f.KubeletConfig != "" {
-		kc, err := LoadKubeletConfig(ReadPath(f.HostRoot, f.KubeletConfig))
-		if err != nil {
-			return Config{}, err
-		}
-		cfg.Kubelet = kc
+	if kc != nil {
 		cfg.StaticPodPath = kc.StaticPodPath
-		if cfg.StaticPodPath != "" && !filepath.IsAbs(cfg.StaticPodPath) {
-			// The kubelet resolves it against the file's directory.
-			cfg.StaticPodPath = filepath.Join(filepath.Dir(f.KubeletConfig), cfg.StaticPodPath)
-		}
 		cfg.StaticPodURL = kc.StaticPodURL
 		if len(kc.StaticPodURLHeader) > 0 {
 			cfg.StaticPodURLHeader = http.Header(kc.StaticPodURLHeader).Clone()
@@ -164,23 +121,6 @@ func (f *Flags) Resolve(fs *pflag.FlagSet) (Config, error) {
 	if cfg.FileCheckFrequency <= 0 || cfg.HTTPCheckFrequency <= 0 {
 		return Config{}, errors.New("fileCheckFrequency and httpCheckFrequency must be positive")
 	}
-
-	switch {
-	case f.NodeName != "":
-		cfg.NodeName = f.NodeName
-	case getenv("NODE_NAME") != "":
-		cfg.NodeName = getenv("NODE_NAME")
-	default:
-		h, err := hostname()
-		if err != nil {
-			return Config{}, fmt.Errorf("no --%s, no NODE_NAME and no hostname: %w", FlagNodeName, err)
-		}
-		// The kubelet lower-cases the hostname it defaults its node name to.
-		cfg.NodeName = strings.ToLower(strings.TrimSpace(h))
-	}
-	if cfg.NodeName == "" {
-		return Config{}, errors.New("the node name is empty")
-	}
 	return cfg, nil
 }
 
@@ -200,53 +140,26 @@ func parseHeaders(items []string) (http.Header, error) {
 	return h, nil
 }
 
-// LoadKubeletConfig reads a kubelet configuration file (YAML or JSON,
-// kubelet.config.k8s.io/v1beta1 KubeletConfiguration) at the given path.
-// Field names are matched case-sensitively and unknown fields are ignored,
-// as the kubelet's lenient decoding does. The drop-in files of the kubelet's
-// --config-dir are not read.
-func LoadKubeletConfig(path string) (*kubeletv1beta1.KubeletConfiguration, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading kubelet config %s: %w", path, err)
-	}
-	kc := &kubeletv1beta1.KubeletConfiguration{}
-	// sigs.k8s.io/yaml's Unmarshal would match "StaticPodPath" to
-	// staticPodPath, a field the kubelet does not see.
-	js, err := yaml.YAMLToJSON(data)
-	if err == nil {
-		err = utiljson.Unmarshal(js, kc)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("decoding kubelet config %s: %w", path, err)
-	}
-	if kc.Kind != "KubeletConfiguration" || kc.APIVersion != kubeletv1beta1.SchemeGroupVersion.String() {
-		return nil, fmt.Errorf("kubelet config %s: kind %q apiVersion %q, want KubeletConfiguration %s",
-			path, kc.Kind, kc.APIVersion, kubeletv1beta1.SchemeGroupVersion)
-	}
-	return kc, nil
-}
-
-// FileSource returns the file source for the configuration, or nil when
-// no static pod path is configured.
-func (c Config) FileSource(dec staticpod.Decoder, updates chan<- merge.PodUpdate) (*FileSource, error) {
+// FileSource returns the file source for the configuration on the node, or
+// nil when no static pod path is configured.
+func (c Config) FileSource(node nodeenv.Env, dec staticpod.Decoder, updates chan<- merge.PodUpdate) (*FileSource, error) {
 	if c.StaticPodPath == "" {
 		return nil, nil
 	}
 	return NewFile(FileOptions{
-		Path: c.StaticPodPath, HostRoot: c.HostRoot, NodeName: c.NodeName,
+		Path: c.StaticPodPath, HostRoot: node.HostRoot, NodeName: node.NodeName,
 		Decoder: dec, Period: c.FileCheckFrequency, Updates: updates,
 	})
 }
 
-// URLSource returns the URL source for the configuration, or nil when no
-// static pod URL is configured.
-func (c Config) URLSource(dec staticpod.Decoder, updates chan<- merge.PodUpdate) (*URLSource, error) {
+// URLSource returns the URL source for the configuration on the node, or nil
+// when no static pod URL is configured.
+func (c Config) URLSource(node nodeenv.Env, dec staticpod.Decoder, updates chan<- merge.PodUpdate) (*URLSource, error) {
 	if c.StaticPodURL == "" {
 		return nil, nil
 	}
 	return NewURL(URLOptions{
-		URL: c.StaticPodURL, Header: c.StaticPodURLHeader, NodeName: c.NodeName,
+		URL: c.StaticPodURL, Header: c.StaticPodURLHeader, NodeName: node.NodeName,
 		Decoder: dec, Period: c.HTTPCheckFrequency, Updates: updates,
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -99,7 +100,7 @@ func NewFile(opts FileOptions) (*FileSource, error) {
 	}
 	s := &FileSource{
 		hostPath: hostPath,
-		readPath: ReadPath(opts.HostRoot, hostPath),
+		readPath: nodeenv.ReadPath(opts.HostRoot, hostPath),
 		nodeName: opts.NodeName,
 		decoder:  opts.Decoder,
 		period:   period,
@@ -115,15 +116,6 @@ func NewFile(opts FileOptions) (*FileSource, error) {
 		KubeletVersion: opts.Decoder.KubeletVersion(),
 	}
 	return s, nil
-}
-
-// ReadPath returns where podsrc reads a host path when the host's file
-// system is mounted at hostRoot ("" or "/" when podsrc runs on the host).
-func ReadPath(hostRoot, hostPath string) string {
-	if hostRoot == "" || hostRoot == string(os.PathSeparator) {
-		return hostPath
-	}
-	return filepath.Join(hostRoot, hostPath)
 }
 
 // hostPathOf maps a path podsrc read (under readPath) back to the host path.

@@ -23,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -291,7 +292,7 @@ func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 	first := !s.nodeSynced.Load()
 	switch {
 	case !found && (first || s.nodeSeen):
-		err := fmt.Errorf("node %s not found: is --%s right? (API server %s)", s.nodeName, source.FlagNodeName, s.host)
+		err := fmt.Errorf("node %s not found: is --%s right? (API server %s)", s.nodeName, nodeenv.FlagNodeName, s.host)
 		s.status.Failed(s.now(), err)
 		logger.Info("Node not found", "err", err)
 		s.nodeReported = true
@@ -376,9 +377,10 @@ func (l *apiErrorLog) succeeded(resource string) bool {
 	return n > 0
 }
 
-// FromConfig returns the API server source for a source configuration, with
-// the client configuration of its RESTConfig, or nil when the source is off.
-func FromConfig(c source.Config, updates chan<- merge.PodUpdate) (*APISource, error) {
+// FromConfig returns the API server source for a source configuration on
+// the node, with the client configuration of its RESTConfig, or nil when the
+// source is off.
+func FromConfig(c source.Config, node nodeenv.Env, updates chan<- merge.PodUpdate) (*APISource, error) {
 	if !c.EnableAPISource {
 		return nil, nil
 	}
@@ -386,5 +388,5 @@ func FromConfig(c source.Config, updates chan<- merge.PodUpdate) (*APISource, er
 	if err != nil {
 		return nil, err
 	}
-	return NewAPI(APIOptions{Config: rc, NodeName: c.NodeName, Updates: updates})
+	return NewAPI(APIOptions{Config: rc, NodeName: node.NodeName, Updates: updates})
 }

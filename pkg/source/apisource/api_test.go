@@ -29,6 +29,7 @@ import (
 
 	"github.com/podsrc/podsrc/internal/sourcetest"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -371,11 +372,11 @@ current-context: x
 		wantNil     bool
 		wantErr     string
 	}{
-		{name: "off", cfg: source.Config{NodeName: "n"}, wantNil: true},
-		{name: "kubeconfig", cfg: source.Config{NodeName: "n", EnableAPISource: true, Kubeconfig: kubeconfig}},
-		{name: "missing kubeconfig", cfg: source.Config{NodeName: "n", EnableAPISource: true, Kubeconfig: filepath.Join(dir, "nope")},
+		{name: "off", cfg: source.Config{}, wantNil: true},
+		{name: "kubeconfig", cfg: source.Config{EnableAPISource: true, Kubeconfig: kubeconfig}},
+		{name: "missing kubeconfig", cfg: source.Config{EnableAPISource: true, Kubeconfig: filepath.Join(dir, "nope")},
 			wantErr: "loading --kubeconfig"},
-		{name: "not in a cluster", cfg: source.Config{NodeName: "n", EnableAPISource: true}, noInCluster: true,
+		{name: "not in a cluster", cfg: source.Config{EnableAPISource: true}, noInCluster: true,
 			wantErr: "give --kubeconfig, or --api-source=false"},
 	}
 	for _, tc := range cases {
@@ -384,7 +385,7 @@ current-context: x
 				t.Setenv("KUBERNETES_SERVICE_HOST", "")
 				t.Setenv("KUBERNETES_SERVICE_PORT", "")
 			}
-			src, err := FromConfig(tc.cfg, make(chan merge.PodUpdate))
+			src, err := FromConfig(tc.cfg, nodeenv.Env{NodeName: "n"}, make(chan merge.PodUpdate))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)

@@ -22,8 +22,8 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
-	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
@@ -62,7 +62,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 	klog.SetOutput(os.Stderr)
 	events := eventring.New(*buffer, nil)
 	cfg := &agent.Config{
-		Sources:         source.Config{NodeName: "bench"},
+		Node:            nodeenv.Env{NodeName: "bench"},
 		PLEG:            pleg.Options{RelistPeriod: pleg.DefaultRelistPeriod, RelistThreshold: pleg.DefaultRelistThreshold},
 		ListenAddress:   "127.0.0.1:0",
 		Mode:            merge.Incremental,

@@ -24,6 +24,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
 )
@@ -62,8 +63,8 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 	})
 	for i, name := range names {
 		cfg := &agent.Config{
-			Sources: source.Config{NodeName: name, StaticPodURL: fmt.Sprintf("http://%s/%s", urlLis.Addr(), name),
-				HTTPCheckFrequency: 20 * time.Second},
+			Node:          nodeenv.Env{NodeName: name},
+			Sources:       source.Config{StaticPodURL: fmt.Sprintf("http://%s/%s", urlLis.Addr(), name), HTTPCheckFrequency: 20 * time.Second},
 			PLEG:          pleg.Options{RelistPeriod: pleg.DefaultRelistPeriod, RelistThreshold: pleg.DefaultRelistThreshold},
 			ListenAddress: lis[i].Addr().String(),
 			Mode:          merge.Incremental,
