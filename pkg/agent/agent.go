@@ -17,6 +17,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/source/apisource"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -173,9 +174,8 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 	return err
 }
 
-// startSources registers every configured source with the merge, so that
-// readiness counts them from the start, and builds it. The builders return a
-// nil source only for a source that is off, which is never asked for here.
+// startSources registers every source that is on with the merge, so that
+// readiness counts them from the start, and builds it.
 func (a *Agent) startSources(ctx context.Context) error {
 	add := func(name string, build func(chan<- merge.PodUpdate) (PodSource, error)) error {
 		src, err := build(a.podConfig.Channel(ctx, name))
@@ -186,18 +186,31 @@ func (a *Agent) startSources(ctx context.Context) error {
 		return nil
 	}
 	sc, node := a.cfg.Sources, a.cfg.Node
-	if sc.StaticPodPath != "" {
-		if err := add(v1alpha1.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.FileSource(node, a.decoder, ch) }); err != nil {
+	if opts, on := sc.FileOptions(node, a.decoder); on {
+		if err := add(v1alpha1.SourceFile, func(ch chan<- merge.PodUpdate) (PodSource, error) {
+			opts.Updates = ch
+			return source.NewFile(opts)
+		}); err != nil {
 			return err
 		}
 	}
-	if sc.StaticPodURL != "" {
-		if err := add(v1alpha1.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) { return sc.URLSource(node, a.decoder, ch) }); err != nil {
+	if opts, on := sc.URLOptions(node, a.decoder); on {
+		if err := add(v1alpha1.SourceHTTP, func(ch chan<- merge.PodUpdate) (PodSource, error) {
+			opts.Updates = ch
+			return source.NewURL(opts)
+		}); err != nil {
 			return err
 		}
 	}
-	if sc.EnableAPISource {
-		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) { return apisource.FromConfig(sc, node, ch) }); err != nil {
+	opts, on, err := apisource.OptionsFor(sc, node)
+	if err != nil {
+		return fmt.Errorf("starting the %s source: %w", v1alpha1.SourceAPI, err)
+	}
+	if on {
+		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) {
+			opts.Updates = ch
+			return apisource.NewAPI(opts)
+		}); err != nil {
 			return err
 		}
 	}

@@ -2,16 +2,22 @@ package agent
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
 const webManifest = `apiVersion: v1
@@ -276,6 +282,36 @@ func TestRuntimeEndpointFromKubeletConfig(t *testing.T) {
 			if cfg.RuntimeEndpoint != tt.want {
 				t.Fatalf("runtime endpoint %q, want %q", cfg.RuntimeEndpoint, tt.want)
 			}
+			// Without --host-root the agent dials the socket where the host has it.
+			if want := strings.TrimPrefix(tt.want, "unix://"); cfg.RuntimeSocket != want {
+				t.Fatalf("runtime socket %q, want %q", cfg.RuntimeSocket, want)
+			}
 		})
+	}
+}
+
+func TestRunNamesTheSourceItCannotStart(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "kubeconfig")
+	a, err := New(&Config{
+		Node:          nodeenv.Env{NodeName: "node-1"},
+		Sources:       source.Config{EnableAPISource: true, Kubeconfig: missing},
+		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
+		ListenAddress: "127.0.0.1:0",
+		Mode:          merge.Incremental,
+		EventBuffer:   10,
+		Heartbeat:     time.Second,
+		Limits:        DefaultLimits(),
+	}, yamlDecoder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	err = a.Run(t.Context(), lis)
+	if want := "starting the api source: loading --kubeconfig " + missing; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Run: %v, want an error containing %q", err, want)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -140,28 +139,30 @@ func parseHeaders(items []string) (http.Header, error) {
 	return h, nil
 }
 
-// FileSource returns the file source for the configuration on the node, or
-// nil when no static pod path is configured.
-func (c Config) FileSource(node nodeenv.Env, dec staticpod.Decoder, updates chan<- merge.PodUpdate) (*FileSource, error) {
+// FileOptions returns the file source's options for the configuration on
+// the node, and whether the file source is on (a static pod path is
+// configured). The caller sets Updates.
+func (c Config) FileOptions(node nodeenv.Env, dec staticpod.Decoder) (FileOptions, bool) {
 	if c.StaticPodPath == "" {
-		return nil, nil
+		return FileOptions{}, false
 	}
-	return NewFile(FileOptions{
+	return FileOptions{
 		Path: c.StaticPodPath, HostRoot: node.HostRoot, NodeName: node.NodeName,
-		Decoder: dec, Period: c.FileCheckFrequency, Updates: updates,
-	})
+		Decoder: dec, Period: c.FileCheckFrequency,
+	}, true
 }
 
-// URLSource returns the URL source for the configuration on the node, or nil
-// when no static pod URL is configured.
-func (c Config) URLSource(node nodeenv.Env, dec staticpod.Decoder, updates chan<- merge.PodUpdate) (*URLSource, error) {
+// URLOptions returns the URL source's options for the configuration on the
+// node, and whether the URL source is on (a static pod URL is configured).
+// The caller sets Updates.
+func (c Config) URLOptions(node nodeenv.Env, dec staticpod.Decoder) (URLOptions, bool) {
 	if c.StaticPodURL == "" {
-		return nil, nil
+		return URLOptions{}, false
 	}
-	return NewURL(URLOptions{
+	return URLOptions{
 		URL: c.StaticPodURL, Header: c.StaticPodURLHeader, NodeName: node.NodeName,
-		Decoder: dec, Period: c.HTTPCheckFrequency, Updates: updates,
-	})
+		Decoder: dec, Period: c.HTTPCheckFrequency,
+	}, true
 }
 
 // RESTConfig returns the API server source's client configuration: the

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 )
 
 func TestFlagsResolve(t *testing.T) {
@@ -96,6 +98,38 @@ func TestFlagsResolve(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigSourceOptions(t *testing.T) {
+	node := nodeenv.Env{NodeName: "node-1", HostRoot: "/host"}
+	header := http.Header{"X-A": {"1"}}
+	cases := []struct {
+		name     string
+		cfg      Config
+		wantFile *FileOptions
+		wantURL  *URLOptions
+	}{
+		{name: "both off", cfg: Config{FileCheckFrequency: time.Second, HTTPCheckFrequency: time.Minute, EnableAPISource: true}},
+		{
+			name: "both on",
+			cfg: Config{StaticPodPath: "/etc/kubernetes/manifests", StaticPodURL: "http://127.0.0.1:9000/pods", StaticPodURLHeader: header,
+				FileCheckFrequency: time.Second, HTTPCheckFrequency: time.Minute},
+			wantFile: &FileOptions{Path: "/etc/kubernetes/manifests", HostRoot: "/host", NodeName: "node-1", Decoder: fakeDecoder{}, Period: time.Second},
+			wantURL:  &URLOptions{URL: "http://127.0.0.1:9000/pods", Header: header, NodeName: "node-1", Decoder: fakeDecoder{}, Period: time.Minute},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fo, on := tc.cfg.FileOptions(node, fakeDecoder{})
+			if on != (tc.wantFile != nil) || on && !reflect.DeepEqual(fo, *tc.wantFile) {
+				t.Errorf("file source on %v options %+v, want %+v", on, fo, tc.wantFile)
+			}
+			uo, on := tc.cfg.URLOptions(node, fakeDecoder{})
+			if on != (tc.wantURL != nil) || on && !reflect.DeepEqual(uo, *tc.wantURL) {
+				t.Errorf("URL source on %v options %+v, want %+v", on, uo, tc.wantURL)
 			}
 		})
 	}

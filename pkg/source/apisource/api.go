@@ -377,16 +377,16 @@ func (l *apiErrorLog) succeeded(resource string) bool {
 	return n > 0
 }
 
-// FromConfig returns the API server source for a source configuration on
-// the node, with the client configuration of its RESTConfig, or nil when the
-// source is off.
-func FromConfig(c source.Config, node nodeenv.Env, updates chan<- merge.PodUpdate) (*APISource, error) {
+// OptionsFor returns the API server source's options for a source
+// configuration on the node, with the client configuration of its
+// RESTConfig, and whether the source is on. The caller sets Updates.
+func OptionsFor(c source.Config, node nodeenv.Env) (APIOptions, bool, error) {
 	if !c.EnableAPISource {
-		return nil, nil
+		return APIOptions{}, false, nil
 	}
 	rc, err := c.RESTConfig()
 	if err != nil {
-		return nil, err
+		return APIOptions{}, false, err
 	}
-	return NewAPI(APIOptions{Config: rc, NodeName: node.NodeName, Updates: updates})
+	return APIOptions{Config: rc, NodeName: node.NodeName}, true, nil
 }

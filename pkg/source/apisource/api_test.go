@@ -353,7 +353,7 @@ func TestExplainAPIError(t *testing.T) {
 	}
 }
 
-func TestFromConfig(t *testing.T) {
+func TestOptionsFor(t *testing.T) {
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
@@ -369,10 +369,10 @@ current-context: x
 		name        string
 		cfg         source.Config
 		noInCluster bool
-		wantNil     bool
+		wantOff     bool
 		wantErr     string
 	}{
-		{name: "off", cfg: source.Config{}, wantNil: true},
+		{name: "off", cfg: source.Config{}, wantOff: true},
 		{name: "kubeconfig", cfg: source.Config{EnableAPISource: true, Kubeconfig: kubeconfig}},
 		{name: "missing kubeconfig", cfg: source.Config{EnableAPISource: true, Kubeconfig: filepath.Join(dir, "nope")},
 			wantErr: "loading --kubeconfig"},
@@ -385,7 +385,7 @@ current-context: x
 				t.Setenv("KUBERNETES_SERVICE_HOST", "")
 				t.Setenv("KUBERNETES_SERVICE_PORT", "")
 			}
-			src, err := FromConfig(tc.cfg, nodeenv.Env{NodeName: "n"}, make(chan merge.PodUpdate))
+			opts, on, err := OptionsFor(tc.cfg, nodeenv.Env{NodeName: "n"})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
@@ -395,11 +395,16 @@ current-context: x
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.wantNil {
-				if src != nil {
-					t.Fatal("got a source, want none")
-				}
+			if on == tc.wantOff {
+				t.Fatalf("on = %v, want %v", on, !tc.wantOff)
+			}
+			if !on {
 				return
+			}
+			opts.Updates = make(chan merge.PodUpdate)
+			src, err := NewAPI(opts)
+			if err != nil {
+				t.Fatal(err)
 			}
 			if st := src.Status(); st.Source != SourceAPI || st.Target != fakeHost {
 				t.Errorf("status source %q target %q, want %q %q", st.Source, st.Target, SourceAPI, fakeHost)
