@@ -323,7 +323,10 @@ func TestFileSourceReport(t *testing.T) {
 			t.Fatalf("rejected = %+v", st.Rejected)
 		}
 		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
-		write(t, filepath.Join(dir, "bad.yaml"), "pod fixed")
+		// Atomically: a write in place is two watch events (the truncation
+		// and the write), the second of which would send a SET that nobody
+		// receives, holding up the removal below.
+		writeAtomically(t, filepath.Join(dir, "bad.yaml"), "pod fixed")
 		c.Until("fixed-node-1", "good-node-1")
 		if err := os.Remove(filepath.Join(dir, "worse.yaml")); err != nil {
 			t.Fatal(err)
