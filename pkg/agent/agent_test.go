@@ -9,14 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/merge"
-	"github.com/podsrc/podsrc/pkg/nodeenv"
-	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -292,16 +288,9 @@ func TestRuntimeEndpointFromKubeletConfig(t *testing.T) {
 
 func TestRunNamesTheSourceItCannotStart(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "kubeconfig")
-	a, err := New(&Config{
-		Node:          nodeenv.Env{NodeName: "node-1"},
-		Sources:       source.Config{EnableAPISource: true, Kubeconfig: missing},
-		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
-		ListenAddress: "127.0.0.1:0",
-		Mode:          merge.Incremental,
-		EventBuffer:   10,
-		Heartbeat:     time.Second,
-		Limits:        DefaultLimits(),
-	}, yamlDecoder{})
+	cfg := sourcelessConfig()
+	cfg.Sources = source.Config{EnableAPISource: true, Kubeconfig: missing}
+	a, err := New(cfg, yamlDecoder{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,6 +144,19 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 	return ta
 }
 
+// sourcelessConfig is a valid Config for node-1 with no source and no PLEG.
+func sourcelessConfig() *Config {
+	return &Config{
+		Node:          nodeenv.Env{NodeName: "node-1"},
+		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
+		ListenAddress: "127.0.0.1:0",
+		Mode:          merge.Incremental,
+		EventBuffer:   10,
+		Heartbeat:     time.Second,
+		Limits:        DefaultLimits(),
+	}
+}
+
 // writeManifest writes a manifest atomically, as an operator should.
 func (ta *testAgent) writeManifest(t *testing.T, name, content string) {
 	t.Helper()

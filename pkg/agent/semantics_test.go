@@ -3,11 +3,6 @@ package agent
 import (
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/podsrc/podsrc/pkg/merge"
-	"github.com/podsrc/podsrc/pkg/nodeenv"
-	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
 // versionedDecoder is yamlDecoder following another kubelet version.
@@ -36,16 +31,7 @@ func TestNewRefusesAnUnsupportedKubelet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
-			cfg := &Config{
-				Node:          nodeenv.Env{NodeName: "node-1"},
-				PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
-				ListenAddress: "127.0.0.1:0",
-				Mode:          merge.Incremental,
-				EventBuffer:   10,
-				Heartbeat:     time.Second,
-				Limits:        DefaultLimits(),
-			}
-			a, err := New(cfg, versionedDecoder{version: tt.version})
+			a, err := New(sourcelessConfig(), versionedDecoder{version: tt.version})
 			if tt.err == "" {
 				if err != nil {
 					t.Fatalf("New: %v", err)
