@@ -10,16 +10,18 @@
 # hack/image.sh, make dist).
 #
 # Build from the root of the repository: the agent's module (cmd/podsrc-agent)
-# replaces the root module and the static pod decoder's module
-# (pkg/staticpod/kubelet136) with their directories here. The tests build the
-# same binary without a container engine: hack/image.sh.
+# replaces the root module and the static pod decoder's modules
+# (pkg/staticpod/kubelet136 and pkg/staticpod/internalpod) with their
+# directories here. The tests build the same binary without a container
+# engine: hack/image.sh.
 
 FROM golang:1.26 AS build
 WORKDIR /src
-# The three modules' dependencies first, so that a source change does not
+# The four modules' dependencies first, so that a source change does not
 # download them again.
 COPY go.mod go.sum ./
 COPY pkg/staticpod/kubelet136/go.mod pkg/staticpod/kubelet136/go.sum ./pkg/staticpod/kubelet136/
+COPY pkg/staticpod/internalpod/go.mod pkg/staticpod/internalpod/go.sum ./pkg/staticpod/internalpod/
 COPY cmd/podsrc-agent/go.mod cmd/podsrc-agent/go.sum ./cmd/podsrc-agent/
 RUN cd cmd/podsrc-agent && go mod download
 COPY . .

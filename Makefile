@@ -4,11 +4,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 # Go modules of the project: the root (the plugin and every package), the
-# kubelet-exact static pod decoders, one per kubelet minor, and the agent's
-# mains, one per kubelet minor (cmd/podsrc-agent links v1.36's decoder, its
+# kubelet-exact static pod decoders (internalpod, the decoding they share,
+# and one module per kubelet minor that builds it against that minor's
+# k8s.io/kubernetes), and the agent's mains, one per kubelet minor (cmd/podsrc-agent links v1.36's decoder, its
 # kubelet13x modules the older ones'), which need k8s.io/kubernetes and its
 # replace directives.
-DECODER_MODULES := pkg/staticpod/kubelet133 pkg/staticpod/kubelet134 pkg/staticpod/kubelet135 pkg/staticpod/kubelet136
+DECODER_MODULES := pkg/staticpod/internalpod pkg/staticpod/kubelet133 pkg/staticpod/kubelet134 pkg/staticpod/kubelet135 pkg/staticpod/kubelet136
 AGENT_MINOR_MODULES := cmd/podsrc-agent/kubelet133 cmd/podsrc-agent/kubelet134 cmd/podsrc-agent/kubelet135
 MODULES := . $(DECODER_MODULES) cmd/podsrc-agent $(AGENT_MINOR_MODULES) test/bench/merge
 # The test cluster's tool modules: no tests, but kept tidy (their go.sum keys

@@ -26,6 +26,7 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
+	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
@@ -118,3 +119,5 @@ replace (
 replace github.com/podsrc/podsrc => ../..
 
 replace github.com/podsrc/podsrc/pkg/staticpod/kubelet136 => ../../pkg/staticpod/kubelet136
+
+replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../../pkg/staticpod/internalpod

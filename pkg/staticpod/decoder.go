@@ -2,11 +2,13 @@
 //
 // The kubelet derives a static pod's UID from a hash of its internal Pod
 // type, which only k8s.io/kubernetes provides, and each kubelet minor has
-// its own. That dependency needs replace directives, so each minor's code
-// lives in a module of its own (github.com/podsrc/podsrc/pkg/staticpod/
-// kubelet133 to kubelet136) that implements Kubelet; NewDecoder adds the
-// file and URL flow every minor shares. The root module only knows the
-// interfaces and injects nothing itself.
+// its own. That dependency needs replace directives, so the decoding through
+// the internal type lives in a module of its own (github.com/podsrc/podsrc/
+// pkg/staticpod/internalpod) that implements Kubelet, and each minor's module
+// (kubelet133 to kubelet136) builds it against that minor's k8s.io/kubernetes
+// with the few parts that differ; NewDecoder adds the file and URL flow every
+// minor shares. The root module only knows the interfaces and injects
+// nothing itself.
 package staticpod
 
 import (

@@ -4,8 +4,9 @@ import v1 "k8s.io/api/core/v1"
 
 // Kubelet is the part of static pod decoding that only one kubelet minor's
 // own code can do: decoding into its internal Pod type, its defaults and UID
-// hash, its validation and its API-reference rules. Each minor's module
-// implements it; NewDecoder adds what every minor does the same way.
+// hash, its validation and its API-reference rules. pkg/staticpod/internalpod
+// implements it, built against each minor's own code; NewDecoder adds what
+// every minor does the same way at the file and URL level.
 type Kubelet interface {
 	// DecodePod decodes one pod from JSON and makes it the static pod the
 	// kubelet would. parsed is false when the data is no pod at all; a

@@ -31,6 +31,7 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
+	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
@@ -122,3 +123,5 @@ replace (
 replace github.com/podsrc/podsrc => ../../..
 
 replace github.com/podsrc/podsrc/pkg/staticpod/kubelet133 => ../../../pkg/staticpod/kubelet133
+
+replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../../../pkg/staticpod/internalpod

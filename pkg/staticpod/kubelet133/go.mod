@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
+	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/kubernetes v1.33.13
@@ -144,3 +145,6 @@ replace (
 
 // The decoder implements an interface of the root module in this repository.
 replace github.com/podsrc/podsrc => ../../..
+
+// The decoding every minor shares, built against this module's k8s.io/kubernetes.
+replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../internalpod

@@ -4,9 +4,9 @@ go 1.26.8
 
 require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
+	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
-	k8s.io/apiserver v0.35.4
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kubernetes v1.35.4
 )
@@ -82,6 +82,7 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
+	k8s.io/apiserver v0.35.4 // indirect
 	k8s.io/client-go v0.36.3 // indirect
 	k8s.io/component-base v0.36.3 // indirect
 	k8s.io/component-helpers v0.36.3 // indirect
@@ -140,3 +141,6 @@ replace (
 
 // The decoder implements an interface of the root module in this repository.
 replace github.com/podsrc/podsrc => ../../..
+
+// The decoding every minor shares, built against this module's k8s.io/kubernetes.
+replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../internalpod
