@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,18 +16,21 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// KubeletSources starts one kubelet version's own static pod sources
-// (config.NewSourceFile and config.NewSourceURL of its
-// k8s.io/kubernetes/pkg/kubelet/config) and hands each update's pods to
-// pods. The kubelet's sources cannot be stopped; they outlive the test.
+// KubeletSources are one kubelet minor's own static pod source constructors:
+// config.NewSourceFile and config.NewSourceURL of its
+// k8s.io/kubernetes/pkg/kubelet/config. Their parameters differ between
+// minors (a logger from v1.35, an unexported update type from v1.36), so
+// they are called by reflection, with each argument chosen by its type.
+// The kubelet's sources cannot be stopped; they outlive the test.
 type KubeletSources struct {
-	File func(path, nodeName string, pods chan<- []*v1.Pod)
-	URL  func(url, nodeName string, pods chan<- []*v1.Pod)
+	NewSourceFile any
+	NewSourceURL  any
 }
 
 // CompareWithKubelet runs the inputs of every staticpod trace, whatever its
@@ -63,7 +67,7 @@ func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, 
 	dir := filepath.Join(t.TempDir(), "manifests")
 	writeFiles(t, dir, tr.Files)
 	kubeletPods := make(chan []*v1.Pod, 1)
-	k.File(dir, tr.NodeName, kubeletPods)
+	startSource(t, k.NewSourceFile, dir, tr.NodeName, kubeletPods)
 	want := receive(t, kubeletPods, "the kubelet's file source")
 
 	got, st := fileSourceSet(t, d, "/", dir, tr.NodeName)
@@ -112,7 +116,7 @@ func compareURL(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, l
 
 	failuresBefore := len(logs.entries("Failed to read pods from URL"))
 	kubeletPods := make(chan []*v1.Pod, 1)
-	k.URL(url, tr.NodeName, kubeletPods)
+	startSource(t, k.NewSourceURL, url, tr.NodeName, kubeletPods)
 	var podsrcPods []*v1.Pod
 	var podsrcErr error
 	if len(body) == 0 {
@@ -239,4 +243,54 @@ func captureKlog(t *testing.T) *syncBuffer {
 		klog.LogToStderr(true)
 	})
 	return b
+}
+
+// startSource calls the kubelet's source constructor newSource for the
+// path or URL where, on node nodeName, with a channel of the constructor's
+// own update type, and hands the pods of every update to pods.
+func startSource(t *testing.T, newSource any, where, nodeName string, pods chan<- []*v1.Pod) {
+	t.Helper()
+	fn := reflect.ValueOf(newSource)
+	if fn.Kind() != reflect.Func || fn.Type().NumIn() == 0 {
+		t.Fatalf("the kubelet's source constructor is a %T, not a function", newSource)
+	}
+	typ := fn.Type()
+	updates := typ.In(typ.NumIn() - 1)
+	if updates.Kind() != reflect.Chan {
+		t.Fatalf("%v: the last parameter is no update channel", typ)
+	}
+	args := make([]reflect.Value, 0, typ.NumIn())
+	for i := 0; i < typ.NumIn()-1; i++ {
+		switch in := typ.In(i); in {
+		case reflect.TypeFor[klog.Logger]():
+			args = append(args, reflect.ValueOf(klog.Background()))
+		case reflect.TypeFor[string]():
+			args = append(args, reflect.ValueOf(where))
+		case reflect.TypeFor[types.NodeName]():
+			args = append(args, reflect.ValueOf(types.NodeName(nodeName)))
+		case reflect.TypeFor[time.Duration]():
+			// No periodic rereads: the comparison awaits the first update.
+			args = append(args, reflect.ValueOf(time.Hour))
+		case reflect.TypeFor[http.Header]():
+			args = append(args, reflect.Zero(in))
+		default:
+			t.Fatalf("%v: no argument for a parameter of type %v", typ, in)
+		}
+	}
+	ch := reflect.MakeChan(reflect.ChanOf(reflect.BothDir, updates.Elem()), 0)
+	go func() {
+		for {
+			u, ok := ch.Recv()
+			if !ok {
+				return
+			}
+			// Up to v1.35 the channel carries interface{} holding a
+			// kubetypes.PodUpdate; v1.36's update is a struct. Both have Pods.
+			if u.Kind() == reflect.Interface {
+				u = u.Elem()
+			}
+			pods <- u.FieldByName("Pods").Interface().([]*v1.Pod)
+		}
+	}()
+	fn.Call(append(args, ch.Convert(updates)))
 }

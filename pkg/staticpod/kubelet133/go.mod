@@ -5,8 +5,6 @@ go 1.26.8
 require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
 	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000
-	k8s.io/api v0.36.3
-	k8s.io/apimachinery v0.36.3
 	k8s.io/kubernetes v1.33.13
 )
 
@@ -76,7 +74,9 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
+	k8s.io/api v0.36.3 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
+	k8s.io/apimachinery v0.36.3 // indirect
 	k8s.io/apiserver v0.33.13 // indirect
 	k8s.io/client-go v0.36.3 // indirect
 	k8s.io/component-base v0.36.3 // indirect
