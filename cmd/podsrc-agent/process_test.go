@@ -2,11 +2,11 @@ package main
 
 import (
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podsrc/podsrc/internal/syncbuf"
 )
 
 // agentProcess is the agent binary running for a test.
@@ -16,25 +16,7 @@ type agentProcess struct {
 	// result. logs (stdout and stderr) may be read at any time.
 	done chan struct{}
 	err  error
-	logs syncBuffer
-}
-
-// syncBuffer collects a process's output for reading while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs syncbuf.Buffer
 }
 
 // startProcess runs bin with args until the test ends (killing it then if

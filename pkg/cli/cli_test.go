@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,32 +19,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the watch's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // run runs kubectl podsrc with args and returns stdout, stderr and the error.
 func run(t *testing.T, ctx context.Context, args ...string) (string, string, error) {
 	t.Helper()
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 	common.Now = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
 	cmd := newRootCommand(common)
@@ -336,7 +317,7 @@ func TestThroughProxies(t *testing.T) {
 	t.Run("watch streams through the node proxy", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		out, errOut := &lockedBuffer{}, &lockedBuffer{}
+		out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 		done := make(chan error, 1)
 		go func() {
 			common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
@@ -380,7 +361,7 @@ func TestWatchResumesAfterDrop(t *testing.T) {
 		err         error
 	}
 	done := make(chan res, 1)
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	go func() {
 		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 		cmd := newRootCommand(common)

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
@@ -106,7 +107,7 @@ func TestFanOutProgressAndNodeTimeout(t *testing.T) {
 
 	term := &fakeTerminal{}
 	ticks := make(chan time.Time)
-	errOut := &lockedBuffer{}
+	errOut := &syncbuf.Buffer{}
 	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: term, ErrOut: errOut})
 	common.Terminal = &Terminal{Out: term, Width: 80, Ticks: ticks}
 	cmd := newRootCommand(common)
@@ -175,7 +176,7 @@ func TestProgressLineFitsTheTerminal(t *testing.T) {
 }
 
 func TestNoProgressLineOffATerminal(t *testing.T) {
-	if term := stderrTerminal(&lockedBuffer{}); term != nil {
+	if term := stderrTerminal(&syncbuf.Buffer{}); term != nil {
 		t.Fatalf("a buffer is taken for a terminal: %+v", term)
 	}
 }
@@ -186,8 +187,8 @@ func TestWatchSaysWhichNodesItWatches(t *testing.T) {
 	api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u1, "node-2": u2}, nodes: []string{"node-1", "node-2"}})
 	t.Cleanup(api.Close)
 	ctx, cancel := context.WithCancel(context.Background())
-	errOut := &lockedBuffer{}
-	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &lockedBuffer{}, ErrOut: errOut})
+	errOut := &syncbuf.Buffer{}
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &syncbuf.Buffer{}, ErrOut: errOut})
 	cmd := newRootCommand(common)
 	cmd.SetArgs([]string{"watch", "--all-nodes", "--kubeconfig", kubeconfig(t, api.URL)})
 	done := make(chan error, 1)

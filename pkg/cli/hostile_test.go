@@ -13,13 +13,14 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
 // startExit starts kubectl podsrc as main runs it (errors not printed yet
 // are printed by execute); done receives the exit code.
-func startExit(ctx context.Context, args ...string) (stdout, stderr *lockedBuffer, done <-chan int) {
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+func startExit(ctx context.Context, args ...string) (stdout, stderr *syncbuf.Buffer, done <-chan int) {
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 	common.Now = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
 	code := make(chan int, 1)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
@@ -78,7 +79,7 @@ func runUntil(t *testing.T, done func(stderr string) bool, args ...string) (stri
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	finished := make(chan error, 1)
 	go func() {
 		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
@@ -207,7 +208,7 @@ func TestSkewCheckStopsReadingNodesWhenForbidden(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "node-1", nil)
 	})
 	direct := agentURLs(t, 3)
-	var errOut lockedBuffer
+	var errOut syncbuf.Buffer
 	check := newSkewCheck(&errOut, len(direct), cs.CoreV1().Nodes(), nil)
 	for i, agentURL := range direct {
 		conn := &client.Connector{Via: client.ViaDirect, AgentURL: agentURL}
@@ -239,7 +240,7 @@ func TestSkewFromTheAgentsOwnNode(t *testing.T) {
 	fa.Lock()
 	fa.Version.AgentVersion, fa.Version.NodeKubeletVersion = version.Version, "v1.34.4"
 	fa.Unlock()
-	var errOut lockedBuffer
+	var errOut syncbuf.Buffer
 	check := newSkewCheck(&errOut, 1, cs.CoreV1().Nodes(), nil)
 	a, err := (&client.Connector{Via: client.ViaDirect, AgentURL: agentURL}).Agent("node-1")
 	if err != nil {

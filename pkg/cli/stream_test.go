@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/podsrc/podsrc/internal/golden"
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
@@ -50,7 +51,7 @@ func TestRowsPrintedAsNodesAnswer(t *testing.T) {
 			api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u1, "node-2-slow-to-answer": srv.URL}, nodes: []string{"node-1", "node-2-slow-to-answer"}, kubelet: "v1.36.3"})
 			t.Cleanup(api.Close)
 
-			out, errOut := &lockedBuffer{}, &lockedBuffer{}
+			out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 			common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 			term, ticks := &fakeTerminal{}, make(chan time.Time)
 			common.Terminal = &Terminal{Out: term, Width: 80, Ticks: ticks}

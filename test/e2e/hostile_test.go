@@ -10,12 +10,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 	"github.com/podsrc/podsrc/test/cluster"
 )
@@ -54,7 +54,7 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 	t.Run("watch", func(t *testing.T) {
 		// Follows the agent until interrupted, as users stop it.
 		cmd := exec.Command(plugin, "watch", c.NodeName, "--agent-port", hostile, "--since=0", "--kubeconfig", c.Kubeconfig)
-		stdout, stderr := &lockedBuilder{}, &lockedBuilder{}
+		stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -113,25 +113,6 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lockedBuilder is a strings.Builder a process writes to while the test
-// reads it.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // serveInNetNS serves h on the node's address, inside the cluster's

@@ -1,7 +1,6 @@
 package staticpodtrace
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	"github.com/podsrc/podsrc/internal/syncbuf"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -63,7 +63,7 @@ func CompareWithKubelet(t *testing.T, d staticpod.Decoder, k KubeletSources) {
 	t.Logf("compared %d scenarios with the sources of kubelet %s", compared, d.KubeletVersion())
 }
 
-func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, logs *syncBuffer) {
+func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, logs *klogOutput) {
 	dir := filepath.Join(t.TempDir(), "manifests")
 	writeFiles(t, dir, tr.Files)
 	kubeletPods := make(chan []*v1.Pod, 1)
@@ -99,7 +99,7 @@ func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, 
 	}
 }
 
-func compareURL(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, logs *syncBuffer) {
+func compareURL(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, logs *klogOutput) {
 	if tr.Body == nil {
 		t.Fatal("url trace without body")
 	}
@@ -157,7 +157,7 @@ func receive(t *testing.T, ch <-chan []*v1.Pod, what string) []*v1.Pod {
 
 // expectLogged checks that the kubelet logged msg with err (and with
 // also, when given) as klog writes them.
-func expectLogged(t *testing.T, logs *syncBuffer, msg, also, err string) {
+func expectLogged(t *testing.T, logs *klogOutput, msg, also, err string) {
 	t.Helper()
 	want := "err=" + klogString(err)
 	for _, e := range logs.entries(msg) {
@@ -197,27 +197,16 @@ func field(entry, key string) (string, bool) {
 	return u, err == nil
 }
 
-// syncBuffer is klog's output during the comparison.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+// klogOutput is klog's output during the comparison.
+type klogOutput struct{ syncbuf.Buffer }
 
 // entryStart matches the header klog starts every entry with.
 var entryStart = regexp.MustCompile(`(?m)^[IWEF]\d{4} `)
 
 // entries returns the entries with message msg (podsrc's file source logs
 // its rejections under the kubelet's message too, with other fields).
-func (b *syncBuffer) entries(msg string) []string {
-	b.mu.Lock()
-	text := b.buf.String()
-	b.mu.Unlock()
+func (b *klogOutput) entries(msg string) []string {
+	text := b.String()
 	starts := entryStart.FindAllStringIndex(text, -1)
 	var out []string
 	for i, s := range starts {
@@ -234,8 +223,8 @@ func (b *syncBuffer) entries(msg string) []string {
 
 // captureKlog sends klog's output, which the kubelet's sources log their
 // rejections to, into a buffer until the test ends.
-func captureKlog(t *testing.T) *syncBuffer {
-	b := &syncBuffer{}
+func captureKlog(t *testing.T) *klogOutput {
+	b := &klogOutput{}
 	klog.LogToStderr(false)
 	klog.SetOutput(b)
 	t.Cleanup(func() {
