@@ -136,30 +136,21 @@ func TestAnalyze(t *testing.T) {
 		{
 			name: "decode error with its YAML line",
 			facts: func() Facts {
-				f := baseFacts()
-				p := testDir + "/bad.yaml"
-				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context", Since: metav1.NewTime(testNow)}}
-				return withPods(f, nameTarget("", "bad"))
+				return rejectedManifest("bad.yaml", "error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context", nameTarget("", "bad"))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "decode", msg: "yaml: line 7", evidence: "bad.yaml line 7", fix: "fix the manifest",
 		},
 		{
 			name: "validation error",
 			facts: func() Facts {
-				f := baseFacts()
-				p := testDir + "/invalid.yaml"
-				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "invalid pod: spec.containers: Required value", Since: metav1.NewTime(testNow)}}
-				return withPods(f, pathTarget(p))
+				return rejectedManifest("invalid.yaml", "invalid pod: spec.containers: Required value", pathTarget(testDir+"/invalid.yaml"))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "decode", msg: "spec.containers: Required value",
 		},
 		{
 			name: "a static pod that references a secret, rejected by the kubelet",
 			facts: func() Facts {
-				f := baseFacts()
-				p := testDir + "/secret.yaml"
-				fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: p, Error: "static pods may not reference secrets", Since: metav1.NewTime(testNow)}}
-				return withPods(f, pathTarget(p))
+				return rejectedManifest("secret.yaml", "static pods may not reference secrets", pathTarget(testDir+"/secret.yaml"))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "decode", fix: "PreventStaticPodAPIReferences",
 		},
@@ -315,10 +306,7 @@ func TestAnalyze(t *testing.T) {
 				p := etcd
 				p.Runtime = running()
 				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "exited", ExitCode: 1, Reason: "Error", RestartCount: 4}}
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 1, 70*time.Second), diedEvent(p, "etcd", 1, 50*time.Second), diedEvent(p, "etcd", 1, 10*time.Second)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash), diedEvent(p, "etcd", 1, 70*time.Second), diedEvent(p, "etcd", 1, 50*time.Second), diedEvent(p, "etcd", 1, 10*time.Second))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "exited with code 1 (Error), restarts 4; died 3 times in 1m0s (PLEG), intervals 20s, 40s", fix: "--previous",
 		},
@@ -329,11 +317,9 @@ func TestAnalyze(t *testing.T) {
 				p.Runtime = running()
 				p.Runtime.SandboxState = "notready"
 				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "exited", ExitCode: 7, Reason: "Error"}}
-				f := baseFacts()
 				pod := specOf(etcd, etcd.ConfigHash)
 				pod.Spec.RestartPolicy = corev1.RestartPolicyNever
-				f.APIPod = Lookup[*corev1.Pod]{Value: pod}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, pod)
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "exited with code 7 (Error), restarts 0", fix: "--previous",
 		},
@@ -344,9 +330,7 @@ func TestAnalyze(t *testing.T) {
 				p.Runtime = running()
 				p.Runtime.SandboxState = "notready"
 				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "exited", ExitCode: 7, Reason: "Error"}}
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "sandbox", msg: "the sandbox is notready", fix: "crictl pods",
 		},
@@ -354,10 +338,7 @@ func TestAnalyze(t *testing.T) {
 			name: "running between crashes",
 			facts: func() Facts {
 				p := etcd
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 2, 70*time.Second), diedEvent(p, "etcd", 2, 50*time.Second), diedEvent(p, "etcd", 2, 10*time.Second)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash), diedEvent(p, "etcd", 2, 70*time.Second), diedEvent(p, "etcd", 2, 50*time.Second), diedEvent(p, "etcd", 2, 10*time.Second))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 2 at 2026-11-22T11:59:50Z, restarting; died 3 times in 1m0s (PLEG)",
 		},
@@ -368,9 +349,7 @@ func TestAnalyze(t *testing.T) {
 				p.Runtime = running()
 				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c2", Name: "etcd", State: "created", RestartCount: 2},
 					{ID: "c1", Name: "etcd", State: "exited", ExitCode: 3, Reason: "Error", RestartCount: 1, FinishedAt: ptrTime(testNow.Add(-2 * time.Second))}}
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "container etcd is created, restarts 2: last exited with code 3 (Error) at 2026-11-22T11:59:58Z, restarting",
 		},
@@ -379,10 +358,7 @@ func TestAnalyze(t *testing.T) {
 			facts: func() Facts {
 				p := etcd
 				p.Runtime.Containers[0].RestartCount = 1
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 3, 5*time.Second)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash), diedEvent(p, "etcd", 3, 5*time.Second))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 3 at 2026-11-22T11:59:55Z",
 		},
@@ -391,12 +367,10 @@ func TestAnalyze(t *testing.T) {
 			facts: func() Facts {
 				p := etcd
 				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c2", Name: "etcd", State: "running", RestartCount: 4}}
-				f := baseFacts()
 				mirror := specOf(etcd, etcd.ConfigHash)
 				mirror.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "etcd", RestartCount: 4, LastTerminationState: corev1.ContainerState{
 					Terminated: &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error", FinishedAt: metav1.NewTime(testNow.Add(-5 * time.Second))}}}}
-				f.APIPod = Lookup[*corev1.Pod]{Value: mirror}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, mirror)
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "last exited with code 3 (Error) at 2026-11-22T11:59:55Z",
 		},
@@ -404,10 +378,7 @@ func TestAnalyze(t *testing.T) {
 			name: "running, long after a run of crashes",
 			facts: func() Facts {
 				p := etcd
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				f.History.Value = []v1alpha1.Event{diedEvent(p, "etcd", 2, 3*time.Hour), diedEvent(p, "etcd", 2, 2*time.Hour), diedEvent(p, "etcd", 2, time.Hour)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash), diedEvent(p, "etcd", 2, 3*time.Hour), diedEvent(p, "etcd", 2, 2*time.Hour), diedEvent(p, "etcd", 2, time.Hour))
 			},
 			verdict: v1alpha1.VerdictOK,
 		},
@@ -416,12 +387,10 @@ func TestAnalyze(t *testing.T) {
 			facts: func() Facts {
 				p := etcd
 				p.Runtime.Containers = []v1alpha1.RuntimeContainer{{ID: "c2", Name: "etcd", State: "running", RestartCount: 4}}
-				f := baseFacts()
 				mirror := specOf(etcd, etcd.ConfigHash)
 				mirror.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "etcd", RestartCount: 4, LastTerminationState: corev1.ContainerState{
 					Terminated: &corev1.ContainerStateTerminated{ExitCode: 3, FinishedAt: metav1.NewTime(testNow.Add(-time.Hour))}}}}
-				f.APIPod = Lookup[*corev1.Pod]{Value: mirror}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, mirror)
 			},
 			verdict: v1alpha1.VerdictOK,
 		},
@@ -467,9 +436,7 @@ func TestAnalyze(t *testing.T) {
 				p := etcd
 				p.Runtime = running()
 				p.Runtime.SandboxState = "notready"
-				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
-				return withPods(f, pathTarget(p.Origin), p)
+				return mirroredEtcd(p, specOf(etcd, etcd.ConfigHash))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "sandbox", msg: "notready",
 		},

@@ -94,6 +94,26 @@ func withPods(f Facts, t Target, pods ...v1alpha1.PodInfo) Facts {
 	return f
 }
 
+// rejectedManifest is the facts of the manifest testDir/file, which the file
+// source has rejected with err since testNow, asked for as t.
+func rejectedManifest(file, err string, t Target) Facts {
+	f := baseFacts()
+	fileSource(f).RejectedFiles = []v1alpha1.RejectedFile{{Path: testDir + "/" + file, Error: err, Since: metav1.NewTime(testNow)}}
+	return withPods(f, t)
+}
+
+// mirroredEtcd is the facts of the static pod p (etcd's, as the agent has
+// it) asked for by its manifest's path, with its mirror pod in the API server
+// and, when given, the PLEG's history of it.
+func mirroredEtcd(p v1alpha1.PodInfo, mirror *corev1.Pod, history ...v1alpha1.Event) Facts {
+	f := baseFacts()
+	f.APIPod = Lookup[*corev1.Pod]{Value: mirror}
+	if len(history) > 0 {
+		f.History.Value = history
+	}
+	return withPods(f, pathTarget(p.Origin), p)
+}
+
 // fileSource returns the facts' file source.
 func fileSource(f Facts) *v1alpha1.Source { return findSource(f.Sources, v1alpha1.SourceFile) }
 
