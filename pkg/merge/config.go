@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 
@@ -114,12 +115,7 @@ func (c *PodConfig) Updates() <-chan PodUpdate {
 func (c *PodConfig) Sources() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.sources))
-	for name := range c.sources {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(c.sources))
 }
 
 // seenAllSources answers the kubelet's question: are all registered sources

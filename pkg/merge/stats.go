@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -64,12 +65,7 @@ func (s *storage) sourceStats() []SourceStats {
 func (s *storage) seenSources() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.seen))
-	for name := range s.seen {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(s.seen))
 }
 
 // hasSeen reports whether every named source has sent a SET.
