@@ -36,6 +36,18 @@ func run(t *testing.T, ctx context.Context, args ...string) (string, string, err
 	return out.String(), errOut.String(), err
 }
 
+// startCommand starts kubectl podsrc with args in the background, until it
+// ends or ctx does; done receives its error.
+func startCommand(ctx context.Context, args ...string) (out, errOut *syncbuf.Buffer, done <-chan error) {
+	out, errOut = &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	cmd := newRootCommand(common)
+	cmd.SetArgs(args)
+	finished := make(chan error, 1)
+	go func() { finished <- cmd.ExecuteContext(ctx) }()
+	return out, errOut, finished
+}
+
 // checkOutput checks that out holds every string of want and none of
 // notWant.
 func checkOutput(t *testing.T, out string, want, notWant []string) {
@@ -317,14 +329,7 @@ func TestThroughProxies(t *testing.T) {
 	t.Run("watch streams through the node proxy", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-		done := make(chan error, 1)
-		go func() {
-			common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-			cmd := newRootCommand(common)
-			cmd.SetArgs([]string{"watch", "node-1", "--kubeconfig", kc, "--snapshot"})
-			done <- cmd.ExecuteContext(ctx)
-		}()
+		out, errOut, done := startCommand(ctx, "watch", "node-1", "--kubeconfig", kc, "--snapshot")
 		select {
 		case <-fa1.StreamStarted():
 		case <-time.After(10 * time.Second):
@@ -356,19 +361,7 @@ func TestWatchResumesAfterDrop(t *testing.T) {
 	fa.DropNextStreamAfter(2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	type res struct {
-		out, errOut string
-		err         error
-	}
-	done := make(chan res, 1)
-	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-	go func() {
-		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-		cmd := newRootCommand(common)
-		cmd.SetArgs([]string{"watch", "--agent-url", u, "--since=0", "-o", "json"})
-		err := cmd.ExecuteContext(ctx)
-		done <- res{out.String(), errOut.String(), err}
-	}()
+	out, errOut, done := startCommand(ctx, "watch", "--agent-url", u, "--since=0", "-o", "json")
 	// Two streams: the dropped one and the resumed one.
 	for i := 0; i < 2; i++ {
 		select {
@@ -387,12 +380,11 @@ func TestWatchResumesAfterDrop(t *testing.T) {
 		}
 	}
 	cancel()
-	r := <-done
-	if r.err != nil {
-		t.Fatalf("watch: %v", r.err)
+	if err := <-done; err != nil {
+		t.Fatalf("watch: %v", err)
 	}
 	var seqs []uint64
-	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var m struct {
 			Node  string          `json:"node"`
 			Event *v1alpha1.Event `json:"event"`
@@ -408,7 +400,7 @@ func TestWatchResumesAfterDrop(t *testing.T) {
 	if fmt.Sprint(seqs) != "[1 2 3 4 5]" {
 		t.Fatalf("events %v, want [1 2 3 4 5] each once", seqs)
 	}
-	if !strings.Contains(r.errOut, "resuming after event 2") {
-		t.Fatalf("stderr %q, want the reconnection reported", r.errOut)
+	if !strings.Contains(errOut.String(), "resuming after event 2") {
+		t.Fatalf("stderr %q, want the reconnection reported", errOut.String())
 	}
 }

@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -79,14 +78,7 @@ func runUntil(t *testing.T, done func(stderr string) bool, args ...string) (stri
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-	finished := make(chan error, 1)
-	go func() {
-		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-		cmd := newRootCommand(common)
-		cmd.SetArgs(args)
-		finished <- cmd.ExecuteContext(ctx)
-	}()
+	out, errOut, finished := startCommand(ctx, args...)
 	deadline := time.After(20 * time.Second)
 	for !done(errOut.String()) {
 		select {
