@@ -17,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/podsrc/podsrc/internal/syncbuf"
@@ -46,6 +47,18 @@ func startCommand(ctx context.Context, args ...string) (out, errOut *syncbuf.Buf
 	finished := make(chan error, 1)
 	go func() { finished <- cmd.ExecuteContext(ctx) }()
 	return out, errOut, finished
+}
+
+// awaitOutput waits up to 10 seconds for what a command started with
+// startCommand printed on stdout to satisfy cond.
+func awaitOutput(t *testing.T, out, errOut *syncbuf.Buffer, cond func(stdout string) bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return cond(out.String()), nil
+	})
+	if err != nil {
+		t.Fatalf("output so far:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
 }
 
 // checkOutput checks that out holds every string of want and none of
@@ -338,14 +351,7 @@ func TestThroughProxies(t *testing.T) {
 		// Published after the stream started: only a line-by-line reader
 		// sees it before the stream ends.
 		fa1.Publish(v1alpha1.Event{Kind: "config", Op: "ADD", Source: "file", Pods: []v1alpha1.PodRef{{Name: "live", Namespace: "ns"}}})
-		deadline := time.After(10 * time.Second)
-		for !strings.Contains(out.String(), "ns/live") {
-			select {
-			case <-deadline:
-				t.Fatalf("output so far %q, stderr %q", out.String(), errOut.String())
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
+		awaitOutput(t, out, errOut, func(stdout string) bool { return strings.Contains(stdout, "ns/live") })
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -371,14 +377,7 @@ func TestWatchResumesAfterDrop(t *testing.T) {
 		}
 	}
 	fa.Publish(v1alpha1.Event{Kind: "config", Op: "DELETE", Source: "file", Pods: []v1alpha1.PodRef{{Name: "p1", Namespace: "ns"}}})
-	deadline := time.After(10 * time.Second)
-	for strings.Count(out.String(), "\n") < 5 {
-		select {
-		case <-deadline:
-			t.Fatalf("output so far:\n%s\nstderr:\n%s", out.String(), errOut.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	awaitOutput(t, out, errOut, func(stdout string) bool { return strings.Count(stdout, "\n") >= 5 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("watch: %v", err)
