@@ -30,6 +30,6 @@ type Minor struct {
 
 	// FindAPIReference reports the first API object the pod references, by
 	// its resource name (the minor's podutil.HasAPIObjectReference). It is
-	// used while ReferenceGate is on.
+	// used while ReferenceGate is on, and must be set with it.
 	FindAPIReference func(*api.Pod) (found bool, resource string, err error)
 }
