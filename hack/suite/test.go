@@ -36,7 +36,10 @@ var moduleBudgets = map[string]moduleBudget{
 	"pkg/staticpod/kubelet134": kubeletModule,
 	"pkg/staticpod/kubelet135": kubeletModule,
 	"pkg/staticpod/kubelet136": kubeletModule,
-	"cmd/podsrc-agent":         {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
+	// The decode every minor shares has no tests of its own (each minor's
+	// module tests it); it compiles against v1.33, which kubelet133 built.
+	"pkg/staticpod/internalpod": {compile: budget{30 * time.Second, 3 * time.Minute}, test: budget{30 * time.Second, 30 * time.Second}},
+	"cmd/podsrc-agent":          {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
 	// The agent's mains for the older minors have no tests; make lint vets them.
 	"cmd/podsrc-agent/kubelet133": agentMinorModule,
 	"cmd/podsrc-agent/kubelet134": agentMinorModule,
