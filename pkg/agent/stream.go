@@ -207,8 +207,10 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 		configured := a.view.list()
 		a.viewMu.Unlock()
 		sortSourced(configured)
+		// The snapshot holds the pods the query's pod filter keeps.
+		pods := q.PodQuery()
 		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
-			return a.eachPodInfo(configured, &v1alpha1.PodQuery{}, yield)
+			return a.eachPodInfo(configured, &pods, yield)
 		})
 		s.snapshotWritten()
 		if err != nil {

@@ -67,8 +67,9 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			# Follow one node
 			kubectl podsrc watch node-1
 
-			# Start with the pods' current state, then follow PLEG events only
-			kubectl podsrc watch node-1 --snapshot --kind=pleg
+			# Start with the current state of the pods in namespace web, then follow
+			# their PLEG events only
+			kubectl podsrc watch node-1 --snapshot -n web --kind=pleg
 
 			# The last 20 events of the pods labelled app=web, then follow them
 			kubectl podsrc watch node-1 -l app=web --tail=20
@@ -82,7 +83,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 		RunE:              runOptions(o),
 	}
 	o.addFlags(cmd, "Default: new events only.")
-	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods.")
+	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods that -n, -l and --pod select, and --source when it names one source; --kind, --op, --type and --container select events only.")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -20,6 +21,9 @@ type Stream struct {
 	// unbounded says the query has an Until that the agent has not yet
 	// confirmed with the heartbeat that opens a bounded stream.
 	unbounded bool
+	// pods, when set, is the pod filter of the query's snapshot, applied
+	// to it again for agents older than the filter, which send every pod.
+	pods *v1alpha1.PodQuery
 }
 
 // Events opens the agent's event stream with query q.
@@ -34,7 +38,11 @@ func (a *Agent) Events(ctx context.Context, q v1alpha1.EventQuery) (*Stream, err
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	return &Stream{agent: a, body: resp.Body, scanner: sc, unbounded: q.Until != nil}, nil
+	st := &Stream{agent: a, body: resp.Body, scanner: sc, unbounded: q.Until != nil}
+	if pq := q.PodQuery(); q.Snapshot && pq.Filtered() && pq.Validate() == nil {
+		st.pods = &pq
+	}
+	return st, nil
 }
 
 // Next returns the next message; io.EOF when the agent ended the stream, an
@@ -57,6 +65,9 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 				// An agent older than until would stream on forever.
 				return nil, newError(ReasonSkew, nil, "%s does not end its event stream at --until: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
 			}
+		}
+		if m.Type == v1alpha1.MessageSnapshot && m.Snapshot != nil && s.pods != nil {
+			m.Snapshot.Items = slices.DeleteFunc(m.Snapshot.Items, func(p v1alpha1.PodInfo) bool { return !s.pods.Match(p) })
 		}
 		return m, nil
 	}

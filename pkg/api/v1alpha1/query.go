@@ -179,6 +179,19 @@ func (q EventQuery) Filtered() bool {
 	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Namespaces)+len(q.Pods)+len(q.Containers) > 0 || q.Selector != ""
 }
 
+// PodQuery returns the pod filter of q, which the snapshot that opens
+// its stream honours: Namespaces, Pods and Selector, and Sources when it
+// names one source (a PodQuery takes one plain source; any other Sources
+// leave the snapshot's sources whole). Kinds, Ops, Types and Containers
+// concern events, not pods.
+func (q EventQuery) PodQuery() PodQuery {
+	p := PodQuery{Namespaces: q.Namespaces, Pods: q.Pods, Selector: q.Selector}
+	if len(q.Sources) == 1 && !strings.HasPrefix(q.Sources[0], "!") {
+		p.Source = q.Sources[0]
+	}
+	return p
+}
+
 // ParseEventQuery parses and checks the query of the event stream; the
 // errors name the parameter at fault.
 func ParseEventQuery(v url.Values) (EventQuery, error) {

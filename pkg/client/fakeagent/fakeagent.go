@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +45,8 @@ type Agent struct {
 	Hold <-chan struct{}
 	// SourceOnly makes the pod list read only the source of its query, as
 	// agents did before the pod filter (v1alpha1.PodQuery): the rest is
-	// ignored, unchecked, and every pod of the source is listed.
+	// ignored, unchecked, and every pod of the source is listed; and the
+	// snapshot that opens a stream holds every pod, whatever the query.
 	SourceOnly bool
 
 	events  []v1alpha1.Event
@@ -241,7 +243,7 @@ func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
 // starts now with a heartbeat, since=<seq> resumes (with a gap for evicted
 // events, or a reset when epoch names another agent process; a since ahead
 // of the last event in this epoch is a 400), since=<duration> starts at a
-// time, snapshot=true starts with the pods, tail starts with the last
+// time, snapshot=true starts with the pods its pod filter keeps, tail starts with the last
 // events that pass, and until ends the stream with an end message.
 func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
@@ -269,6 +271,10 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	case q.Snapshot:
 		pods := a.Pods
+		if !a.SourceOnly {
+			pq := q.PodQuery()
+			pods.Items = slices.DeleteFunc(slices.Clone(pods.Items), func(p v1alpha1.PodInfo) bool { return !pq.Match(p) })
+		}
 		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
 	case q.Since != nil:
 		cursor = a.seqOf(*q.Since, now)

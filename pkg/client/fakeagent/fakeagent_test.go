@@ -89,3 +89,40 @@ func TestPodFilters(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotFilters runs the shared snapshot cases against the fake
+// agent, as the agent's tests run them against the agent; with SourceOnly
+// its snapshot holds every pod, as older agents' did.
+func TestSnapshotFilters(t *testing.T) {
+	a := New("node-1")
+	a.Pods.Items = querytest.Pods()
+	srv := httptest.NewServer(a)
+	t.Cleanup(srv.Close)
+	snapshot := func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.PodInfo {
+		resp, err := http.Get(srv.URL + v1alpha1.EventsPath + "?" + q.Encode().Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		var m v1alpha1.StreamMessage
+		if !sc.Scan() {
+			t.Fatalf("status %d, no message: %v", resp.StatusCode, sc.Err())
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil {
+			t.Fatalf("the stream opened with %s (%v), want a snapshot", sc.Text(), err)
+		}
+		return m.Snapshot.Items
+	}
+	querytest.RunSnapshots(t, snapshot)
+	t.Run("an older agent", func(t *testing.T) {
+		a.Lock()
+		a.SourceOnly = true
+		a.Unlock()
+		got := snapshot(t, v1alpha1.EventQuery{Snapshot: true, Namespaces: []string{"monitoring"}, Sources: []string{v1alpha1.SourceFile}})
+		if len(got) != len(querytest.Pods()) {
+			t.Fatalf("the snapshot holds %d pods, want all %d", len(got), len(querytest.Pods()))
+		}
+	})
+}
