@@ -27,13 +27,16 @@ func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 			healthy (the kubelet's "PLEG is not healthy" verdict), how long ago it
 			last relisted, relist duration p50/p99/max, the relist interval, failures
 			and events dropped for a full channel. Below, once all nodes have
-			answered: the latency of every CRI call and the slowest pod inspections.` +
+			answered: the latency of every CRI call and the slowest pod inspections.
+			-o wide adds whether the agent follows the runtime's container events
+			(following, broken, unsupported or off) and how many relists they
+			brought forward.` +
 			nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The PLEG of one node
 			kubectl podsrc pleg node-1
 
-			# Every node, with the runtime endpoint and the kubelet's message
+			# Every node, with the runtime endpoint, runtime events and the kubelet's message
 			kubectl podsrc pleg --all-nodes -o wide
 
 			# The relist p99 of each node

@@ -41,6 +41,7 @@ func richAgent(t *testing.T, node string, n int) (*fakeagent.Agent, string) {
 	}
 	fa.PLEG.Relists, fa.PLEG.Pods, fa.PLEG.LastRelist = uint64(1000*n), 3*n, ago(time.Second)
 	fa.PLEG.RelistDuration = v1alpha1.Latency{Count: 10, P50: 0.01 * float64(n), P99: 0.02 * float64(n), Max: 0.05}
+	fa.PLEG.RuntimeEvents, fa.PLEG.EventRelists = "following", uint64(40*n)
 	fa.Pods.Items = []v1alpha1.PodInfo{
 		{Name: "etcd-" + node, Namespace: "kube-system", UID: types.UID("static-" + node), Source: "file", Static: true, ConfigHash: "h-" + node,
 			Labels: map[string]string{"component": "etcd", "tier": "control-plane"}, FirstSeen: testNow.Add(-time.Duration(n) * time.Hour).Format(time.RFC3339),

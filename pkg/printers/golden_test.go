@@ -73,11 +73,12 @@ func fixturePLEG() []v1alpha1.PLEGStatus {
 			"ListContainers": {Count: 3600, Last: 0.0011, P50: 0.001, P99: 0.005, Max: 0.04},
 		},
 		SlowestPods:   []v1alpha1.SlowPod{{UID: "u-1", Name: "etcd-node-1", Namespace: "kube-system", Seconds: 0.25, Time: *ago(10 * time.Minute)}},
-		EventsDropped: 0, Pods: 12, RunningPods: 11,
+		EventsDropped: 0, Pods: 12, RunningPods: 11, RuntimeEvents: "following", EventRelists: 420,
 	}, {
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: "node-2", Enabled: true, Healthy: false,
 		Message: "pleg was last seen active 4m0s ago; threshold is 3m0s", LastError: "rpc error: code = Unavailable",
 		ConsecutiveFailures: 240, RelistFailures: 250, Relists: 1000, LastRelist: ago(4 * time.Minute), EventsDropped: 3,
+		RuntimeEvents: "broken", RuntimeEventsError: "rpc error: code = Unavailable", EventRelists: 7,
 	}}
 }
 

@@ -30,7 +30,8 @@ func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 		col("Node", false), col("Healthy", false), col("Last Relist", false), col("Relist P50", false),
 		col("Relist P99", false), col("Relist Max", false), col("Interval", false), col("Failures", false),
 		col("Events Dropped", false), col("Pods", false),
-		col("Relists", true), col("Interval Max", true), col("Running Pods", true), col("Runtime Endpoint", true), col("Message", true),
+		col("Relists", true), col("Interval Max", true), col("Running Pods", true), col("Runtime Endpoint", true),
+		col("Runtime Events", true), col("Event Relists", true), col("Message", true),
 	}}
 	calls := &Table{Columns: []metav1.TableColumnDefinition{
 		col("Node", false), col("Call", false), col("Count", false), col("Last", false),
@@ -63,7 +64,8 @@ func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 			s.NodeName, health, ageOf(now, s.LastRelist), Seconds(s.RelistDuration.P50),
 			Seconds(s.RelistDuration.P99), Seconds(s.RelistDuration.Max), Seconds(s.RelistInterval.P50),
 			failures, itoa(s.EventsDropped), itoa(s.Pods),
-			itoa(s.Relists), Seconds(s.RelistInterval.Max), itoa(s.RunningPods), orNone(s.RuntimeEndpoint), orNone(msg),
+			itoa(s.Relists), Seconds(s.RelistInterval.Max), itoa(s.RunningPods), orNone(s.RuntimeEndpoint),
+			orNone(s.RuntimeEvents), itoa(s.EventRelists), orNone(msg),
 		}, Color: c, Item: &items[i]})
 		names := make([]string, 0, len(s.Calls))
 		for n := range s.Calls {
