@@ -121,6 +121,21 @@ func testPodQuery(t *testing.T, e *env) {
 			t.Logf("pods?%s: %d of %d pods, %d of %d bytes through the proxy", tc.query.Encode().Encode(), len(got.Items), len(all.Items), n, allBytes)
 		})
 	}
+	t.Run("a stream's snapshot", func(t *testing.T) {
+		// What the agent sends through the proxy: the snapshot holds the
+		// pods of the pod filter only; --op selects events, not pods.
+		q := v1alpha1.EventQuery{Snapshot: true, Until: v1alpha1.AgeMark(0), Namespaces: []string{agentTestNS}, Selector: "e2e=podquery", Ops: []string{v1alpha1.OpAdd}}
+		code, body := e.proxyGet(t, v1alpha1.EventsPath, q.Encode())
+		first, _, _ := strings.Cut(string(body), "\n")
+		var m v1alpha1.StreamMessage
+		if err := json.Unmarshal([]byte(first), &m); err != nil || code != http.StatusOK || m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil {
+			t.Fatalf("events?%s through the proxy: %d %v\n%s", q.Encode().Encode(), code, err, body)
+		}
+		if got := m.Snapshot.Items; len(got) != 1 || got[0].Namespace != agentTestNS || got[0].Name != pod.Name {
+			t.Fatalf("events?%s: the snapshot holds %s, want %s/%s only (of %d pods)", q.Encode().Encode(), describePods(got), agentTestNS, pod.Name, len(all.Items))
+		}
+		t.Logf("events?%s: a snapshot of 1 of %d pods, %d bytes", q.Encode().Encode(), len(all.Items), len(first))
+	})
 	t.Run("a bad selector is a 400", func(t *testing.T) {
 		code, body := e.proxyGet(t, v1alpha1.PodsPath, url.Values{"labelSelector": {"app in (web"}})
 		var st v1alpha1.Status

@@ -88,13 +88,20 @@ func RunPods(t *testing.T, list func(t *testing.T, q v1alpha1.PodQuery) []v1alph
 	t.Helper()
 	for _, c := range PodCases {
 		t.Run(c.Name, func(t *testing.T) {
-			var got []string
-			for _, p := range list(t, c.Query) {
-				got = append(got, p.Namespace+"/"+p.Name)
-			}
-			if !slices.Equal(got, c.Want) {
-				t.Fatalf("query %s kept\n\t%s\nwant\n\t%s", c.Query.Encode().Encode(), strings.Join(got, "\n\t"), strings.Join(c.Want, "\n\t"))
-			}
+			checkKept(t, c.Query.Encode().Encode(), list(t, c.Query), c.Want)
 		})
+	}
+}
+
+// checkKept fails t unless the pods that query kept are want, as
+// namespace/name in order.
+func checkKept(t *testing.T, query string, kept []v1alpha1.PodInfo, want []string) {
+	t.Helper()
+	var got []string
+	for _, p := range kept {
+		got = append(got, p.Namespace+"/"+p.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("query %s kept\n\t%s\nwant\n\t%s", query, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 	}
 }

@@ -1,8 +1,6 @@
 package querytest
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -47,13 +45,7 @@ func RunSnapshots(t *testing.T, snapshot func(t *testing.T, q v1alpha1.EventQuer
 	t.Helper()
 	for _, c := range SnapshotCases() {
 		t.Run(c.Name, func(t *testing.T) {
-			var got []string
-			for _, p := range snapshot(t, c.Query) {
-				got = append(got, p.Namespace+"/"+p.Name)
-			}
-			if !slices.Equal(got, c.Want) {
-				t.Fatalf("query %s: the snapshot kept\n\t%s\nwant\n\t%s", c.Query.Encode().Encode(), strings.Join(got, "\n\t"), strings.Join(c.Want, "\n\t"))
-			}
+			checkKept(t, c.Query.Encode().Encode(), snapshot(t, c.Query), c.Want)
 		})
 	}
 }
