@@ -243,8 +243,9 @@ func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
 // starts now with a heartbeat, since=<seq> resumes (with a gap for evicted
 // events, or a reset when epoch names another agent process; a since ahead
 // of the last event in this epoch is a 400), since=<duration> starts at a
-// time, snapshot=true starts with the pods its pod filter keeps, tail starts with the last
-// events that pass, and until ends the stream with an end message.
+// time, snapshot=true starts with the pods its pod filter keeps, tail
+// starts with the last events that pass, and until ends the stream with an
+// end message.
 func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
 	if err != nil {
