@@ -23,6 +23,9 @@ type fakeRuntime struct {
 	owner    map[string]string
 	failPods map[string]bool
 	listErr  error
+	// listing, when set, is called by each ListPodSandbox: a relist that
+	// takes time on a fake clock.
+	listing func()
 	// sandboxStatus and containerStatus override the generated statuses.
 	sandboxStatus   map[string]*runtimeapi.PodSandboxStatus
 	containerStatus map[string]*runtimeapi.ContainerStatus
@@ -65,7 +68,20 @@ func (f *fakeRuntime) failLists(fail bool) {
 	}
 }
 
+// onList sets the function each ListPodSandbox calls.
+func (f *fakeRuntime) onList(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.listing = fn
+}
+
 func (f *fakeRuntime) ListPodSandbox(context.Context, *runtimeapi.PodSandboxFilter) ([]*runtimeapi.PodSandbox, error) {
+	f.mu.Lock()
+	listing := f.listing
+	f.mu.Unlock()
+	if listing != nil {
+		listing()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.listErr != nil {

@@ -64,7 +64,9 @@ type Options struct {
 	Handler EventHandler
 	// RuntimeEvents, when set, is followed by Run: each container event the
 	// runtime sends asks for a relist before RelistPeriod is over, no
-	// sooner than EventRelistGap after the previous relist ended. Every
+	// sooner than EventRelistGap, nor than the previous relist lasted,
+	// after the previous relist ended (so a storm of events keeps the
+	// relists to at most half the time, however slow they are). Every
 	// relist computes its events in the same way, whatever started it,
 	// and the periodic relist goes on as the floor. The kubelet's generic
 	// PLEG does not do this (its evented PLEG, an alpha feature off by
@@ -72,11 +74,11 @@ type Options struct {
 	// While relists fail, events ask for nothing: the backoff stands. A
 	// runtime that serves no events, or a broken stream, leaves the
 	// periodic relist alone; a broken stream is opened again after a
-	// backoff from 100 ms up to MaxBackoff.
+	// backoff from 100 ms up to 8 s (at most MaxBackoff).
 	RuntimeEvents cri.EventSource
 	// EventRelistGap is the shortest pause between the end of a relist and
 	// one that a runtime event asks for: it bounds the relists a burst of
-	// events makes.
+	// events makes (a relist that lasted longer makes the pause longer).
 	EventRelistGap time.Duration
 }
 

@@ -29,12 +29,14 @@ const (
 )
 
 // Retry timing of the event stream: a broken stream is opened again after
-// a backoff that starts at eventsRetryBase and doubles up to MaxBackoff (it
-// broke because the runtime restarted, so it is soon back); a runtime that
+// a backoff that starts at eventsRetryBase and doubles up to eventsRetryMax,
+// or MaxBackoff if lower (it broke because the runtime restarted, so it is
+// soon back, whatever the relist period); a runtime that
 // served no container events is asked again every unsupportedRetry (it may
 // have been upgraded in place).
 const (
 	eventsRetryBase  = 100 * time.Millisecond
+	eventsRetryMax   = 8 * time.Second
 	unsupportedRetry = time.Minute
 )
 
@@ -93,15 +95,17 @@ func (f *eventFollow) snapshot() RuntimeEventsStats {
 
 // eventsBackoff returns the pauses before opening a broken event stream
 // again, one Step per break: eventsRetryBase, doubled after each further
-// one, capped at MaxBackoff, without jitter.
+// one, capped at eventsRetryMax or MaxBackoff if lower, without jitter.
+// MaxBackoff is at least the relist period, which must not slow the reopening:
+// while the stream is broken, changes wait for the periodic relist.
 func (o Options) eventsBackoff() wait.Backoff {
-	return wait.Backoff{Duration: eventsRetryBase, Factor: 2, Cap: o.MaxBackoff, Steps: math.MaxInt32}
+	return wait.Backoff{Duration: eventsRetryBase, Factor: 2, Cap: min(o.MaxBackoff, eventsRetryMax), Steps: math.MaxInt32}
 }
 
 // followRuntimeEvents follows Options.RuntimeEvents until ctx is done, and
 // puts a value on wake (without waiting) for each container event. A stream
 // that breaks, as it does when the runtime restarts, is opened again after a
-// backoff, which starts over once a stream lasted MaxBackoff.
+// backoff, which starts over once a stream lasted as long as its cap.
 func (g *GenericPLEG) followRuntimeEvents(ctx context.Context, wake chan<- struct{}) {
 	logger := klog.FromContext(ctx)
 	backoff := g.opts.eventsBackoff()
@@ -134,7 +138,7 @@ func (g *GenericPLEG) followRuntimeEvents(ctx context.Context, wake chan<- struc
 			if err == nil {
 				err = errors.New("the runtime ended the container event stream")
 			}
-			if g.clock.Since(opened) >= g.opts.MaxBackoff {
+			if g.clock.Since(opened) >= backoff.Cap {
 				backoff = g.opts.eventsBackoff()
 			}
 			retry = backoff.Step()

@@ -165,6 +165,34 @@ func TestRunRuntimeEvents(t *testing.T) {
 	}
 }
 
+// TestRunRuntimeEventsSlowRelist: a relist that lasted longer than
+// EventRelistGap keeps the relist an event asks for that long after it, so
+// that a storm of events leaves the runtime at least half the time.
+func TestRunRuntimeEventsSlowRelist(t *testing.T) {
+	rt := newFakeRuntime()
+	ev := &fakeEvents{}
+	g, clk := runWithEvents(t, rt, ev)
+	const takes = 200 * time.Millisecond
+	idle := func(what string, n uint64) {
+		t.Helper()
+		await(t, what, func() bool {
+			s, _ := ev.open()
+			return s != nil && g.Stats().Relists == n && clk.HasWaiters()
+		})
+	}
+	idle("the first relist", 1)
+	rt.onList(func() { clk.Step(takes) })
+	clk.Step(time.Second)
+	idle("a periodic relist that lasts "+takes.String(), 2)
+
+	ev.send(t, 1)
+	await(t, "the event taken", func() bool { return g.Stats().RuntimeEvents.Relists == 1 })
+	clk.Step(takes - time.Millisecond)
+	idle("the event waits for the relist's duration", 2)
+	clk.Step(time.Millisecond)
+	idle("then relists", 3)
+}
+
 // TestRunRuntimeEventsStream checks how Run copes with the stream: a
 // runtime that serves no events leaves the periodic relist alone and is
 // asked again a minute later; a broken stream (a runtime restart) is opened
