@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/test/cluster"
@@ -63,7 +64,14 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 		}
 	})
 
-	client, err := cri.Dial(d.Endpoint, cri.Options{CallTimeout: ctrdCallTimeout, ReconnectMaxDelay: 200 * time.Millisecond})
+	// With events, a relist that failed would wait the period, an hour,
+	// and leave the events unheeded meanwhile: the calls get the default
+	// timeout, which a loaded machine does not reach.
+	callTimeout := ctrdCallTimeout
+	if events {
+		callTimeout = cri.DefaultCallTimeout
+	}
+	client, err := cri.Dial(d.Endpoint, cri.Options{CallTimeout: callTimeout, ReconnectMaxDelay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,9 +500,17 @@ func TestContainerdRuntimeEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Started after the restart: seen once the stream is open again, as
-	// started and died or, if the stream opened after the start, as died.
-	second := run("second", "-sleep", "1s", "-exit", "9")
+	// The stream is opened again within eventsRetryMax of containerd's
+	// return; then it stays open.
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, ctrdWait, true, func(context.Context) (bool, error) {
+		return f.g.Stats().RuntimeEvents.State == RuntimeEventsFollowing, nil
+	}); err != nil {
+		t.Fatalf("the event stream is not followed again after the restart: %+v: %v", f.g.Stats().RuntimeEvents, err)
+	}
+	// Started after the restart: seen as started and died or, if the
+	// stream opened after the start, as died. It exits seconds after
+	// the stream is followed, so that the stream is open by then.
+	second := run("second", "-sleep", "3s", "-exit", "9")
 	f.waitEvent(t, ContainerDied, second)
 	if cs := f.containerStatus(t, uid, second); cs.State != StateExited || cs.ExitCode != 9 {
 		t.Errorf("cached status of the second container: %s", jsonString(cs))

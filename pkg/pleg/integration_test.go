@@ -25,6 +25,7 @@ type criFixture struct {
 }
 
 const (
+	// testCallTimeout is short, for the tests of a runtime that hangs.
 	testCallTimeout = 300 * time.Millisecond
 	waitFor         = 10 * time.Second
 )
@@ -55,7 +56,7 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	client := dialCRI(t, srv)
+	client := dialCRI(t, srv, testCallTimeout)
 	if opts.RelistPeriod == 0 {
 		opts.RelistPeriod = 20 * time.Millisecond
 	}
@@ -67,10 +68,11 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 	return &criFixture{srv: srv, g: g}
 }
 
-// dialCRI returns a CRI client of srv, closed when the test ends.
-func dialCRI(t *testing.T, srv *critest.Server) *cri.Client {
+// dialCRI returns a CRI client of srv whose calls time out after
+// callTimeout, closed when the test ends.
+func dialCRI(t *testing.T, srv *critest.Server, callTimeout time.Duration) *cri.Client {
 	t.Helper()
-	client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: testCallTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
+	client, err := cri.Dial(srv.Endpoint(), cri.Options{CallTimeout: callTimeout, ReconnectMaxDelay: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 )
 
@@ -253,7 +254,10 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}
-		client := dialCRI(t, srv)
+		// A relist that failed would wait the period, an hour, and leave
+		// the events unheeded meanwhile: no call may time out on a loaded
+		// machine.
+		client := dialCRI(t, srv, cri.DefaultCallTimeout)
 		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client})
 		runUntilCleanup(t, g)
 		f := &criFixture{srv: srv, g: g}

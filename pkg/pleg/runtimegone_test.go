@@ -70,7 +70,7 @@ func TestRuntimeGone(t *testing.T) {
 				}
 			}
 
-			g := New(dialCRI(t, srv), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond})
+			g := New(dialCRI(t, srv, testCallTimeout), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond})
 			f := &criFixture{srv: srv, g: g}
 			runUntilCleanup(t, g)
 			readConcurrently(t, g)
