@@ -42,10 +42,7 @@ what=${1:-all}
 
 case "$what" in
 stream | rss | hostile | all) ;;
-*)
-	echo "usage: $0 [stream|rss|hostile|all]" >&2
-	exit 2
-	;;
+*) usage ;;
 esac
 
 tmp=$(mktemp -d)
