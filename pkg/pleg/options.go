@@ -65,8 +65,8 @@ type Options struct {
 	// RuntimeEvents, when set, is followed by Run: each container event the
 	// runtime sends asks for a relist before RelistPeriod is over, no
 	// sooner than EventRelistGap, nor than the previous relist lasted,
-	// after the previous relist ended (so a storm of events keeps the
-	// relists to at most half the time, however slow they are). Every
+	// after the previous relist ended (so a storm of events never has Run
+	// relisting more than half the time, however slow the relists). Every
 	// relist computes its events in the same way, whatever started it,
 	// and the periodic relist goes on as the floor. The kubelet's generic
 	// PLEG does not do this (its evented PLEG, an alpha feature off by

@@ -49,8 +49,10 @@ func (g *GenericPLEG) Run(ctx context.Context) {
 			events = nil
 		}
 		// An event relists no sooner than EventRelistGap, nor than the
-		// relist's own duration, after it: under a storm of events, the
-		// relists take at most half the time, however slow they are.
+		// relist's own duration, after it: a storm of events never has
+		// Run relisting more than half the time, however slow the relists.
+		// (A period shorter than a relist keeps it busier, as without
+		// events.)
 		gap := max(g.opts.EventRelistGap, end.Sub(start))
 		if !g.awaitRelist(ctx, timer, events, end.Add(next), end.Add(gap)) {
 			return
