@@ -12,6 +12,9 @@
 #   hack/cluster.sh restart-kubelet          restart the kubelet, wait for Ready
 #   hack/cluster.sh restart-kubelet VERSION  restart it as kubelet VERSION (v1.34.4; built on
 #                                            first use), until the next restart-kubelet
+#   PODSRC_KUBELET_FEATURE_GATES=A=false,B=true hack/cluster.sh restart-kubelet [VERSION]
+#                                            the same, with those featureGates in the kubelet's
+#                                            config file, until the next restart-kubelet
 #   hack/cluster.sh restart-containerd       restart the kubelet's containerd
 #   hack/cluster.sh restart-apiserver        restart kube-apiserver, wait for /readyz
 #   hack/cluster.sh containerd-up NAME       start a standalone containerd
@@ -212,6 +215,7 @@ cmd_restart_kubelet() {
 	lock
 	[[ -f "$ENV_FILE" ]] || die "no cluster running"
 	stop kubelet
+	write_kubelet_config
 	start_kubelet
 	wait_until "kubelet /healthz" kubelet "$KUBELET_LOG" kubelet_healthy
 	wait_node_usable

@@ -97,6 +97,12 @@ clusterDomain: cluster.local
 rotateCertificates: false
 serializeImagePulls: false
 EOF
+	# PODSRC_KUBELET_FEATURE_GATES (Name=bool,...) become featureGates.
+	local gate
+	[[ -z ${PODSRC_KUBELET_FEATURE_GATES:-} ]] || echo "featureGates:" >>"$KUBELET_CONFIG"
+	for gate in ${PODSRC_KUBELET_FEATURE_GATES//,/ }; do
+		echo "  ${gate%%=*}: ${gate#*=}" >>"$KUBELET_CONFIG"
+	done
 }
 
 # The kubelet tunes these host kernel settings; it gets its own mount
