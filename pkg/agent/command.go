@@ -6,6 +6,7 @@ import (
 	"net"
 
 	"github.com/spf13/cobra"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/version"
@@ -38,6 +39,15 @@ a resumable event stream for kubectl podsrc.`,
 			cfg, err := o.Complete(cmd.Flags())
 			if err != nil {
 				return err
+			}
+			// The decoder reads the process's gates, as the kubelet's
+			// code reads the kubelet's.
+			unknown, err := setFeatureGates(utilfeature.DefaultMutableFeatureGate, cfg.Sources.FeatureGates)
+			if err != nil {
+				return fmt.Errorf("the kubelet's featureGates (--kubelet-config, --feature-gates): %w", err)
+			}
+			if len(unknown) > 0 {
+				klog.InfoS("Kubelet feature gates this agent's kubelet code does not know are ignored", "gates", unknown, "kubeletVersion", decoder.KubeletVersion())
 			}
 			tuneGC()
 			a, err := New(cfg, decoder)

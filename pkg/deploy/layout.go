@@ -21,6 +21,10 @@ type Layout struct {
 	HTTPCheckFrequency time.Duration
 	// RuntimeEndpoint is the CRI endpoint, unix:///path.
 	RuntimeEndpoint string
+	// FeatureGates are the kubelet's, as its /configz reports them (its
+	// --feature-gates merged into its configuration's): the agent's
+	// decoder follows them.
+	FeatureGates map[string]bool
 }
 
 // The kubelet's defaults, for settings a configuration leaves out.
@@ -39,6 +43,7 @@ func LayoutFromKubelet(kc *kubeletconfig.KubeletConfiguration) Layout {
 		StaticPodURLHeader: kc.StaticPodURLHeader,
 		HTTPCheckFrequency: kc.HTTPCheckFrequency.Duration,
 		RuntimeEndpoint:    kc.ContainerRuntimeEndpoint,
+		FeatureGates:       kc.FeatureGates,
 	}
 	if l.FileCheckFrequency == 0 {
 		l.FileCheckFrequency = defaultCheckFrequency
@@ -94,6 +99,14 @@ func (l Layout) Args() []string {
 		}
 		args = append(args, "--http-check-frequency="+l.HTTPCheckFrequency.String())
 	}
+	if len(l.FeatureGates) > 0 {
+		gates := make([]string, 0, len(l.FeatureGates))
+		for name, on := range l.FeatureGates {
+			gates = append(gates, fmt.Sprintf("%s=%t", name, on))
+		}
+		sort.Strings(gates)
+		args = append(args, "--feature-gates="+strings.Join(gates, ","))
+	}
 	// Always named: without it and without a kubelet configuration the
 	// agent's PLEG is off, which must be what the node says, not an accident.
 	args = append(args, "--runtime-endpoint="+l.RuntimeEndpoint)
@@ -103,7 +116,7 @@ func (l Layout) Args() []string {
 // layoutFlags are the agent's flags a Layout sets; the template's own
 // values of them are replaced. --kubelet-config is among them: with every
 // setting given as a flag, the agent need not read the kubelet's file.
-var layoutFlags = []string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--http-check-frequency", "--runtime-endpoint", "--kubelet-config"}
+var layoutFlags = []string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--http-check-frequency", "--runtime-endpoint", "--feature-gates", "--kubelet-config"}
 
 // isLayoutFlag reports whether arg sets one of layoutFlags.
 func isLayoutFlag(arg string) bool {

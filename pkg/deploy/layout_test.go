@@ -1,14 +1,17 @@
 package deploy
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
@@ -28,8 +31,10 @@ func TestLayoutFromKubelet(t *testing.T) {
 			StaticPodURL: "http://10.0.0.1/pods", StaticPodURLHeader: map[string][]string{"X-Token": {"a"}},
 			HTTPCheckFrequency:       metav1.Duration{Duration: time.Minute},
 			ContainerRuntimeEndpoint: "/var/run/crio/crio.sock",
+			FeatureGates:             map[string]bool{"PreventStaticPodAPIReferences": false},
 		},
-		want: Layout{StaticPodPath: "/srv/pods", FileCheckFrequency: 5 * time.Second, StaticPodURL: "http://10.0.0.1/pods", StaticPodURLHeader: map[string][]string{"X-Token": {"a"}}, HTTPCheckFrequency: time.Minute, RuntimeEndpoint: "unix:///var/run/crio/crio.sock"},
+		want: Layout{StaticPodPath: "/srv/pods", FileCheckFrequency: 5 * time.Second, StaticPodURL: "http://10.0.0.1/pods", StaticPodURLHeader: map[string][]string{"X-Token": {"a"}}, HTTPCheckFrequency: time.Minute, RuntimeEndpoint: "unix:///var/run/crio/crio.sock",
+			FeatureGates: map[string]bool{"PreventStaticPodAPIReferences": false}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,5 +188,36 @@ func TestLayoutValidate(t *testing.T) {
 		if err := l.validate(); err == nil {
 			t.Errorf("layout %s: no error", l)
 		}
+	}
+}
+
+// TestLayoutArgsFeatureGates checks that the kubelet's feature gates reach
+// the agent: its flags from a layout resolve to the same gates, and a
+// layout without gates gives no flag (nor another hash).
+func TestLayoutArgsFeatureGates(t *testing.T) {
+	gates := map[string]bool{"PreventStaticPodAPIReferences": false, "InPlacePodVerticalScaling": true}
+	l := LayoutFromKubelet(&kubeletconfig.KubeletConfiguration{StaticPodPath: "/etc/kubernetes/manifests", FeatureGates: gates})
+	o := agent.NewOptions()
+	fs := pflag.NewFlagSet("podsrc-agent", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(append(l.Args(), "--node-name=n")); err != nil {
+		t.Fatalf("the agent rejects %q: %v", l.Args(), err)
+	}
+	src, err := o.Sources.Resolve(fs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(src.FeatureGates, gates) {
+		t.Errorf("the agent's gates from %q: %v, want %v", l.Args(), src.FeatureGates, gates)
+	}
+	plain := l
+	plain.FeatureGates = nil
+	for _, a := range plain.Args() {
+		if strings.HasPrefix(a, "--feature-gates") {
+			t.Errorf("a layout without gates gives %s", a)
+		}
+	}
+	if plain.Hash() == l.Hash() {
+		t.Errorf("layouts with and without gates share the hash %s", l.Hash())
 	}
 }

@@ -3,6 +3,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/podsrc/podsrc/pkg/nodeenv"
@@ -25,6 +27,10 @@ type Flags struct {
 	StaticPodURLHeader []string
 	FileCheckFrequency time.Duration
 	HTTPCheckFrequency time.Duration
+	// FeatureGates are the kubelet's --feature-gates: they override the
+	// configuration file's featureGates one gate at a time, as in the
+	// kubelet.
+	FeatureGates map[string]bool
 
 	// APISource, when its flag is given, turns the API server source on or
 	// off; it is on by default, as in a kubelet with a kubeconfig.
@@ -42,6 +48,7 @@ const (
 	FlagStaticPodURLHeader = "static-pod-url-header"
 	FlagFileCheckFrequency = "file-check-frequency"
 	FlagHTTPCheckFrequency = "http-check-frequency"
+	FlagFeatureGates       = "feature-gates"
 	FlagAPISource          = "api-source"
 	FlagKubeconfig         = "kubeconfig"
 )
@@ -53,6 +60,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.StaticPodURLHeader, FlagStaticPodURLHeader, nil, "A header sent to the static pod URL, as 'Name: value'; repeat for more (replaces all of staticPodURLHeader).")
 	fs.DurationVar(&f.FileCheckFrequency, FlagFileCheckFrequency, DefaultFileCheckFrequency, "The kubelet's fileCheckFrequency: the period of the full relist of the static pod path.")
 	fs.DurationVar(&f.HTTPCheckFrequency, FlagHTTPCheckFrequency, DefaultHTTPCheckFrequency, "The kubelet's httpCheckFrequency: the period of the static pod URL fetch.")
+	fs.Var(cliflag.NewMapStringBool(&f.FeatureGates), FlagFeatureGates, "The kubelet's --feature-gates, as Name=true,Name=false: each overrides that gate of the kubelet config's featureGates. The static pod decoder and its validation follow the gates.")
 	fs.BoolVar(&f.APISource, FlagAPISource, true, "Watch the node's pods on the API server, as the kubelet does (false turns the API server source off).")
 	fs.StringVar(&f.Kubeconfig, FlagKubeconfig, "", "podsrc's kubeconfig for the API server source (a path in podsrc's own file system); empty means the in-cluster configuration.")
 }
@@ -66,7 +74,10 @@ type Config struct {
 	StaticPodURLHeader http.Header
 	FileCheckFrequency time.Duration
 	HTTPCheckFrequency time.Duration
-	EnableAPISource    bool
+	// FeatureGates are the kubelet's feature gates as its configuration
+	// file and --feature-gates set them; nil when neither does.
+	FeatureGates    map[string]bool
+	EnableAPISource bool
 	// Kubeconfig is the API server source's kubeconfig; empty means the
 	// in-cluster configuration.
 	Kubeconfig string
@@ -93,6 +104,7 @@ func (f *Flags) Resolve(fs *pflag.FlagSet, kc *kubeletv1beta1.KubeletConfigurati
 		if d := kc.HTTPCheckFrequency.Duration; d != 0 {
 			cfg.HTTPCheckFrequency = d
 		}
+		cfg.FeatureGates = maps.Clone(kc.FeatureGates)
 	}
 	changed := func(name string) bool { return fs != nil && fs.Changed(name) }
 	if changed(FlagStaticPodPath) {
@@ -113,6 +125,12 @@ func (f *Flags) Resolve(fs *pflag.FlagSet, kc *kubeletv1beta1.KubeletConfigurati
 	}
 	if changed(FlagHTTPCheckFrequency) {
 		cfg.HTTPCheckFrequency = f.HTTPCheckFrequency
+	}
+	if changed(FlagFeatureGates) && len(f.FeatureGates) > 0 {
+		if cfg.FeatureGates == nil {
+			cfg.FeatureGates = map[string]bool{}
+		}
+		maps.Copy(cfg.FeatureGates, f.FeatureGates)
 	}
 	if changed(FlagAPISource) {
 		cfg.EnableAPISource = f.APISource

@@ -20,6 +20,7 @@ func TestFlagsResolve(t *testing.T) {
 		StaticPodURL:       "http://127.0.0.1:9000/pods",
 		StaticPodURLHeader: map[string][]string{"Authorization": {"Bearer x"}},
 		FileCheckFrequency: metav1.Duration{Duration: 5 * time.Second},
+		FeatureGates:       map[string]bool{"PreventStaticPodAPIReferences": false, "UserNamespacesSupport": true},
 	}
 	cases := []struct {
 		name    string
@@ -35,6 +36,7 @@ func TestFlagsResolve(t *testing.T) {
 				StaticPodPath: "/var/lib/kubelet/manifests", StaticPodURL: "http://127.0.0.1:9000/pods",
 				StaticPodURLHeader: http.Header{"Authorization": {"Bearer x"}},
 				FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: 20 * time.Second,
+				FeatureGates:    map[string]bool{"PreventStaticPodAPIReferences": false, "UserNamespacesSupport": true},
 				EnableAPISource: true,
 			},
 		},
@@ -42,18 +44,29 @@ func TestFlagsResolve(t *testing.T) {
 			name: "flags override",
 			args: []string{"--static-pod-path", "/etc/kubernetes/manifests",
 				"--static-pod-url", "", "--static-pod-url-header", "X-A: 1", "--static-pod-url-header", "X-A: 2",
-				"--http-check-frequency", "1m"},
+				"--http-check-frequency", "1m",
+				// Gate by gate, as the kubelet merges its --feature-gates.
+				"--feature-gates", "UserNamespacesSupport=false,InPlacePodVerticalScaling=true"},
 			kubelet: kubelet,
 			want: Config{
 				StaticPodPath:      "/etc/kubernetes/manifests",
 				StaticPodURLHeader: http.Header{"X-A": {"1", "2"}},
 				FileCheckFrequency: 5 * time.Second, HTTPCheckFrequency: time.Minute,
+				FeatureGates: map[string]bool{
+					"PreventStaticPodAPIReferences": false, "UserNamespacesSupport": false, "InPlacePodVerticalScaling": true,
+				},
 				EnableAPISource: true,
 			},
 		},
 		{
 			name: "no config file: sources off",
 			want: Config{FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second, EnableAPISource: true},
+		},
+		{
+			name: "feature gates without a config file",
+			args: []string{"--feature-gates", "PreventStaticPodAPIReferences=false"},
+			want: Config{FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second,
+				FeatureGates: map[string]bool{"PreventStaticPodAPIReferences": false}, EnableAPISource: true},
 		},
 		{
 			name: "API source off",
