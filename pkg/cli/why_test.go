@@ -35,8 +35,9 @@ const (
 
 // whyAgent is a node with a healthy static pod (etcd), a crash-looping
 // one (broken), one whose mirror pod is of another version (loop), a
-// rejected manifest (bad.yaml), a manifest etcd.yaml hides (etcd-old.yaml)
-// and a healthy API pod (web).
+// rejected manifest (bad.yaml), a manifest etcd.yaml hides (etcd-old.yaml),
+// a static pod seen 7s ago whose mirror pod is not made yet (fresh) and a
+// healthy API pod (web).
 func whyAgent(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(whyFakeAgent())
@@ -80,6 +81,9 @@ func whyFakeAgent() *fakeagent.Agent {
 			Origin: whyDir + "/broken.yaml", Pod: spec("kube-system", "broken-node-1", "app"),
 			Runtime: rt("b1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://b1", Name: "app", State: "exited", ExitCode: 3, Reason: "Error", RestartCount: 4})},
 		{Name: "broken-node-1", Namespace: "kube-system", UID: "broken-mirror", Source: v1alpha1.SourceAPI, Mirror: true, ConfigMirror: "broken-uid"},
+		{Name: "fresh-node-1", Namespace: "kube-system", UID: "fresh-uid", Source: v1alpha1.SourceFile, Static: true, ConfigHash: "fresh-uid",
+			Origin: whyDir + "/fresh.yaml", FirstSeen: whyNow.Add(-7 * time.Second).Format(time.RFC3339Nano), Pod: spec("kube-system", "fresh-node-1", "app"),
+			Runtime: rt("f1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://f1", Name: "app", State: "running"})},
 		{Name: "web", Namespace: "default", UID: "web-uid", Source: v1alpha1.SourceAPI, Pod: spec("default", "web", "app"),
 			Runtime: rt("c1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://w1", Name: "app", State: "running"})},
 	}
@@ -91,8 +95,8 @@ func whyFakeAgent() *fakeagent.Agent {
 	return fa
 }
 
-// whyCluster is the API server's side: the node, the mirror pods, web and
-// the Events of the crash loop.
+// whyCluster is the API server's side: the node, namespace kube-system, the
+// mirror pods (none yet of fresh), web and the Events of the crash loop.
 func whyCluster() *fake.Clientset {
 	mirror := func(name, hash string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: name, UID: "m-" + "uid",
@@ -104,7 +108,7 @@ func whyCluster() *fake.Clientset {
 		Reason:         "BackOff", Message: "Back-off restarting failed container app in pod broken-node-1", Type: corev1.EventTypeWarning,
 		Count: 7, LastTimestamp: metav1.NewTime(whyNow.Add(-20 * time.Second))}
 	return fake.NewClientset(
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: whyNode}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: whyNode}}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}},
 		mirror("etcd-node-1", "etcd-uid"), mirror("broken-node-1", "broken-uid"), mirror("loop-node-1", "loop-old"), web, backoff)
 }
 
@@ -143,6 +147,8 @@ func TestWhyGolden(t *testing.T) {
 		{name: "decode", args: []string{"bad"}, status: ExitFailing},
 		{name: "decode-json", args: []string{whyDir + "/bad.yaml", "-o", "json"}, status: ExitFailing},
 		{name: "crashloop-wide", args: []string{"broken", "-o", "wide"}, status: ExitFailing},
+		{name: "mirror-pending", args: []string{"fresh"}, status: ExitUnknown},
+		{name: "mirror-pending-json", args: []string{"fresh", "-o", "json"}, status: ExitUnknown},
 		{name: "forbidden", cluster: forbidden, args: []string{"shop/cart"}, status: ExitUnknown},
 		{name: "forbidden-json", cluster: forbidden, args: []string{"shop/cart", "-o", "json"}, status: ExitUnknown},
 		{name: "all", args: []string{"--all"}, status: ExitFailing},

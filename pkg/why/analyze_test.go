@@ -243,6 +243,46 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "no mirror pod kube-system/" + etcd.Name + " in the API server", evidence: "Event FailedMirror",
 		},
 		{
+			name: "no mirror yet: the static pod is seconds old",
+			facts: func() Facts {
+				p := etcd
+				p.FirstSeen = seenAgo(7 * time.Second)
+				return withPods(baseFacts(), pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "mirror", msg: "no mirror pod kube-system/" + etcd.Name + " yet: the kubelet first saw the static pod 7s ago",
+			fix: "kubectl get pod -n kube-system " + etcd.Name + " -w",
+		},
+		{
+			name: "no mirror a minute after the static pod was first seen",
+			facts: func() Facts {
+				p := etcd
+				p.FirstSeen = seenAgo(mirrorGrace)
+				return withPods(baseFacts(), pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "no mirror pod kube-system/" + etcd.Name + " in the API server",
+		},
+		{
+			name: "a fresh static pod that references a secret fails at once",
+			facts: func() Facts {
+				p := etcd
+				p.FirstSeen = seenAgo(time.Second)
+				p.APIReferences = []string{"secret"}
+				return withPods(baseFacts(), pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "NodeRestriction refuses mirror pods that reference secret",
+		},
+		{
+			name: "the mirror of the previous version, the static pod seconds old",
+			facts: func() Facts {
+				p := etcd
+				p.FirstSeen = seenAgo(3 * time.Second)
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, "previous")}
+				return withPods(f, pathTarget(p.Origin), p)
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "mirror", msg: "first saw 3s ago: it replaces the mirror at its next sync", evidence: "config.mirror previous",
+		},
+		{
 			name: "a pod of the API server that is not a mirror",
 			facts: func() Facts {
 				f := baseFacts()
@@ -607,6 +647,11 @@ func dump(r v1alpha1.WhyReport) string {
 
 // shadowedEtcd is etcd's manifest hidden by the file by, whose pod runs
 // (with its mirror pod when mirrored), asked about as t.
+// seenAgo is a kubernetes.io/config.seen of d before testNow.
+func seenAgo(d time.Duration) string {
+	return testNow.Add(-d).Format("2006-01-02T15:04:05.000000000Z07:00")
+}
+
 func shadowedEtcd(by string, t Target, mirrored bool) Facts {
 	f := baseFacts()
 	etcd, winner := staticPod("etcd"), staticPod("etcd")

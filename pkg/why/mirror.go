@@ -3,6 +3,7 @@ package why
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -58,6 +59,10 @@ func (a *analysis) mirror() result {
 		if loop {
 			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch "+shellQuote(node)+" --kind config --source api", evidence...)
 		}
+		if age, fresh := a.staticAge(); fresh {
+			return unknown(name, fmt.Sprintf("no mirror pod %s yet: the kubelet first saw the static pod %s ago", ref, age),
+				a.pendingFix(), evidence...)
+		}
 		return failing(name, "no mirror pod "+ref+" in the API server",
 			"the kubelet's log on node "+node+": journalctl -u kubelet | grep -i 'mirror pod'", evidence...)
 	case !m.isMirror:
@@ -65,12 +70,43 @@ func (a *analysis) mirror() result {
 			"kubectl delete pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name)+" (the kubelet then creates the mirror)", evidence...)
 	case m.configMirror != info.ConfigHash:
 		evidence = append([]string{"config.mirror " + m.configMirror, "config.hash " + info.ConfigHash, "from " + m.from}, evidence...)
+		if age, fresh := a.staticAge(); fresh && !loop {
+			return unknown(name, fmt.Sprintf("the mirror pod mirrors another version of the static pod, which the kubelet first saw %s ago: it replaces the mirror at its next sync", age),
+				a.pendingFix(), evidence...)
+		}
 		return failing(name, "the mirror pod mirrors another version of the static pod: the kubelet deletes and recreates it",
 			"kubectl podsrc watch "+shellQuote(node)+" --kind config --source api (a DELETE/REMOVE/ADD run is the loop)", evidence...)
 	case m.deleting:
 		return failing(name, "the mirror pod is being deleted", "kubectl get pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name)+" -o yaml (finalizers)", evidence...)
 	}
 	return ok(name, fmt.Sprintf("mirror pod uid %s mirrors config.hash %s", m.uid, info.ConfigHash), append([]string{"from " + m.from}, evidence...)...)
+}
+
+// mirrorGrace is how long after the kubelet first saw a static pod its
+// missing or outdated mirror pod is pending rather than failing. The kubelet
+// makes the mirror pod when it syncs the pod: at once when the pod is added,
+// but only once an older pod of the same name has stopped (its grace
+// period, 30s by default), and again at every later sync: on the pod's
+// runtime events, and every syncFrequency (1m by default, jittered) else.
+const mirrorGrace = time.Minute
+
+// staticAge returns how long ago the kubelet first saw the static pod (its
+// kubernetes.io/config.seen, by the node's clock), rounded to the second,
+// and whether that is within mirrorGrace; false when it is not known.
+func (a *analysis) staticAge() (time.Duration, bool) {
+	seen, err := time.Parse(time.RFC3339Nano, a.f.Subject.Info.FirstSeen)
+	if err != nil {
+		return 0, false
+	}
+	age := max(a.f.Now.Sub(seen), 0).Round(time.Second)
+	return age, age < mirrorGrace
+}
+
+// pendingFix is the suggestion for a mirror pod the kubelet has not made
+// yet.
+func (a *analysis) pendingFix() string {
+	return "wait for the kubelet's next sync of the pod (within a minute): kubectl get pod -n " +
+		shellQuote(a.f.Subject.Namespace) + " " + shellQuote(a.f.Subject.Name) + " -w, then ask again"
 }
 
 // mirrorPod returns the pod of the static pod's namespace and name, from
