@@ -168,6 +168,9 @@ show ls -l "$STATIC_POD_DIR"
 note "waiting for the mirror pods of static-web and shadow, for quitter to exit and web to be Ready"
 wait_for "the mirror pod static-web-$NODE_NAME" kubectl -n "$NS" get pod "static-web-$NODE_NAME"
 wait_for "the mirror pod shadow-$NODE_NAME" kubectl -n "$NS" get pod "shadow-$NODE_NAME"
+# The kubelet replaces the first file's pod by the backup's once the first has
+# stopped, then its mirror pod: why says every stage of it is ok (exit 0).
+wait_for "the backup's pod shadow-$NODE_NAME to run with its own mirror pod" kubectl podsrc why "$NODE_NAME" "$NS/shadow-$NODE_NAME"
 quitter_exited() {
 	[[ -n $(kubectl -n "$NS" get pod quitter -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}') ]]
 }
