@@ -269,7 +269,7 @@ func TestAnalyze(t *testing.T) {
 				p.APIReferences = []string{"secret"}
 				return withPods(baseFacts(), pathTarget(p.Origin), p)
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "NodeRestriction refuses mirror pods that reference secret",
+			verdict: v1alpha1.VerdictFailing, stage: "mirror", msg: "admission (ServiceAccount, NodeRestriction) refuses mirror pods that reference secret",
 		},
 		{
 			name: "the mirror of the previous version, the static pod seconds old",

@@ -53,7 +53,10 @@ func (a *analysis) mirror() result {
 			"kubectl auth can-i get pods -n "+shellQuote(ns), evidence...)
 	case m == nil:
 		if refs := a.apiReferences(); len(refs) > 0 {
-			return failing(name, "no mirror pod: NodeRestriction refuses mirror pods that reference "+strings.Join(refs, ", "),
+			// The ServiceAccount admission plugin refuses secrets and
+			// service accounts for every user, NodeRestriction the rest
+			// for a node.
+			return failing(name, "no mirror pod: the API server's admission (ServiceAccount, NodeRestriction) refuses mirror pods that reference "+strings.Join(refs, ", "),
 				"a static pod cannot use API objects: remove the references to "+strings.Join(refs, ", ")+" from "+orText(info.Origin, "its manifest"), evidence...)
 		}
 		if loop {

@@ -224,7 +224,15 @@ func findScript() (string, error) {
 // run runs the cluster script and returns its standard output; its standard
 // error, where it logs, comes with the error when it fails.
 func run(ctx context.Context, script string, args ...string) (string, error) {
+	return runEnv(ctx, nil, script, args...)
+}
+
+// runEnv is run with these KEY=value added to the script's environment.
+func runEnv(ctx context.Context, env []string, script string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, script, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -257,6 +265,19 @@ func (c *Cluster) RunKubelet(t testing.TB, version string) {
 	}
 	if out, err := run(ctx, c.script, args...); err != nil {
 		t.Fatalf("running kubelet %q: %v\n%s", version, err, out)
+	}
+}
+
+// RestartKubeletWithGates restarts the cluster's own kubelet with gates
+// (Name=bool,..., hack/cluster.sh's PODSRC_KUBELET_FEATURE_GATES) as the
+// featureGates of its configuration file and waits until the node is
+// usable; "" restores the defaults.
+func (c *Cluster) RestartKubeletWithGates(t testing.TB, gates string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if out, err := runEnv(ctx, []string{"PODSRC_KUBELET_FEATURE_GATES=" + gates}, c.script, "restart-kubelet"); err != nil {
+		t.Fatalf("restarting the kubelet with feature gates %q: %v\n%s", gates, err, out)
 	}
 }
 
