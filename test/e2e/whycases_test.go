@@ -39,8 +39,9 @@ var whyCases = []whyCase{
 		says: []string{"spec.containers: Required value"},
 	}},
 	// The kubelet (PreventStaticPodAPIReferences, on since 1.34) refuses a
-	// static pod that references a secret itself, before NodeRestriction
-	// could refuse its mirror pod.
+	// static pod that references a secret itself, before the API server
+	// could refuse its mirror pod (TestWhyNodeRestriction turns the gate
+	// off for that).
 	{name: "static pod referencing a secret", arrange: arrangeSecretRef, want: whyWant{
 		verdict: v1alpha1.VerdictFailing, stage: v1alpha1.StageDecode, exit: whyExitFailing,
 		says: []string{"static pods may not reference secrets"},
