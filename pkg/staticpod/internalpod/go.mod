@@ -6,7 +6,7 @@ require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
-	k8s.io/apiserver v0.33.13
+	k8s.io/apiserver v0.36.3
 	k8s.io/component-base v0.36.3
 	k8s.io/kubernetes v1.33.13
 )
