@@ -261,7 +261,12 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client})
 		runUntilCleanup(t, g)
 		f := &criFixture{srv: srv, g: g}
-		f.awaitRelists(t, 1)
+		// Run relists at once: await that first relist, which may be over
+		// already (awaitRelists would wait for one more, an hour away).
+		await(t, "the first relist", func() bool {
+			s := g.Stats()
+			return s.Relists > s.RelistFailures
+		})
 		return f
 	}
 	// exit starts a container in a new pod and stops it, and expects the
