@@ -98,9 +98,10 @@ rotateCertificates: false
 serializeImagePulls: false
 EOF
 	# PODSRC_KUBELET_FEATURE_GATES (Name=bool,...) become featureGates.
-	local gate
-	[[ -z ${PODSRC_KUBELET_FEATURE_GATES:-} ]] || echo "featureGates:" >>"$KUBELET_CONFIG"
-	for gate in ${PODSRC_KUBELET_FEATURE_GATES//,/ }; do
+	local gate gates=()
+	IFS=, read -r -a gates <<<"${PODSRC_KUBELET_FEATURE_GATES:-}"
+	((${#gates[@]} == 0)) || echo "featureGates:" >>"$KUBELET_CONFIG"
+	for gate in "${gates[@]}"; do
 		echo "  ${gate%%=*}: ${gate#*=}" >>"$KUBELET_CONFIG"
 	done
 }
