@@ -91,7 +91,7 @@ lint: ## gofmt, go vet, tidy go.mod files, no replace directive in the root go.m
 # hack/bench-pleg.sh (root, real containerd) and hack/bench-agent.sh;
 # hack/bench-latency.sh (root, the test cluster) prints event latencies.
 .PHONY: bench
-bench: ## Go benchmarks of the merge, the PLEG and the event hub.
+bench: ## Go benchmarks of the merge, the PLEG and the event ring.
 	go test -run '^$$' -bench . -benchmem ./pkg/merge/ ./pkg/pleg/ ./pkg/agent/
 
 # RELEASE_VERSION is the version make dist builds and writes into krew/podsrc.yaml.

@@ -9,7 +9,10 @@
 //     order. Each event's stream line is encoded once, by Publish, and
 //     every reader gets the same bytes.
 //   - Eviction. A ring keeps the last capacity events; publishing one more
-//     evicts the oldest. Publish never waits for a reader, however slow.
+//     evicts the oldest. Publish never waits for a reader to catch up,
+//     however slow: a reader holds the ring's lock only while it copies
+//     (Read) or scans (SeqAt, TailFrom and its match function) the kept
+//     events, and Publish waits only for that.
 //   - Gaps. Nothing is skipped silently. A reader whose next event was
 //     evicted before it read it, because it fell behind or because it
 //     resumes after a sequence number that is no longer kept, gets the
@@ -24,9 +27,10 @@
 //     the reader may also get a few events from just before t; when an
 //     event at or after t may have been evicted, the position lies before
 //     the oldest kept event, so that the reader is told of a gap rather
-//     than miss it. After more than about an hour of continuous eviction
-//     the oldest of those seconds are forgotten, and a time among them
-//     reports every evicted event as a gap.
+//     than miss it. The ring remembers at most 4096 such seconds (over an
+//     hour of continuous eviction); once older ones are forgotten, a time
+//     at or before the oldest second it remembers reports every evicted
+//     event as a gap.
 //   - Epoch. Each ring names its numbering with an epoch, carried by every
 //     stream line: a sequence number from another epoch is another ring's.
 package eventring

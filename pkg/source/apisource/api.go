@@ -76,7 +76,7 @@ type APIOptions struct {
 // relist or watch event alike. client-go's reflector handles watch expiry,
 // relists and retries.
 //
-// Its Status has Kind "api", Target the API server's host, Checks counting
+// Its Status has Source "api" (SourceAPI), Target the API server's host, Checks counting
 // the full lists of pods (the first and every relist), and LastError the last
 // failure to list or watch, or the node's absence, with what to fix.
 type APISource struct {
