@@ -25,8 +25,9 @@ type Watcher struct {
 	// first connection only, later ones resume after the last sequence
 	// number, up to the Until the agent resolved.
 	Query v1alpha1.EventQuery
-	// InitialBackoff and MaxBackoff bound the wait between attempts
-	// (500ms and 10s when zero); see backoff.
+	// InitialBackoff is the wait before the first retry and MaxBackoff the
+	// cap of its doubling (500ms and 10s when zero); each wait gets up to a
+	// fifth more at random, so one may exceed MaxBackoff; see backoff.
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
 	// MaxAttempts bounds consecutive failed attempts to (re)connect;
