@@ -73,15 +73,6 @@ func completeSources(*cobra.Command, []string, string) ([]string, cobra.ShellCom
 	return []string{v1alpha1.SourceFile, v1alpha1.SourceHTTP, v1alpha1.SourceAPI}, cobra.ShellCompDirectiveNoFileComp
 }
 
-// validateSource checks a --source value.
-func validateSource(s string) error {
-	switch s {
-	case "", v1alpha1.SourceFile, v1alpha1.SourceHTTP, v1alpha1.SourceAPI:
-		return nil
-	}
-	return fmt.Errorf("--source %q: want file, http or api", s)
-}
-
 // Complete fills in the nodes, the printer and the query the agents get:
 // they filter the pods, so that those left out do not cross the proxy.
 func (o *PodsOptions) Complete(args []string) error {
@@ -99,9 +90,6 @@ func (o *PodsOptions) Complete(args []string) error {
 func (o *PodsOptions) Validate() error {
 	if o.AllNamespaces && o.namespace != "" {
 		return fmt.Errorf("-A/--all-namespaces and -n/--namespace exclude each other")
-	}
-	if err := validateSource(o.Source); err != nil {
-		return err
 	}
 	if err := o.query.Validate(); err != nil {
 		return queryFlagError(err)
