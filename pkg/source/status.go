@@ -23,7 +23,7 @@ type PodRef struct {
 // caller.
 type Status struct {
 	// Source is the kubelet's name for the source: "file", "http" or "api"
-	// (staticpod.SourceFile, staticpod.SourceURL, apisource.SourceAPI).
+	// (staticpod.SourceFile, staticpod.SourceHTTP, apisource.SourceAPI).
 	Source string
 	// Target is what the source watches: the static pod path as the kubelet
 	// sees it on the host, or the URL.

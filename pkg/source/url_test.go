@@ -95,7 +95,7 @@ func TestURLSourceFirstFetch(t *testing.T) {
 			if tc.wantError != "" && !strings.Contains(st.LastError, hs.URL) {
 				t.Errorf("last error %q does not name the URL", st.LastError)
 			}
-			if st.Source != staticpod.SourceURL || st.Target != hs.URL+"/pods" {
+			if st.Source != staticpod.SourceHTTP || st.Target != hs.URL+"/pods" {
 				t.Errorf("source %q target %q", st.Source, st.Target)
 			}
 		})

@@ -7,8 +7,8 @@ import "time"
 const (
 	// SourceFile is the static pod path source.
 	SourceFile = "file"
-	// SourceURL is the static pod URL source.
-	SourceURL = "http"
+	// SourceHTTP is the static pod URL source (the kubelet names it http).
+	SourceHTTP = "http"
 )
 
 // MaxManifestBytes is the kubelet's cap on a manifest file or URL body. A
