@@ -1,7 +1,6 @@
 package nodeenv
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,9 +89,9 @@ func (f *Flags) Resolve() (Env, error) {
 		}
 		// The kubelet lower-cases the hostname it defaults its node name to.
 		env.NodeName = strings.ToLower(strings.TrimSpace(h))
-	}
-	if env.NodeName == "" {
-		return Env{}, errors.New("the node name is empty")
+		if env.NodeName == "" {
+			return Env{}, fmt.Errorf("no --%s, no NODE_NAME and a blank hostname: give --%s", FlagNodeName, FlagNodeName)
+		}
 	}
 	return env, nil
 }

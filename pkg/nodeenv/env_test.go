@@ -65,6 +65,11 @@ containerRuntimeEndpoint: unix:///run/crio/crio.sock
 			wantErr: "no --node-name, no NODE_NAME and no hostname",
 		},
 		{
+			name:     "blank hostname",
+			hostname: " ",
+			wantErr:  "no --node-name, no NODE_NAME and a blank hostname: give --node-name",
+		},
+		{
 			name:    "missing config file",
 			args:    []string{"--kubelet-config", "/nonexistent/config.yaml", "--node-name", "n"},
 			wantErr: "reading kubelet config /nonexistent/config.yaml",
