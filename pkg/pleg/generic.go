@@ -103,28 +103,28 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 
 	g.seq++
 	start := g.clock.Now()
-	rec := RelistSummary{Seq: g.seq, Start: start}
+	sum := RelistSummary{Seq: g.seq, Start: start}
 	if last := g.relistTime(); !last.IsZero() {
 		interval := start.Sub(last)
-		rec.IntervalSeconds = interval.Seconds()
+		sum.IntervalSeconds = interval.Seconds()
 		g.stats.observeInterval(interval)
 	}
 
 	t := g.clock.Now()
 	sandboxes, err := g.runtime.ListPodSandbox(ctx, nil)
 	d := g.clock.Since(t)
-	rec.ListSandboxesSeconds = d.Seconds()
+	sum.ListSandboxesSeconds = d.Seconds()
 	g.stats.observeCall(callListPodSandbox, d, err != nil)
 	if err != nil {
-		return g.failed(ctx, rec, start, fmt.Errorf("relist: %w", err))
+		return g.failed(ctx, sum, start, fmt.Errorf("relist: %w", err))
 	}
 	t = g.clock.Now()
 	containers, err := g.runtime.ListContainers(ctx, nil)
 	d = g.clock.Since(t)
-	rec.ListContainersSeconds = d.Seconds()
+	sum.ListContainersSeconds = d.Seconds()
 	g.stats.observeCall(callListContainers, d, err != nil)
 	if err != nil {
-		return g.failed(ctx, rec, start, fmt.Errorf("relist: %w", err))
+		return g.failed(ctx, sum, start, fmt.Errorf("relist: %w", err))
 	}
 
 	g.lastRelist.Store(&start)
@@ -137,17 +137,17 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 		if g.records.hasCurrent(r) {
 			counts.add(&r.cur)
 		}
-		g.reconcile(ctx, r, start, &rec)
+		g.reconcile(ctx, r, start, &sum)
 	}
 
-	rec.Pods, rec.Sandboxes = counts.pods, counts.sandboxes
+	sum.Pods, sum.Sandboxes = counts.pods, counts.sandboxes
 	for _, n := range counts.containers {
-		rec.Containers += n
+		sum.Containers += n
 	}
 	d = g.clock.Since(start)
-	rec.DurationSeconds = d.Seconds()
-	g.stats.relistDone(rec, d, counts)
-	logger.V(5).Info("Relisted", "seq", rec.Seq, "pods", rec.Pods, "events", rec.Events, "duration", d)
+	sum.DurationSeconds = d.Seconds()
+	g.stats.relistDone(sum, d, counts)
+	logger.V(5).Info("Relisted", "seq", sum.Seq, "pods", sum.Pods, "events", sum.Events, "duration", d)
 	return nil
 }
 
@@ -168,11 +168,11 @@ func (c *relistCounts) add(p *podSnapshot) {
 
 // failed records a relist whose listing failed. The records stay as they
 // were, so that the next successful relist reports what changed meanwhile.
-func (g *GenericPLEG) failed(ctx context.Context, rec RelistSummary, start time.Time, err error) error {
+func (g *GenericPLEG) failed(ctx context.Context, sum RelistSummary, start time.Time, err error) error {
 	d := g.clock.Since(start)
-	rec.DurationSeconds = d.Seconds()
-	rec.Error = err.Error()
-	g.stats.relistFailed(rec, d, err, g.clock.Now())
+	sum.DurationSeconds = d.Seconds()
+	sum.Error = err.Error()
+	g.stats.relistFailed(sum, d, err, g.clock.Now())
 	klog.FromContext(ctx).Error(err, "Unable to retrieve pods")
 	return err
 }
@@ -180,7 +180,7 @@ func (g *GenericPLEG) failed(ctx context.Context, rec RelistSummary, start time.
 // reconcile computes the events of one pod, inspects it when it changed or
 // awaits reinspection, updates the cache and the record, and sends the
 // events, like the kubelet's reconcilePodRecord.
-func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time, rec *RelistSummary) {
+func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time, sum *RelistSummary) {
 	hasCur := g.records.hasCurrent(r)
 	g.changes = g.scratch.computeEvents(g.changes[:0], &r.old, r.hasOld, &r.cur, hasCur)
 	_, reinspect := g.reinspect[r.uid]
@@ -193,7 +193,7 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 		}
 		return
 	}
-	rec.Events += len(g.changes)
+	sum.Events += len(g.changes)
 
 	name, namespace := r.cur.name, r.cur.namespace
 	if !hasCur {
@@ -203,20 +203,20 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 	if !hasCur {
 		g.cache.delete(r.uid)
 	} else {
-		rec.Inspected++
+		sum.Inspected++
 		start := g.clock.Now()
 		st, calls, err := g.inspect(ctx, r, ts)
 		d := g.clock.Since(start)
-		in := PodInspection{Relist: rec.Seq, Time: ts, PodID: r.uid, Name: name, Namespace: namespace, DurationSeconds: d.Seconds(), Calls: calls}
+		in := PodInspection{Relist: sum.Seq, Time: ts, PodID: r.uid, Name: name, Namespace: namespace, DurationSeconds: d.Seconds(), Calls: calls}
 		if err != nil {
 			in.Error = err.Error()
-			rec.InspectionFailures++
+			sum.InspectionFailures++
 			g.stats.observeInspection(in, d)
 			g.cache.setError(r.uid, err, g.clock.Now())
 			g.reinspect[r.uid] = struct{}{}
 			klog.FromContext(ctx).V(4).Info("Ignoring events for pod, will reinspect", "pod", klog.KRef(namespace, name), "podUID", r.uid, "err", err)
 			for _, c := range g.changes {
-				g.deliver(g.newEvent(r.uid, name, namespace, c, rec.Seq, ts), OutcomeInspectionFailed)
+				g.deliver(g.newEvent(r.uid, name, namespace, c, sum.Seq, ts), OutcomeInspectionFailed)
 			}
 			return
 		}
@@ -232,7 +232,7 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 
 	logger := klog.FromContext(ctx)
 	for _, c := range g.changes {
-		ev := g.newEvent(r.uid, name, namespace, c, rec.Seq, ts)
+		ev := g.newEvent(r.uid, name, namespace, c, sum.Seq, ts)
 		if ev.Type == ContainerDied && status != nil {
 			for _, cs := range status.Containers {
 				if cs.ID == ev.Data && cs.State == StateExited {

@@ -174,7 +174,7 @@ type statistics struct {
 }
 
 func newStatistics(o *Options) *statistics {
-	r := &statistics{
+	st := &statistics{
 		relistDur:   newLatency(o.HistoryLength),
 		interval:    newLatency(o.HistoryLength),
 		inspection:  newLatency(o.HistoryLength),
@@ -185,131 +185,131 @@ func newStatistics(o *Options) *statistics {
 		computed:    make(map[EventType]uint64),
 		sent:        make(map[EventType]uint64),
 	}
-	for i := range r.calls {
-		r.calls[i] = newLatency(o.HistoryLength)
+	for i := range st.calls {
+		st.calls[i] = newLatency(o.HistoryLength)
 	}
-	return r
+	return st
 }
 
-func (r *statistics) observeCall(k callKind, d time.Duration, failed bool) {
-	r.mu.Lock()
-	r.calls[k].observe(d, failed)
-	r.mu.Unlock()
+func (st *statistics) observeCall(k callKind, d time.Duration, failed bool) {
+	st.mu.Lock()
+	st.calls[k].observe(d, failed)
+	st.mu.Unlock()
 }
 
-func (r *statistics) observeInterval(d time.Duration) {
-	r.mu.Lock()
-	r.interval.observe(d, false)
-	r.mu.Unlock()
+func (st *statistics) observeInterval(d time.Duration) {
+	st.mu.Lock()
+	st.interval.observe(d, false)
+	st.mu.Unlock()
 }
 
-func (r *statistics) observeInspection(in PodInspection, d time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.inspection.observe(d, in.Error != "")
-	r.inspections.add(in)
+func (st *statistics) observeInspection(in PodInspection, d time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.inspection.observe(d, in.Error != "")
+	st.inspections.add(in)
 	if in.Error != "" {
-		r.inspFail++
+		st.inspFail++
 	}
 }
 
-func (r *statistics) observeEvent(ev ComputedEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.computed[ev.Type]++
+func (st *statistics) observeEvent(ev ComputedEvent) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.computed[ev.Type]++
 	switch ev.Outcome {
 	case OutcomeSent:
-		r.sent[ev.Type]++
+		st.sent[ev.Type]++
 	case OutcomeDropped:
-		r.dropped++
+		st.dropped++
 	case OutcomeInspectionFailed:
-		r.discarded++
+		st.discarded++
 	}
-	r.events.add(ev)
+	st.events.add(ev)
 }
 
-func (r *statistics) relistFailed(rec RelistSummary, d time.Duration, err error, now time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.relists++
-	r.relistFailures++
-	r.consecutiveFailures++
-	r.lastErr = err.Error()
-	r.lastErrTime = now
-	r.relistDur.observe(d, true)
-	r.history.add(rec)
+func (st *statistics) relistFailed(sum RelistSummary, d time.Duration, err error, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.relists++
+	st.relistFailures++
+	st.consecutiveFailures++
+	st.lastErr = err.Error()
+	st.lastErrTime = now
+	st.relistDur.observe(d, true)
+	st.history.add(sum)
 }
 
-func (r *statistics) relistDone(rec RelistSummary, d time.Duration, c relistCounts) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.relists++
-	r.consecutiveFailures = 0
-	r.lastSuccess = rec.Start
-	r.relistDur.observe(d, false)
-	r.history.add(rec)
-	r.counts = c
+func (st *statistics) relistDone(sum RelistSummary, d time.Duration, c relistCounts) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.relists++
+	st.consecutiveFailures = 0
+	st.lastSuccess = sum.Start
+	st.relistDur.observe(d, false)
+	st.history.add(sum)
+	st.counts = c
 }
 
 // lastError returns the error of the last relist if it failed.
-func (r *statistics) lastError() (string, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.consecutiveFailures == 0 {
+func (st *statistics) lastError() (string, int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.consecutiveFailures == 0 {
 		return "", 0
 	}
-	return r.lastErr, r.consecutiveFailures
+	return st.lastErr, st.consecutiveFailures
 }
 
-func (r *statistics) snapshot() Stats {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (st *statistics) snapshot() Stats {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	s := Stats{
-		Relists:             r.relists,
-		RelistFailures:      r.relistFailures,
-		ConsecutiveFailures: r.consecutiveFailures,
-		LastError:           r.lastErr,
-		LastErrorTime:       r.lastErrTime,
-		LastSuccess:         r.lastSuccess,
-		RelistDuration:      r.relistDur.summary(),
-		RelistInterval:      r.interval.summary(),
-		PodInspection:       r.inspection.summary(),
+		Relists:             st.relists,
+		RelistFailures:      st.relistFailures,
+		ConsecutiveFailures: st.consecutiveFailures,
+		LastError:           st.lastErr,
+		LastErrorTime:       st.lastErrTime,
+		LastSuccess:         st.lastSuccess,
+		RelistDuration:      st.relistDur.summary(),
+		RelistInterval:      st.interval.summary(),
+		PodInspection:       st.inspection.summary(),
 		Calls:               make(map[string]LatencySummary, numCalls),
-		RecentRelists:       r.history.values(),
-		EventsComputed:      make(map[EventType]uint64, len(r.computed)),
-		EventsSent:          make(map[EventType]uint64, len(r.sent)),
-		EventsDropped:       r.dropped,
-		EventsDiscarded:     r.discarded,
-		InspectionFailures:  r.inspFail,
-		Pods:                r.counts.pods,
-		Sandboxes:           r.counts.sandboxes,
-		RunningPods:         r.counts.runningPods,
+		RecentRelists:       st.history.values(),
+		EventsComputed:      make(map[EventType]uint64, len(st.computed)),
+		EventsSent:          make(map[EventType]uint64, len(st.sent)),
+		EventsDropped:       st.dropped,
+		EventsDiscarded:     st.discarded,
+		InspectionFailures:  st.inspFail,
+		Pods:                st.counts.pods,
+		Sandboxes:           st.counts.sandboxes,
+		RunningPods:         st.counts.runningPods,
 		Containers:          make(map[ContainerState]int, 4),
 	}
-	for k := range r.calls {
-		s.Calls[callNames[k]] = r.calls[k].summary()
+	for k := range st.calls {
+		s.Calls[callNames[k]] = st.calls[k].summary()
 	}
-	for t, n := range r.computed {
+	for t, n := range st.computed {
 		s.EventsComputed[t] = n
 	}
-	for t, n := range r.sent {
+	for t, n := range st.sent {
 		s.EventsSent[t] = n
 	}
-	for i, n := range r.counts.containers {
+	for i, n := range st.counts.containers {
 		s.Containers[statesByIndex[i]] = n
 	}
-	s.SlowestPods = r.slowestPods()
+	s.SlowestPods = st.slowestPods()
 	return s
 }
 
 // slowestPods returns the slowest inspections among those of the relists
 // still in the history. Called with mu held.
-func (r *statistics) slowestPods() []PodInspection {
+func (st *statistics) slowestPods() []PodInspection {
 	var oldest uint64
-	if r.history.len() > 0 {
-		oldest = r.history.at(0).Seq
+	if st.history.len() > 0 {
+		oldest = st.history.at(0).Seq
 	}
-	all := r.inspections.values()
+	all := st.inspections.values()
 	all = slices.DeleteFunc(all, func(p PodInspection) bool { return p.Relist < oldest })
 	slices.SortStableFunc(all, func(a, b PodInspection) int {
 		switch {
@@ -320,22 +320,22 @@ func (r *statistics) slowestPods() []PodInspection {
 		}
 		return 0
 	})
-	if len(all) > r.slowest {
-		all = all[:r.slowest]
+	if len(all) > st.slowest {
+		all = all[:st.slowest]
 	}
 	return all
 }
 
-// eventsAfter returns the kept event records with a sequence number above
+// eventsAfter returns the kept computed events with a sequence number above
 // seq, oldest first. Only those are copied.
-func (r *statistics) eventsAfter(seq uint64) []ComputedEvent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := r.events.len()
-	i := sort.Search(n, func(i int) bool { return r.events.at(i).Seq > seq })
+func (st *statistics) eventsAfter(seq uint64) []ComputedEvent {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := st.events.len()
+	i := sort.Search(n, func(i int) bool { return st.events.at(i).Seq > seq })
 	out := make([]ComputedEvent, 0, n-i)
 	for ; i < n; i++ {
-		out = append(out, *r.events.at(i))
+		out = append(out, *st.events.at(i))
 	}
 	return out
 }
