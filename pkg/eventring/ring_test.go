@@ -1,6 +1,7 @@
 package eventring
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func TestRingRead(t *testing.T) {
 				r.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig})
 			}
 			r.Read(&b, tt.after, tt.max)
-			if got := seqs(b.Events); len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
+			if got := seqs(b.Events); !slices.Equal(got, tt.want) {
 				t.Fatalf("read %v, want %v", got, tt.want)
 			}
 			if b.MissedFrom != tt.missFrom || b.MissedTo != tt.missTo {
@@ -124,6 +125,12 @@ func TestRingSeqAt(t *testing.T) {
 		// oldest ones are forgotten, so a time among them reports every
 		// evicted event as possibly missed; later ones are still exact.
 		{name: "older than the remembered evictions", ring: ringAt(1, seconds(maxEvictionMarks+10)...), at: 5 * time.Second, want: 0},
+		// Of the maxEvictionMarks+9 evicted events (seconds 0 to
+		// maxEvictionMarks+8) the marks keep the last maxEvictionMarks,
+		// from second 9: a time at or before that oldest remembered second
+		// is a whole gap too, as the package comment says.
+		{name: "at the oldest remembered eviction", ring: ringAt(1, seconds(maxEvictionMarks+10)...), at: 9 * time.Second, want: 0},
+		{name: "just after the oldest remembered eviction", ring: ringAt(1, seconds(maxEvictionMarks+10)...), at: 10 * time.Second, want: 10},
 		{name: "among the remembered evictions", ring: ringAt(1, seconds(maxEvictionMarks+10)...), at: 100 * time.Second, want: 100},
 	}
 	for _, tt := range tests {
