@@ -30,6 +30,9 @@ type PodQuery struct {
 
 	// selector is Selector parsed, by ParsePodQuery or the first Match.
 	selector labels.Selector
+	// refused says ParsePodQuery refused the query, which then matches no
+	// pod, even where its fields alone would validate (two sources).
+	refused bool
 }
 
 // Encode returns the URL query of q.
@@ -56,16 +59,21 @@ func (q PodQuery) Filtered() bool {
 }
 
 // ParsePodQuery parses and checks the query of the pod list; the errors
-// name the parameter at fault.
+// name the parameter at fault, and the query returned with one matches no
+// pod.
 func ParsePodQuery(v url.Values) (PodQuery, error) {
 	q := PodQuery{Source: v.Get(paramSource), Namespaces: v[paramNamespace], Pods: v[paramPod], Selector: v.Get(paramSelector)}
-	if len(v[paramSource]) > 1 {
-		return q, &QueryError{paramSource, strings.Join(v[paramSource], ","), "want one source"}
+	var err error
+	switch {
+	case len(v[paramSource]) > 1:
+		err = &QueryError{paramSource, strings.Join(v[paramSource], ","), "want one source"}
+	case len(v[paramSelector]) > 1:
+		err = &QueryError{paramSelector, strings.Join(v[paramSelector], ","), "want one selector (a selector joins requirements with commas)"}
+	default:
+		err = q.Validate()
 	}
-	if len(v[paramSelector]) > 1 {
-		return q, &QueryError{paramSelector, strings.Join(v[paramSelector], ","), "want one selector (a selector joins requirements with commas)"}
-	}
-	return q, q.Validate()
+	q.refused = err != nil
+	return q, err
 }
 
 // Validate checks the filter's values, and parses Selector for Match.
@@ -85,6 +93,9 @@ func (q *PodQuery) Validate() error {
 // (or get q from ParsePodQuery) first; q must not be matched from two
 // goroutines before it is. A q that does not validate matches nothing.
 func (q *PodQuery) Match(p PodInfo) bool {
+	if q.refused {
+		return false
+	}
 	if q.selector == nil {
 		if err := q.Validate(); err != nil {
 			return false

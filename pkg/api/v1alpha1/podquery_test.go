@@ -53,8 +53,10 @@ func TestPodQueryEncodeParse(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.Want) {
 				t.Fatalf("ParsePodQuery(%s) = %v, want an error with %q", c.Query, err, c.Want)
 			}
-			if q.Match(querytest.Pods()[0]) {
-				t.Fatalf("a bad query matched a pod")
+			for _, p := range querytest.Pods() {
+				if q.Match(p) {
+					t.Fatalf("a bad query matched %s/%s", p.Namespace, p.Name)
+				}
 			}
 		})
 	}
