@@ -17,11 +17,11 @@ const (
 	CallContainerStatus  = "ContainerStatus"
 )
 
-// callKind indexes the per-call latencies.
-type callKind int
+// criCall indexes the per-call latencies of the CRI calls a relist makes.
+type criCall int
 
 const (
-	callListPodSandbox callKind = iota
+	callListPodSandbox criCall = iota
 	callListContainers
 	callPodSandboxStatus
 	callContainerStatus
@@ -191,9 +191,9 @@ func newStatistics(o *Options) *statistics {
 	return st
 }
 
-func (st *statistics) observeCall(k callKind, d time.Duration, failed bool) {
+func (st *statistics) observeCall(c criCall, d time.Duration, failed bool) {
 	st.mu.Lock()
-	st.calls[k].observe(d, failed)
+	st.calls[c].observe(d, failed)
 	st.mu.Unlock()
 }
 
