@@ -158,8 +158,8 @@ func (b *Batch) Bound(until uint64) {
 	b.Events, b.Lines = b.Events[:n], b.Lines[:n]
 }
 
-// Read fills b with up to max events after the sequence number after. It
-// reuses b's slices, so that a stream reading again and again allocates
+// Read fills b with up to max events (max must be positive) after the
+// sequence number after. It reuses b's slices, so that a stream reading again and again allocates
 // nothing; what an earlier Read put in b is gone.
 func (r *Ring) Read(b *Batch, after uint64, max int) {
 	r.mu.RLock()
