@@ -56,10 +56,9 @@ type result struct {
 const killAfter = 2
 
 // run runs the stage, printing its output to out, and reports how it went.
-// A stage past its budget is announced while it runs, fails when it ends,
-// and is stopped (its whole process group) at killAfter budgets.
-func (s stage) run(ctx context.Context, out io.Writer, cold bool) result {
-	allowed := s.budget.of(cold)
+// A stage past allowed is announced while it runs and fails when it ends;
+// it is stopped (its whole process group) at stopAt.
+func (s stage) run(ctx context.Context, out io.Writer, allowed, stopAt time.Duration) result {
 	res := result{stage: s, allowed: allowed, failed: failures{}}
 	fmt.Fprintf(out, "\n== %s (budget %v)\n", s.name, allowed)
 	cmd := groupCommand(ctx, s.dir, s.args, s.env)
@@ -91,10 +90,10 @@ func (s stage) run(ctx context.Context, out io.Writer, cold bool) result {
 		return res
 	}
 	warn := time.AfterFunc(allowed, func() {
-		fmt.Fprintf(out, "\n!! stage %q is past its budget of %v and still running; it is stopped at %v\n", s.name, allowed, killAfter*allowed)
+		fmt.Fprintf(out, "\n!! stage %q is past its budget of %v and still running; it is stopped at %v\n", s.name, allowed, stopAt)
 	})
-	kill := time.AfterFunc(killAfter*allowed, func() {
-		fmt.Fprintf(out, "\n!! stopping stage %q after %v\n", s.name, killAfter*allowed)
+	kill := time.AfterFunc(stopAt, func() {
+		fmt.Fprintf(out, "\n!! stopping stage %q after %v\n", s.name, stopAt)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
 	if readDone != nil {

@@ -107,7 +107,7 @@ func TestStagePastItsBudget(t *testing.T) {
 			var out bytes.Buffer
 			w := &syncWriter{w: &out}
 			s := stage{name: tt.name, args: tt.args, budget: budget{warm: tt.budget, cold: tt.budget}}
-			r := s.run(t.Context(), w, false)
+			r := s.run(t.Context(), w, tt.budget, killAfter*tt.budget)
 			inTime := tt.say == ""
 			if r.ok() != inTime || r.overBudget == inTime || (r.err != nil) != tt.wantErr {
 				t.Fatalf("result ok=%v overBudget=%v err=%v, took %v", r.ok(), r.overBudget, r.err, r.took)
@@ -124,6 +124,44 @@ func TestStagePastItsBudget(t *testing.T) {
 			}
 			if inTime == strings.Contains(text, "OVER BUDGET") {
 				t.Fatalf("summary:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestFirstStageDecidesCold checks that the first stage, which tells a cold
+// run from a warm one, is judged by its cold budget once it runs past its
+// warm one, and stopped only at twice its cold budget: a fresh clone's
+// cluster build passes, a hanging one is still stopped.
+func TestFirstStageDecidesCold(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		budget budget
+		pass   bool
+		say    string
+	}{
+		{name: "cold build", args: []string{"sleep", "1"}, budget: budget{warm: 100 * time.Millisecond, cold: time.Minute}, pass: true, say: "a cold run"},
+		{name: "hanging build", args: []string{"sleep", "600"}, budget: budget{warm: 100 * time.Millisecond, cold: 300 * time.Millisecond}, say: "stopping stage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			w := &syncWriter{w: &out}
+			stages := []stage{
+				{name: "build", args: tt.args, budget: tt.budget},
+				{name: "after", args: []string{"true"}, budget: budget{warm: time.Minute, cold: time.Minute}},
+			}
+			start := time.Now()
+			passed := runStages(t.Context(), w, stages, false)
+			if took := time.Since(start); took > time.Minute {
+				t.Fatalf("the stages ran %v", took)
+			}
+			w.mu.Lock()
+			text := out.String()
+			w.mu.Unlock()
+			if passed != tt.pass || !strings.Contains(text, tt.say) {
+				t.Fatalf("passed=%v, want %v; output lacks %q or differs:\n%s", passed, tt.pass, tt.say, text)
 			}
 		})
 	}

@@ -93,11 +93,18 @@ func testPlan(o *testOptions) []stage {
 // prints a summary: each stage's time against its budget, and every test
 // that failed. A run whose first stage ran past its warm budget is a cold
 // one (the cluster's binaries were built from nothing), and the later
-// stages get their cold budgets. It reports whether everything passed.
+// stages get their cold budgets. Until it ends, the first stage cannot know
+// which run it is in, so it is stopped only at killAfter cold budgets. It
+// reports whether everything passed.
 func runStages(ctx context.Context, out io.Writer, stages []stage, cold bool) bool {
 	var results []result
 	for i, s := range stages {
-		r := s.run(ctx, out, cold)
+		allowed := s.budget.of(cold)
+		stopAt := killAfter * allowed
+		if i == 0 && !cold {
+			stopAt = killAfter * s.budget.cold
+		}
+		r := s.run(ctx, out, allowed, stopAt)
 		results = append(results, r)
 		if i == 0 && !cold && r.took > s.budget.warm {
 			cold = true
