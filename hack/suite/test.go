@@ -9,11 +9,11 @@ import (
 
 // Budgets of `make test`'s stages on a 2-core machine; README.md's
 // development section has the measured figures they are drawn from. The
-// warm ones add up to 38 minutes (the goal: under 40), the cold ones to 71
+// warm ones add up to 39 minutes (the goal: under 40), the cold ones to 72
 // (under 75).
 var (
-	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 15 * time.Minute}
-	budgetLint         = budget{warm: 3 * time.Minute, cold: 6 * time.Minute}
+	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 12 * time.Minute}
+	budgetLint         = budget{warm: 3 * time.Minute, cold: 9 * time.Minute}
 	budgetDown         = budget{warm: 1 * time.Minute, cold: 1 * time.Minute}
 	budgetCheckClean   = budget{warm: 1 * time.Minute, cold: 1 * time.Minute}
 )
@@ -31,16 +31,14 @@ var kubeletModule = moduleBudget{compile: budget{30 * time.Second, 3 * time.Minu
 var agentMinorModule = moduleBudget{compile: budget{30 * time.Second, 30 * time.Second}, test: budget{30 * time.Second, 30 * time.Second}}
 
 var moduleBudgets = map[string]moduleBudget{
-	".": {compile: budget{3 * time.Minute, 8 * time.Minute}, test: budget{14 * time.Minute, 16 * time.Minute}},
-	// kubelet133 reuses the k8s.io/kubernetes v1.33 internalpod compiled
-	// just before it.
-	"pkg/staticpod/kubelet133": {compile: budget{30 * time.Second, 1 * time.Minute}, test: kubeletModule.test},
+	".": {compile: budget{3 * time.Minute, 6 * time.Minute}, test: budget{14 * time.Minute, 16 * time.Minute}},
+	"pkg/staticpod/kubelet133": kubeletModule,
 	"pkg/staticpod/kubelet134": kubeletModule,
 	"pkg/staticpod/kubelet135": kubeletModule,
 	"pkg/staticpod/kubelet136": kubeletModule,
 	// The decode every minor shares has no tests of its own (each minor's
-	// module tests it); it is the first to compile k8s.io/kubernetes v1.33.
-	"pkg/staticpod/internalpod": {compile: budget{30 * time.Second, 3 * time.Minute}, test: budget{30 * time.Second, 30 * time.Second}},
+	// module tests it), so compiling its tests builds little.
+	"pkg/staticpod/internalpod": {compile: budget{30 * time.Second, 90 * time.Second}, test: budget{30 * time.Second, 30 * time.Second}},
 	"cmd/podsrc-agent":          {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{1 * time.Minute, 1 * time.Minute}},
 	// The agent's mains for the older minors have no tests; make lint vets them.
 	"cmd/podsrc-agent/kubelet133": agentMinorModule,
