@@ -96,7 +96,10 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 		}
 	})
 	f := &ctrdFixture{d: d, image: c.TestImage, drv: drv, g: g}
-	f.awaitRelists(t, 1)
+	// Run relists at once: await that first relist, which may be over
+	// already (awaitRelists would wait for one more, with events an hour
+	// away).
+	f.awaitSuccessfulRelists(t, 1)
 	if evs := g.Events(0); len(evs) != 0 {
 		t.Fatalf("a fresh containerd gave events: %s", jsonString(evs))
 	}
@@ -158,19 +161,20 @@ func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifec
 func (f *ctrdFixture) awaitRelists(t *testing.T, n int) {
 	t.Helper()
 	st := f.g.Stats()
-	target := st.Relists - st.RelistFailures + uint64(n)
-	deadline := time.Now().Add(ctrdWait)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	f.awaitSuccessfulRelists(t, st.Relists-st.RelistFailures+uint64(n))
+}
+
+// awaitSuccessfulRelists waits until the PLEG has relisted successfully
+// total times since it started.
+func (f *ctrdFixture) awaitSuccessfulRelists(t *testing.T, total uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), ctrdWait)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
 		s := f.g.Stats()
-		if s.Relists-s.RelistFailures >= target {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d successful relists; health %+v", n, f.g.Health())
-		}
-		<-tick.C
+		return s.Relists-s.RelistFailures >= total, nil
+	}); err != nil {
+		t.Fatalf("timed out waiting for %d successful relists in all; health %+v", total, f.g.Health())
 	}
 }
 

@@ -120,15 +120,18 @@ func (s *Server) Start() error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", s.path, err)
 	}
-	gs := grpc.NewServer()
+	// Stop waits for the handlers, so that an event stream of a stopped
+	// server is gone from Streams when Stop returns.
+	gs := grpc.NewServer(grpc.WaitForHandlers(true))
 	runtimeapi.RegisterRuntimeServiceServer(gs, &service{s: s})
 	s.gs = gs
 	go func() { _ = gs.Serve(l) }()
 	return nil
 }
 
-// Stop closes every connection, ends calls in progress (hanging ones too)
-// and removes the socket. The runtime state is kept for the next Start.
+// Stop closes every connection, ends calls in progress (hanging ones too),
+// waits for their handlers to return and removes the socket. The runtime
+// state is kept for the next Start.
 func (s *Server) Stop() {
 	s.mu.Lock()
 	gs := s.gs
