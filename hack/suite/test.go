@@ -31,7 +31,7 @@ var kubeletModule = moduleBudget{compile: budget{30 * time.Second, 3 * time.Minu
 var agentMinorModule = moduleBudget{compile: budget{30 * time.Second, 30 * time.Second}, test: budget{30 * time.Second, 30 * time.Second}}
 
 var moduleBudgets = map[string]moduleBudget{
-	".": {compile: budget{3 * time.Minute, 6 * time.Minute}, test: budget{14 * time.Minute, 16 * time.Minute}},
+	".":                        {compile: budget{3 * time.Minute, 6 * time.Minute}, test: budget{14 * time.Minute, 16 * time.Minute}},
 	"pkg/staticpod/kubelet133": kubeletModule,
 	"pkg/staticpod/kubelet134": kubeletModule,
 	"pkg/staticpod/kubelet135": kubeletModule,
