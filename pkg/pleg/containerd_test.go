@@ -99,7 +99,7 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 	// Run relists at once: await that first relist, which may be over
 	// already (awaitRelists would wait for one more, with events an hour
 	// away).
-	f.awaitSuccessfulRelists(t, 1)
+	awaitSuccessfulRelists(t, g, 1, ctrdWait)
 	if evs := g.Events(0); len(evs) != 0 {
 		t.Fatalf("a fresh containerd gave events: %s", jsonString(evs))
 	}
@@ -158,24 +158,9 @@ func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifec
 }
 
 // awaitRelists waits for n more successful relists.
-func (f *ctrdFixture) awaitRelists(t *testing.T, n int) {
+func (f *ctrdFixture) awaitRelists(t *testing.T, n uint64) {
 	t.Helper()
-	st := f.g.Stats()
-	f.awaitSuccessfulRelists(t, st.Relists-st.RelistFailures+uint64(n))
-}
-
-// awaitSuccessfulRelists waits until the PLEG has relisted successfully
-// total times since it started.
-func (f *ctrdFixture) awaitSuccessfulRelists(t *testing.T, total uint64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), ctrdWait)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
-		s := f.g.Stats()
-		return s.Relists-s.RelistFailures >= total, nil
-	}); err != nil {
-		t.Fatalf("timed out waiting for %d successful relists in all; health %+v", total, f.g.Health())
-	}
+	awaitSuccessfulRelists(t, f.g, successfulRelists(f.g)+n, ctrdWait)
 }
 
 // drain moves the events waiting on Watch into f.events.

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
@@ -137,14 +138,26 @@ func (f *criFixture) expectQuiet(t *testing.T) {
 }
 
 // awaitRelists waits for n more successful relists.
-func (f *criFixture) awaitRelists(t *testing.T, n int) {
+func (f *criFixture) awaitRelists(t *testing.T, n uint64) {
 	t.Helper()
-	st := f.g.Stats()
-	target := st.Relists - st.RelistFailures + uint64(n)
-	await(t, "successful relists", func() bool {
-		s := f.g.Stats()
-		return s.Relists-s.RelistFailures >= target
-	})
+	awaitSuccessfulRelists(t, f.g, successfulRelists(f.g)+n, waitFor)
+}
+
+// successfulRelists is the number of g's relists that have succeeded.
+func successfulRelists(g *GenericPLEG) uint64 {
+	s := g.Stats()
+	return s.Relists - s.RelistFailures
+}
+
+// awaitSuccessfulRelists waits up to within until g has relisted
+// successfully total times since it started.
+func awaitSuccessfulRelists(t *testing.T, g *GenericPLEG, total uint64, within time.Duration) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, within, true, func(context.Context) (bool, error) {
+		return successfulRelists(g) >= total, nil
+	}); err != nil {
+		t.Fatalf("timed out waiting for %d successful relists in all; health %+v", total, g.Health())
+	}
 }
 
 func started(uid, id string) PodLifecycleEvent {

@@ -263,10 +263,7 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		f := &criFixture{srv: srv, g: g}
 		// Run relists at once: await that first relist, which may be over
 		// already (awaitRelists would wait for one more, an hour away).
-		await(t, "the first relist", func() bool {
-			s := g.Stats()
-			return s.Relists > s.RelistFailures
-		})
+		awaitSuccessfulRelists(t, g, 1, waitFor)
 		return f
 	}
 	// exit starts a container in a new pod and stops it, and expects the
