@@ -5,30 +5,28 @@
 #       -t <your registry>/podsrc-agent:<tag>-kubelet1.36 .
 #
 # kubectl podsrc deploy --image=<your registry>/podsrc-agent:<tag> runs it on
-# v1.36 nodes, and <tag>-kubelet1.N on v1.N nodes: the agents of the older
-# minors are the modules cmd/podsrc-agent/kubelet13N (make build-agents,
-# hack/image.sh, make dist).
+# v1.36 nodes, and <tag>-kubelet1.N on v1.N nodes: each minor's agent is the
+# module cmd/podsrc-agent/kubelet13N (make build-agents, hack/image.sh, make
+# dist).
 #
-# Build from the root of the repository: the agent's module (cmd/podsrc-agent)
-# replaces the root module and the static pod decoder's modules
-# (pkg/staticpod/kubelet136 and pkg/staticpod/internalpod) with their
-# directories here. The tests build the same binary without a container
+# Build from the root of the repository: the agent's module
+# (cmd/podsrc-agent/kubelet136) replaces the root module and the shared static
+# pod decoding (pkg/staticpod/internalpod) with their directories here. The tests build the same binary without a container
 # engine: hack/image.sh.
 
 FROM golang:1.26 AS build
 WORKDIR /src
-# The four modules' dependencies first, so that a source change does not
+# The three modules' dependencies first, so that a source change does not
 # download them again.
 COPY go.mod go.sum ./
-COPY pkg/staticpod/kubelet136/go.mod pkg/staticpod/kubelet136/go.sum ./pkg/staticpod/kubelet136/
 COPY pkg/staticpod/internalpod/go.mod pkg/staticpod/internalpod/go.sum ./pkg/staticpod/internalpod/
-COPY cmd/podsrc-agent/go.mod cmd/podsrc-agent/go.sum ./cmd/podsrc-agent/
-RUN cd cmd/podsrc-agent && go mod download
+COPY cmd/podsrc-agent/kubelet136/go.mod cmd/podsrc-agent/kubelet136/go.sum ./cmd/podsrc-agent/kubelet136/
+RUN cd cmd/podsrc-agent/kubelet136 && go mod download
 COPY . .
 ARG VERSION=v0.0.0-dev
 # Static (no cgo): the final image has no C library. Otherwise as the
 # Makefile builds it, grpcnotrace included.
-RUN cd cmd/podsrc-agent && CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
+RUN cd cmd/podsrc-agent/kubelet136 && CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
       -ldflags "-s -w -X github.com/podsrc/podsrc/internal/version.Version=${VERSION}" \
       -o /out/podsrc-agent .
 

@@ -4,14 +4,13 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 # Go modules of the project: the root (the plugin and every package), the
-# kubelet-exact static pod decoders (internalpod, the decoding they share,
-# and one module per kubelet minor that builds it against that minor's
-# k8s.io/kubernetes), and the agent's mains, one per kubelet minor (cmd/podsrc-agent links v1.36's decoder, its
-# kubelet13x modules the older ones'), which need k8s.io/kubernetes and its
-# replace directives.
-DECODER_MODULES := pkg/staticpod/internalpod pkg/staticpod/kubelet133 pkg/staticpod/kubelet134 pkg/staticpod/kubelet135 pkg/staticpod/kubelet136
-AGENT_MINOR_MODULES := cmd/podsrc-agent/kubelet133 cmd/podsrc-agent/kubelet134 cmd/podsrc-agent/kubelet135
-MODULES := . $(DECODER_MODULES) cmd/podsrc-agent $(AGENT_MINOR_MODULES) test/bench/merge
+# static pod decoding every kubelet minor shares (internalpod), and one module
+# per kubelet minor (cmd/podsrc-agent/kubelet13N, the newest last) holding
+# that minor's agent main and static pod decoder, built against its own
+# k8s.io/kubernetes, whose replace directives must stay out of the root module.
+AGENT_MODULES := cmd/podsrc-agent/kubelet133 cmd/podsrc-agent/kubelet134 cmd/podsrc-agent/kubelet135 cmd/podsrc-agent/kubelet136
+NEWEST_AGENT_MODULE := $(lastword $(AGENT_MODULES))
+MODULES := . pkg/staticpod/internalpod $(AGENT_MODULES) test/bench/merge
 # The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
 # the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
 # (the etcd one has none).
@@ -31,11 +30,11 @@ TEST_TIMEOUT ?= 60m
 .PHONY: build
 build: ## Build kubectl-podsrc and podsrc-agent (for kubelet v1.36) into bin/.
 	go build $(GOFLAGS_BUILD) -o $(BIN)/kubectl-podsrc ./cmd/kubectl-podsrc
-	cd cmd/podsrc-agent && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent .
+	cd $(NEWEST_AGENT_MODULE) && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent .
 
 .PHONY: build-agents
 build-agents: build ## Also the agents for kubelets v1.33 to v1.35: bin/podsrc-agent-kubelet1.3x.
-	@for m in $(AGENT_MINOR_MODULES); do \
+	@for m in $(filter-out $(NEWEST_AGENT_MODULE),$(AGENT_MODULES)); do \
 	  minor=$${m##*/kubelet1}; \
 	  (cd $$m && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent-kubelet1.$$minor .) || exit 1; \
 	done

@@ -82,8 +82,8 @@ if [[ "$what" == stream || "$what" == all ]]; then
 	run stream ${STREAM_FLAGS:-} || status=1
 fi
 if [[ "$what" == rss || "$what" == hostile || "$what" == all ]]; then
-	log "building cmd/podsrc-agent as it is shipped"
-	(cd "$ROOT_DIR/cmd/podsrc-agent" && go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$out/podsrc-agent" .)
+	log "building cmd/podsrc-agent/kubelet136 as it is shipped"
+	(cd "$ROOT_DIR/cmd/podsrc-agent/kubelet136" && go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$out/podsrc-agent" .)
 fi
 if [[ "$what" == rss || "$what" == all ]]; then
 	log "agent RSS (load average: $(cut -d' ' -f1-3 /proc/loadavg))"

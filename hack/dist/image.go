@@ -41,13 +41,13 @@ type agentBuild struct {
 }
 
 // agentBuilds are the agent's builds, one per kubelet minor podsrc
-// reproduces. The Makefile's AGENT_MINOR_MODULES list the same modules but
-// cmd/podsrc-agent (TestAgentBuildsMatchTheMakefile keeps them together).
+// reproduces, the newest last. The Makefile's AGENT_MODULES list the same
+// modules (TestAgentBuildsMatchTheMakefile keeps them together).
 var agentBuilds = []agentBuild{
 	{kubeletminor.V133, "cmd/podsrc-agent/kubelet133"},
 	{kubeletminor.V134, "cmd/podsrc-agent/kubelet134"},
 	{kubeletminor.V135, "cmd/podsrc-agent/kubelet135"},
-	{kubeletminor.V136, "cmd/podsrc-agent"},
+	{kubeletminor.V136, "cmd/podsrc-agent/kubelet136"},
 }
 
 // imageTag is the tag of the release's image for nodes of kubelet minor m,

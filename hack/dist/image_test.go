@@ -222,31 +222,28 @@ func TestAgentBuilds(t *testing.T) {
 }
 
 // TestAgentBuildsMatchTheMakefile checks that the Makefile builds the same
-// agents as the release: its AGENT_MINOR_MODULES are the builds of the
-// older minors, and its build target builds the newest minor's agent in
-// cmd/podsrc-agent.
+// agents as the release: its AGENT_MODULES are the builds of every minor, in
+// the same order, so that its build target, which builds the last one as
+// bin/podsrc-agent, builds the newest minor's agent.
 func TestAgentBuildsMatchTheMakefile(t *testing.T) {
 	t.Chdir("../..")
 	data, err := os.ReadFile("Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	minorModules, ok := makeVariable(string(data), "AGENT_MINOR_MODULES")
+	modules, ok := makeVariable(string(data), "AGENT_MODULES")
 	if !ok {
-		t.Fatal("the Makefile sets no AGENT_MINOR_MODULES")
+		t.Fatal("the Makefile sets no AGENT_MODULES")
 	}
-	var older []string
+	var dirs []string
 	for _, b := range agentBuilds {
-		if b.dir == "cmd/podsrc-agent" {
-			if b.minor != kubeletminor.Supported[len(kubeletminor.Supported)-1] {
-				t.Errorf("cmd/podsrc-agent is the build for %v, but the Makefile's build target builds it as the newest minor's agent", b.minor)
-			}
-			continue
-		}
-		older = append(older, b.dir)
+		dirs = append(dirs, b.dir)
 	}
-	if got := strings.Fields(minorModules); !slices.Equal(got, older) {
-		t.Errorf("the Makefile's AGENT_MINOR_MODULES are %v, hack/dist's agentBuilds (but cmd/podsrc-agent) %v: change both", got, older)
+	if got := strings.Fields(modules); !slices.Equal(got, dirs) {
+		t.Errorf("the Makefile's AGENT_MODULES are %v, hack/dist's agentBuilds %v: change both", got, dirs)
+	}
+	if newest := agentBuilds[len(agentBuilds)-1].minor; newest != kubeletminor.Supported[len(kubeletminor.Supported)-1] {
+		t.Errorf("the last agent build is for %v, but the Makefile's build target builds the last as the newest minor's agent", newest)
 	}
 }
 

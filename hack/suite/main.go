@@ -1,7 +1,7 @@
 // Command suite runs podsrc's test suite the way `make test` and
 // `make flake` ask, from the repository root:
 //
-//	go run ./hack/suite test  -modules ". pkg/staticpod/kubelet ..."   # every stage, each within its budget
+//	go run ./hack/suite test  -modules ". pkg/staticpod/internalpod cmd/podsrc-agent/kubelet136 ..."   # every stage, each within its budget
 //	go run ./hack/suite flake -modules ". ..." -runs 20                # the unit packages, again and again, under load
 //	go run ./hack/suite flake -integration -runs 20                    # the packages that use the test cluster
 //

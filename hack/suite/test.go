@@ -22,28 +22,20 @@ var (
 // them (the root module's hold the cluster and end-to-end tests).
 type moduleBudget struct{ compile, test budget }
 
-// kubeletModule is the share of one kubelet minor's decoder module: each
-// compiles its own k8s.io/kubernetes, and replays its conformance traces.
+// kubeletModule is the share of one kubelet minor's module: each compiles
+// its own k8s.io/kubernetes, and replays its conformance traces; v1.36's
+// also holds the agent binary's tests.
 var kubeletModule = moduleBudget{compile: budget{30 * time.Second, 3 * time.Minute}, test: budget{1 * time.Minute, 1 * time.Minute}}
 
-// agentMinorModule is the share of the agent's main for an older kubelet
-// minor: no tests to compile or run.
-var agentMinorModule = moduleBudget{compile: budget{30 * time.Second, 30 * time.Second}, test: budget{30 * time.Second, 30 * time.Second}}
-
 var moduleBudgets = map[string]moduleBudget{
-	".":                        {compile: budget{3 * time.Minute, 6 * time.Minute}, test: budget{14 * time.Minute, 16 * time.Minute}},
-	"pkg/staticpod/kubelet133": kubeletModule,
-	"pkg/staticpod/kubelet134": kubeletModule,
-	"pkg/staticpod/kubelet135": kubeletModule,
-	"pkg/staticpod/kubelet136": kubeletModule,
+	".":                           {compile: budget{3 * time.Minute, 6 * time.Minute}, test: budget{14 * time.Minute, 16 * time.Minute}},
+	"cmd/podsrc-agent/kubelet133": kubeletModule,
+	"cmd/podsrc-agent/kubelet134": kubeletModule,
+	"cmd/podsrc-agent/kubelet135": kubeletModule,
+	"cmd/podsrc-agent/kubelet136": {compile: budget{1 * time.Minute, 3 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
 	// The decode every minor shares has no tests of its own (each minor's
 	// module tests it), so compiling its tests builds little.
 	"pkg/staticpod/internalpod": {compile: budget{30 * time.Second, 90 * time.Second}, test: budget{30 * time.Second, 30 * time.Second}},
-	"cmd/podsrc-agent":          {compile: budget{1 * time.Minute, 2 * time.Minute}, test: budget{1 * time.Minute, 1 * time.Minute}},
-	// The agent's mains for the older minors have no tests; make lint vets them.
-	"cmd/podsrc-agent/kubelet133": agentMinorModule,
-	"cmd/podsrc-agent/kubelet134": agentMinorModule,
-	"cmd/podsrc-agent/kubelet135": agentMinorModule,
 	// test/bench/merge links the kubelet v1.36 that kubelet136 built.
 	"test/bench/merge": {compile: budget{1 * time.Minute, 1 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
 }

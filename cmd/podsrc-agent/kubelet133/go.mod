@@ -4,7 +4,8 @@ go 1.26.8
 
 require (
 	github.com/podsrc/podsrc v0.0.0-00010101000000-000000000000
-	github.com/podsrc/podsrc/pkg/staticpod/kubelet133 v0.0.0-00010101000000-000000000000
+	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000
+	k8s.io/kubernetes v1.33.13
 )
 
 require (
@@ -15,23 +16,34 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/distribution/reference v0.6.0 // indirect
+	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-openapi/jsonpointer v0.21.0 // indirect
+	github.com/go-openapi/jsonreference v0.20.2 // indirect
+	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/mux v1.8.1 // indirect
+	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.24.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/moby/spdystream v0.5.1 // indirect
+	github.com/moby/sys/mountinfo v0.7.2 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/mxk/go-flowrate v0.0.0-20140419014527-cca7078d478f // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
-	github.com/podsrc/podsrc/pkg/staticpod/internalpod v0.0.0-00010101000000-000000000000 // indirect
+	github.com/opencontainers/selinux v1.11.1 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
@@ -60,7 +72,9 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/api v0.36.3 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apimachinery v0.36.3 // indirect
@@ -72,8 +86,9 @@ require (
 	k8s.io/cri-api v0.36.3 // indirect
 	k8s.io/cri-client v0.0.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/kubelet v0.36.3 // indirect
-	k8s.io/kubernetes v1.33.13 // indirect
+	k8s.io/mount-utils v0.0.0 // indirect
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
@@ -81,6 +96,12 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+// The decoder is built from kubelet v1.33.13's own source tree on purpose.
+// k8s.io/kubernetes requires its staging modules (k8s.io/api, k8s.io/client-go,
+// ...) at the placeholder version v0.0.0 and resolves them with replace
+// directives to ./staging; those do not apply to modules that depend on it, so
+// every staging module must be pinned here to its published release matching
+// v1.33.13. The root module's packages this module uses are built with them too.
 replace (
 	k8s.io/api => k8s.io/api v0.33.13
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.33.13
@@ -115,13 +136,16 @@ replace (
 	k8s.io/sample-controller => k8s.io/sample-controller v0.33.13
 )
 
+// The root module requires a kube-openapi built on structured-merge-diff v6
+// and a gnostic-models on go.yaml.in/yaml; v1.33's apimachinery needs the
+// ones it was released with.
 replace (
 	github.com/google/gnostic-models => github.com/google/gnostic-models v0.6.9
 	k8s.io/kube-openapi => k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff
 )
 
+// The decoder implements an interface of the root module in this repository.
 replace github.com/podsrc/podsrc => ../../..
 
-replace github.com/podsrc/podsrc/pkg/staticpod/kubelet133 => ../../../pkg/staticpod/kubelet133
-
+// The decoding every minor shares, built against this module's k8s.io/kubernetes.
 replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../../../pkg/staticpod/internalpod

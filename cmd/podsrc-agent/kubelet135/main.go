@@ -1,13 +1,17 @@
-// Command podsrc-agent, built for kubelet v1.35: podsrc-agent linking
-// the static pod decoder of that minor (pkg/staticpod/kubelet135), with its
-// own module so that it can link that minor's k8s.io/kubernetes.
+// Command podsrc-agent, built for kubelet v1.35: the agent with that minor's
+// static pod decoder (./decoder), built against its own k8s.io/kubernetes.
+//
+// Each kubelet minor is one module (cmd/podsrc-agent/kubelet13N), because
+// k8s.io/kubernetes can only be required with replace directives for its
+// staging modules: the root module, which kubectl-podsrc is installed from,
+// must stay free of them, and each minor needs its own k8s.io/kubernetes.
 package main
 
 import (
 	"os"
 
+	"github.com/podsrc/podsrc/cmd/podsrc-agent/kubelet135/decoder"
 	"github.com/podsrc/podsrc/pkg/agent"
-	"github.com/podsrc/podsrc/pkg/staticpod/kubelet135"
 )
 
-func main() { os.Exit(agent.Main(kubelet135.New())) }
+func main() { os.Exit(agent.Main(decoder.New())) }

@@ -1,4 +1,4 @@
-module github.com/podsrc/podsrc/pkg/staticpod/kubelet136
+module github.com/podsrc/podsrc/cmd/podsrc-agent/kubelet136
 
 go 1.26.8
 
@@ -29,6 +29,7 @@ require (
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/gorilla/mux v1.8.1 // indirect
 	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
@@ -136,4 +137,4 @@ replace (
 replace github.com/podsrc/podsrc => ../../..
 
 // The decoding every minor shares, built against this module's k8s.io/kubernetes.
-replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../internalpod
+replace github.com/podsrc/podsrc/pkg/staticpod/internalpod => ../../../pkg/staticpod/internalpod

@@ -1,4 +1,4 @@
-package kubelet134
+package decoder
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/podsrc/podsrc/internal/conformance/staticpodtrace"
 )
 
-// TestMatchesKubelet compares the decoder with kubelet v1.34's own file and
+// TestMatchesKubelet compares the decoder with kubelet v1.36's own file and
 // URL sources on every scenario's manifests.
 func TestMatchesKubelet(t *testing.T) {
 	staticpodtrace.CompareWithKubelet(t, New(), staticpodtrace.KubeletSources{

@@ -1,13 +1,9 @@
-// Package kubelet134 is what kubelet v1.34 (k8s.io/kubernetes v1.34.4) does
+// Package decoder is what kubelet v1.34 (k8s.io/kubernetes v1.34.4) does
 // its own way when it decodes a static pod: MD5 UIDs, validation with empty
 // options, and the PreventStaticPodAPIReferences gate.
 // The decoding itself is pkg/staticpod/internalpod's, built here against
 // v1.34's own code; pkg/staticpod.NewDecoder adds the file and URL flow.
-//
-// It is a module of its own because k8s.io/kubernetes can only be required
-// with replace directives for its staging modules; the root module must stay
-// free of them, and each kubelet minor needs its own k8s.io/kubernetes.
-package kubelet134
+package decoder
 
 import (
 	"crypto/md5"

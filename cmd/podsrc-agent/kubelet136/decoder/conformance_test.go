@@ -1,4 +1,4 @@
-package kubelet136
+package decoder
 
 import (
 	"testing"

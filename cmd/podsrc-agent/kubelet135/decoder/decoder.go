@@ -1,13 +1,9 @@
-// Package kubelet136 is what kubelet v1.36 (k8s.io/kubernetes v1.36.3) does
+// Package decoder is what kubelet v1.35 (k8s.io/kubernetes v1.35.4) does
 // its own way when it decodes a static pod: FNV-128a UIDs, validation with
 // options derived from the pod, and the PreventStaticPodAPIReferences gate.
 // The decoding itself is pkg/staticpod/internalpod's, built here against
-// v1.36's own code; pkg/staticpod.NewDecoder adds the file and URL flow.
-//
-// It is a module of its own because k8s.io/kubernetes can only be required
-// with replace directives for its staging modules; the root module must stay
-// free of them, and each kubelet minor needs its own k8s.io/kubernetes.
-package kubelet136
+// v1.35's own code; pkg/staticpod.NewDecoder adds the file and URL flow.
+package decoder
 
 import (
 	"hash/fnv"
@@ -19,11 +15,11 @@ import (
 	"github.com/podsrc/podsrc/pkg/staticpod/internalpod"
 )
 
-// New returns the static pod decoder of kubelet v1.36. It follows the
+// New returns the static pod decoder of kubelet v1.35. It follows the
 // process-wide feature gates, as the kubelet does.
 func New() staticpod.Decoder {
 	return internalpod.NewDecoder(internalpod.Minor{
-		Version:                 "v1.36.3",
+		Version:                 "v1.35.4",
 		NewUIDHash:              fnv.New128a,
 		DeriveValidationOptions: true,
 		ReferenceGate:           features.PreventStaticPodAPIReferences,

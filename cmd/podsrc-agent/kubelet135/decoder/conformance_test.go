@@ -1,4 +1,4 @@
-package kubelet135
+package decoder
 
 import (
 	"testing"

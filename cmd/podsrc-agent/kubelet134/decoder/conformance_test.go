@@ -1,4 +1,4 @@
-package kubelet134
+package decoder
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package kubelet133
+package decoder
 
 import (
 	"testing"
