@@ -47,7 +47,9 @@ deps: ## The Debian packages the tests need (hack/install-deps.sh; root).
 # module's tests (compiled in parallel, then run one binary at a time: several
 # share the one test cluster and some restart parts of it), the cluster torn
 # down and checked. Every stage runs whatever became of the ones before; each
-# has a time budget (README.md, Development) and fails, named, past it. One
+# has a time budget (warm or cold, by the caches that stage needs), is listed
+# at the end when past it, and fails for time only as a hang (or, with
+# PODSRC_STRICT_BUDGETS=1, past its budget). One
 # recipe line and no $(MAKE), so that `make -n test` runs nothing (make runs
 # a line naming $(MAKE) even under -n, and this one brings the cluster down).
 SUITE := go run ./hack/suite
