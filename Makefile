@@ -105,10 +105,18 @@ dist: ## kubectl-podsrc archives for every platform, the agent images, one per k
 demo: build ## The main job: a real local single-node cluster with podsrc on it.
 	./hack/demo.sh
 
+# docs/commands.md is committed (go test ./docs/ fails when it is stale);
+# the man pages are build output, like the binaries.
+.PHONY: docs
+docs: ## docs/commands.md from the command trees, and man pages into bin/man.
+	go run ./hack/gendocs -markdown docs/commands.md -man $(BIN)/man
+
 .PHONY: clean
-clean:
+clean: ## Remove bin/ and dist/.
 	rm -rf $(BIN) dist
 
+# Every target has a ## line; docs/development.md shows this output, and
+# go test ./docs/ checks that it is current.
 .PHONY: help
-help:
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+help: ## Every target, one line each.
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "%-13s %s\n", $$1, $$2 }'
