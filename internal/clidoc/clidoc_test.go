@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/podsrc/podsrc/internal/version"
 )
 
 // tree is a small command tree: a root with a global flag and a
@@ -23,13 +25,17 @@ func tree() *cobra.Command {
 		Run:     func(*cobra.Command, []string) {},
 	}
 	sub.Flags().Bool("wide", false, "More columns.")
+	home, _ := os.UserHomeDir()
+	sub.Flags().String("cache-dir", filepath.Join(home, ".cache"), "A cache.")
+	sub.Flags().String("image", "registry.example/tool:"+version.Version, "The image.")
 	root.AddCommand(sub, &cobra.Command{Use: "hidden", Hidden: true, Run: func(*cobra.Command, []string) {}})
 	return root
 }
 
 // TestMarkdown checks the page of a small tree: its index, escaped
 // descriptions, usage, examples without trailing spaces, each command's
-// own flags, the global ones once, and no hidden command.
+// own flags with defaults that are the same on every machine, the global
+// ones once, and no hidden command.
 func TestMarkdown(t *testing.T) {
 	var b bytes.Buffer
 	if err := Markdown(&b, tree()); err != nil {
@@ -41,7 +47,9 @@ func TestMarkdown(t *testing.T) {
 		"## tool show\n\nShow a node\n\nShow a &lt;node&gt; with \\*stars\\* and a\\_name.\n",
 		"```\ntool show NODE [flags]\n```",
 		"```sh\n  tool show node-1\n\n  tool show node-2\n```",
-		"--wide   More columns.",
+		"--wide               More columns.",
+		`(default "$HOME/.cache")`,
+		`(default "registry.example/tool:<version>")`,
 		"And [the flags of every command](#tool).",
 		"Flags of every command:\n\n```\n      --global string",
 	} {

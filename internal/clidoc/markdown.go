@@ -28,8 +28,8 @@ command takes are listed once, under [kubectl podsrc](#kubectl-podsrc)
 
 // Markdown writes the reference page of the command trees under roots:
 // an index, then each available command with its description, usage,
-// examples and flags. Flag defaults under the user's home directory are
-// written as $HOME, so the page is the same on every machine.
+// examples and flags. Flag defaults that depend on the machine or the
+// build are written in words (stable), so the page is the same everywhere.
 func Markdown(w io.Writer, roots ...*cobra.Command) error {
 	var b bytes.Buffer
 	b.WriteString(header)
@@ -69,7 +69,7 @@ func writeCommand(b *bytes.Buffer, c *cobra.Command) {
 		title = "Flags of every command"
 	}
 	if flags := c.LocalFlags(); flags.HasAvailableFlags() {
-		fmt.Fprintf(b, "\n%s:\n\n```\n%s```\n", title, homeAsVariable(flags.FlagUsages()))
+		fmt.Fprintf(b, "\n%s:\n\n```\n%s```\n", title, stable(flags.FlagUsages()))
 	}
 	if c.HasParent() && c.InheritedFlags().HasAvailableFlags() {
 		root := c.Root()
