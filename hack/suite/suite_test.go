@@ -245,7 +245,7 @@ func TestColdGoCacheAfterWarmClusterDoesNotFail(t *testing.T) {
 }
 
 // TestBudgetsFitTheGoal checks that make test's budgets, with every module
-// the budget table knows, add up to less than the README's goals: 40
+// the budget table knows, add up to less than docs/development.md's goals: 40
 // minutes warm and 75 cold on a 2-core machine.
 func TestBudgetsFitTheGoal(t *testing.T) {
 	o := &testOptions{budgetScale: 1}

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Budgets of `make test`'s stages on a 2-core machine; README.md's
-// development section has the measured figures they are drawn from. The
+// Budgets of `make test`'s stages on a 2-core machine; docs/development.md
+// has the measured figures they are drawn from. The
 // warm ones add up to 39 minutes (the goal: under 40), the cold ones to 72
 // (under 75).
 var (

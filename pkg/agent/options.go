@@ -63,7 +63,7 @@ func NewOptions() *Options {
 
 		// The operator sees a change within milliseconds of the runtime
 		// reporting it, not up to a relist period later; each relist
-		// computes the kubelet's events (README, "The PLEG's timing").
+		// computes the kubelet's events (docs/kubelet-differences.md, "When the PLEG relists").
 		RelistOnRuntimeEvents: true,
 	}
 }
