@@ -53,13 +53,21 @@ func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
 		nodes = append(nodes, node)
 	}
 	serve("answers", func(*fakeagent.Agent) {})
+	// named answers as answers does, under its own node's name: why takes
+	// its answers (an agent that names another node gets none taken).
+	serve("named", func(fa *fakeagent.Agent) { ownName(fa, "named") })
 	serve("status", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStatus })
 	serve("text", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultText })
 	serve("skew", func(fa *fakeagent.Agent) { fa.Served = "v9" })
 	serve("stall", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStall })
 	serve("endless", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndless })
-	serve("endless-line", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndlessLine })
+	serve("endless-line", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndlessLine; ownName(fa, "endless-line") })
 	return kubeconfig(t, serveUntilCleanup(t, &fakeAPIServer{agents: agents, nodes: nodes})), nodes
+}
+
+// ownName gives a hostile agent its node's name back.
+func ownName(fa *fakeagent.Agent, node string) {
+	fa.Sources.NodeName, fa.Pods.NodeName, fa.PLEG.NodeName, fa.Version.NodeName = node, node, node, node
 }
 
 // hostileCommands are the extra arguments of every command of kubectl
