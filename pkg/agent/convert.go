@@ -35,19 +35,20 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	if st == nil {
 		return out
 	}
-	// The sources mask their own URLs; a manifest's error may still quote
-	// a URL with credentials of the manifest's, or the whole object.
-	served := func(msg string) string {
+	// The sources mask their own URLs, and the decoder leaves the
+	// manifest's content out of its errors; a manifest's error may still
+	// name a URL with credentials of the manifest's.
+	served := func(msg, unredacted string) string {
 		if expose {
-			return msg
+			return unredacted
 		}
-		return cutObjectDump(source.MaskURLs(msg))
+		return source.MaskURLs(msg)
 	}
 	out.Target = source.MaskURLs(st.Target)
-	out.LastError = served(st.LastError)
+	out.LastError = served(st.LastError, st.LastErrorUnredacted)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
 	for _, r := range st.Rejected {
-		out.RejectedFiles = append(out.RejectedFiles, v1alpha1.RejectedFile{Path: r.Path, Error: served(r.Error), Since: metav1.NewTime(r.FirstSeen)})
+		out.RejectedFiles = append(out.RejectedFiles, v1alpha1.RejectedFile{Path: r.Path, Error: served(r.Error, r.Unredacted), Since: metav1.NewTime(r.FirstSeen)})
 	}
 	for _, s := range st.Shadowed {
 		out.ShadowedFiles = append(out.ShadowedFiles, v1alpha1.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
