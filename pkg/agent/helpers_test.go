@@ -72,9 +72,10 @@ func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, error) {
 // directory and a fake CRI runtime.
 type testAgent struct {
 	*Agent
-	url       string
-	manifests string
-	runtime   *critest.Server
+	// url is the API's, probeURL the probes' listener's.
+	url, probeURL string
+	manifests     string
+	runtime       *critest.Server
 }
 
 // startAgent runs an agent until the test ends; adjust may change its config.
@@ -119,9 +120,13 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 	if err != nil {
 		t.Fatal(err)
 	}
+	probes, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx, lis) }()
+	go func() { done <- a.Run(ctx, lis, probes) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -133,7 +138,7 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 			t.Error("agent did not stop")
 		}
 	})
-	ta := &testAgent{Agent: a, url: "http://" + lis.Addr().String(), manifests: manifests, runtime: rt}
+	ta := &testAgent{Agent: a, url: "http://" + lis.Addr().String(), probeURL: "http://" + probes.Addr().String(), manifests: manifests, runtime: rt}
 	// Ready, and the file source's first notification is in the sequence.
 	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && a.ring.LastSeq() > 0 })
 	// Live: until the PLEG's first relist, /livez answers "pleg has yet to
