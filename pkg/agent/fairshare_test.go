@@ -25,12 +25,12 @@ const sourcesPath = v1alpha1.APIPrefix + "/sources"
 // each comes from other loopback addresses (all of 127.0.0.0/8 is
 // loopback) than the well-behaved client's.
 
-// addPods puts n API pods, each with a few hundred bytes of labels, in the
-// agent's view: a pod list far larger than what the kernel buffers of a
-// connection hold.
+// addPods puts n API pods, each with 1.5 KiB of labels, in the agent's
+// view: a pod list (8 MiB for 5,000) far larger than what the kernel
+// buffers of a connection hold.
 func addPods(ta *testAgent, n int) {
 	pods := make([]*v1.Pod, 0, n)
-	pad := strings.Repeat("x", 60)
+	pad := strings.Repeat("x", 250)
 	for i := range n {
 		labels := map[string]string{}
 		for j := range 6 {
@@ -81,9 +81,21 @@ func TestSlowReadersFromOneAddressLeaveSnapshotsToOthers(t *testing.T) {
 	for range 8 {
 		readers = append(readers, rawGetBuffered(t, ta, "127.0.0.2", v1alpha1.PodsPath, slowReadBuffer))
 	}
-	refused := 0
+	// Every answer has begun: the slow readers hold what they got.
+	var answers []*http.Response
 	for _, c := range readers {
-		resp := answer(t, c)
+		answers = append(answers, answer(t, c))
+	}
+	// A pod list of one namespace takes a snapshot slot as the whole
+	// list does, and is quick to read on a loaded machine.
+	oneNamespace := v1alpha1.PodsPath + "?" + v1alpha1.PodQuery{Namespaces: []string{"kube-system"}}.Encode().Encode()
+	for _, path := range []string{sourcesPath, oneNamespace} {
+		if code, body := getFrom(t, ta.url, "127.0.0.3", path); code != http.StatusOK {
+			t.Fatalf("another peer's %s answered %d while the slow readers held theirs: %.200s", path, code, body)
+		}
+	}
+	refused := 0
+	for _, resp := range answers {
 		switch resp.StatusCode {
 		case http.StatusOK:
 		case http.StatusServiceUnavailable:
@@ -95,11 +107,6 @@ func TestSlowReadersFromOneAddressLeaveSnapshotsToOthers(t *testing.T) {
 	}
 	if want := 8 - DefaultMaxSnapshotsPerPeer; refused != want {
 		t.Fatalf("%d of 8 slow readers from one address refused, want %d (all but the peer's share)", refused, want)
-	}
-	for _, path := range []string{sourcesPath, v1alpha1.PodsPath} {
-		if code, body := getFrom(t, ta.url, "127.0.0.3", path); code != http.StatusOK {
-			t.Fatalf("another peer's %s answered %d while the slow readers held theirs: %.200s", path, code, body)
-		}
 	}
 }
 
@@ -169,20 +176,25 @@ func TestStreamsFromOneAddressLeaveStreamsToOthers(t *testing.T) {
 func TestIdleConnectionsMakeRoom(t *testing.T) {
 	const idle = DefaultMaxConnections + newPeerReserve
 	tests := []struct {
-		name  string
-		peers int
+		name string
+		// from is the address of connection i.
+		from func(i int) string
 	}{
-		{name: "one address", peers: 1},
-		{name: "many addresses", peers: 17},
+		{name: "one address", from: func(int) string { return "127.0.1.1" }},
+		{name: "many addresses", from: func(i int) string {
+			// 16 peers of 32 up to the total, then the reserve, which
+			// takes one connection from each peer that holds none.
+			if i < DefaultMaxConnections {
+				return fmt.Sprintf("127.0.1.%d", 1+i/32)
+			}
+			return fmt.Sprintf("127.0.2.%d", 1+i-DefaultMaxConnections)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ta := startAgent(t, nil)
-			per := (idle + tt.peers - 1) / tt.peers
 			for i := range idle {
-				// One peer after the other, so that the last holds none
-				// until the total is reached: the reserve fills too.
-				from := fmt.Sprintf("127.0.1.%d", 1+i/per)
+				from := tt.from(i)
 				c := rawGet(t, ta, from, "/version")
 				resp := answer(t, c)
 				_, _ = io.Copy(io.Discard, resp.Body)
