@@ -33,7 +33,8 @@
 # Environment: STREAM_FLAGS (e.g. "-duration 10s -rate 5000 -subscribers 100"),
 # RSS_FLAGS (e.g. "-pods 110,5000 -settle 30s -check-frequency 20s"),
 # HOSTILE_FLAGS (e.g. "-pods 1000 -clients 0,250,1000 -phase 20s -peers 8"),
-# FAIR_FLAGS (e.g. "-pods 1000 -phase 10s -peers 8"),
+# FAIR_FLAGS (e.g. "-pods 1000 -phase 10s -peers 8"; -probe-port=false for an
+# agent without --probe-address, whose probes are on the API's port),
 # PODSRC_BENCH_TIMEOUT (seconds per part, default 900), PODSRC_BENCH_OUT
 # (where heap profiles and binaries are kept; default a temporary directory,
 # removed at the end).

@@ -27,6 +27,9 @@ type fairConfig struct {
 	phase    time.Duration
 	peers    int
 	limitMiB float64
+	// probePort runs the agent with --probe-address; without it (an agent
+	// from before issue 28) the probe goes to the API's port.
+	probePort bool
 }
 
 // attacker is one way a pod on the node's network tries to silence the
@@ -102,6 +105,7 @@ func runFair(ctx context.Context, args []string) (err error) {
 	fs.DurationVar(&c.phase, "phase", 10*time.Second, "how long each attack lasts")
 	fs.IntVar(&c.peers, "peers", 8, "loopback addresses the attacks from many addresses come from")
 	fs.Float64Var(&c.limitMiB, "limit-mib", 256, "the agent's memory limit (its GOMEMLIMIT, as in the DaemonSet)")
+	fs.BoolVar(&c.probePort, "probe-port", true, "run the agent with its probes on a port of their own (--probe-address); false for an agent without it, whose probes are on the API's port")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -111,16 +115,25 @@ func runFair(ctx context.Context, args []string) (err error) {
 	if c.peers < 2 || c.peers > 200 || c.phase <= 0 || c.phase > 5*time.Minute {
 		return fmt.Errorf("-peers must be between 2 and 200 and -phase between 0 and 5m, not %d and %v", c.peers, c.phase)
 	}
-	probePort, err := freePort()
-	if err != nil {
-		return err
+	var agentArgs []string
+	probeAddr := ""
+	if c.probePort {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		probeAddr = "127.0.0.1:" + strconv.Itoa(port)
+		agentArgs = append(agentArgs, "--probe-address="+probeAddr)
 	}
-	probeURL := "http://127.0.0.1:" + strconv.Itoa(probePort)
-	a, err := startStaticAgent(ctx, c.agentBin, c.pods, c.limitMiB, "--probe-address=127.0.0.1:"+strconv.Itoa(probePort))
+	a, err := startStaticAgent(ctx, c.agentBin, c.pods, c.limitMiB, agentArgs...)
 	if err != nil {
 		return err
 	}
 	defer func() { a.stop(err != nil) }()
+	probeURL := a.base
+	if probeAddr != "" {
+		probeURL = "http://" + probeAddr
+	}
 
 	var phases []*fairPhase
 	for _, at := range attackers() {
@@ -136,8 +149,12 @@ func runFair(ctx context.Context, args []string) (err error) {
 			}
 		}
 	}
-	fmt.Printf("attackers against podsrc-agent: %d pods, %v per attack, from 127.0.0.2 or from %d addresses; well-behaved clients try every 250 ms: the kubelet's /livez on the probe port, `sources` and `watch` on the API's port (got through/tried), GOMEMLIMIT %.0f MiB\n",
-		c.pods, c.phase, c.peers, c.limitMiB)
+	probeOn := "the probe port"
+	if !c.probePort {
+		probeOn = "the API's port (-probe-port=false)"
+	}
+	fmt.Printf("attackers against podsrc-agent: %d pods, %v per attack, from 127.0.0.2 or from %d addresses; well-behaved clients try every 250 ms: the kubelet's /livez on %s, `sources` and `watch` on the API's port (got through/tried), GOMEMLIMIT %.0f MiB\n",
+		c.pods, c.phase, c.peers, probeOn, c.limitMiB)
 	fmt.Printf("%-20s %-14s %-7s %-9s %-9s %-9s %s\n", "ATTACKER", "FROM", "CONNS", "PROBES", "SOURCES", "WATCH", "AGENT RSS")
 	for _, p := range phases {
 		fmt.Printf("%-20s %-14s %-7d %-9s %-9s %-9s %s\n", p.attacker, p.from, p.opened, &p.probes, &p.sources, &p.watch, mib(p.rssMax))
