@@ -57,7 +57,7 @@ type Agent struct {
 	streamWriteTimeout time.Duration
 	// streams and snapshots are the slots of the open event streams and
 	// of the snapshot requests in progress.
-	streams, snapshots slots
+	streams, snapshots *slots
 
 	// viewMu orders the view's changes with their events, so that a stream
 	// that starts with a snapshot continues exactly after it.
@@ -83,8 +83,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		view:      newView(),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
-		streams:            newSlots(cfg.Limits.MaxStreams),
-		snapshots:          newSlots(cfg.Limits.MaxSnapshots),
+		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer),
+		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
@@ -109,9 +109,10 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 	return a, nil
 }
 
-// Run starts the sources and the PLEG, serves the HTTP API on lis until ctx
-// ends, then closes every stream and shuts the server down.
-func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
+// Run starts the sources and the PLEG, serves the HTTP API on lis and the
+// kubelet's probes on probes (nil: on lis only) until ctx ends, then closes
+// every stream and shuts the servers down.
+func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -136,28 +137,38 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 		wg.Go(func() { a.drainPLEG(ctx) })
 	}
 
-	srv := a.server()
-	lis = newLimitListener(lis, a.cfg.Limits, a.metrics.refused)
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(lis) }()
-	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Node.NodeName,
+	lim := a.cfg.Limits
+	api := newLimitListener(lis, connLimits{total: lim.MaxConnections, perPeer: lim.MaxConnectionsPerPeer, name: "connections"}, a.metrics)
+	servers := []httpServer{{srv: a.server(api), lis: api}}
+	probeAddress := "(the API's)"
+	if probes != nil {
+		pl := newLimitListener(probes, connLimits{total: probeMaxConnections, perPeer: probeMaxConnectionsPerPeer, name: "probe-connections"}, a.metrics)
+		servers = append(servers, httpServer{srv: a.probeServer(pl), lis: pl})
+		probeAddress = probes.Addr().String()
+	}
+	serveErr := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { serveErr <- fmt.Errorf("serving on %s: %w", s.lis.Addr(), s.srv.Serve(s.lis)) }()
+	}
+	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "probeAddress", probeAddress, "node", a.cfg.Node.NodeName,
 		"sources", a.podConfig.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
 
 	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-serveErr:
-		err = fmt.Errorf("serving on %s: %w", lis.Addr(), err)
 	}
-	// Streams, sources and the PLEG stop together, while the server drains.
+	// Streams, sources and the PLEG stop together, while the servers drain.
 	stopped := time.Now()
 	close(a.stopping)
 	cancel()
 	shutdownCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownServerTimeout)
 	defer done()
-	if serr := srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		logger.Error(serr, "Shutting down the HTTP server")
-		_ = srv.Close()
+	for _, s := range servers {
+		if serr := s.srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+			logger.Error(serr, "Shutting down the HTTP server", "address", s.lis.Addr().String())
+			_ = s.srv.Close()
+		}
 	}
 	workers := make(chan struct{})
 	go func() { wg.Wait(); close(workers) }()
@@ -172,6 +183,12 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 		_ = a.runtime.Close()
 	}
 	return err
+}
+
+// httpServer is an HTTP server and the listener it serves on.
+type httpServer struct {
+	srv *http.Server
+	lis net.Listener
 }
 
 // startSources registers every source that is on with the merge, so that

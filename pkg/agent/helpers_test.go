@@ -72,9 +72,10 @@ func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, error) {
 // directory and a fake CRI runtime.
 type testAgent struct {
 	*Agent
-	url       string
-	manifests string
-	runtime   *critest.Server
+	// url is the API's, probeURL the probes' listener's.
+	url, probeURL string
+	manifests     string
+	runtime       *critest.Server
 }
 
 // startAgent runs an agent until the test ends; adjust may change its config.
@@ -134,9 +135,13 @@ func runAgent(t *testing.T, a *Agent, ctx context.Context) *testAgent {
 	if err != nil {
 		t.Fatal(err)
 	}
+	probes, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx, lis) }()
+	go func() { done <- a.Run(ctx, lis, probes) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -148,7 +153,7 @@ func runAgent(t *testing.T, a *Agent, ctx context.Context) *testAgent {
 			t.Error("agent did not stop")
 		}
 	})
-	return &testAgent{Agent: a, url: "http://" + lis.Addr().String()}
+	return &testAgent{Agent: a, url: "http://" + lis.Addr().String(), probeURL: "http://" + probes.Addr().String()}
 }
 
 // sourcelessConfig is a valid Config for node-1 with no source and no PLEG.

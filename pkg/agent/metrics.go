@@ -16,6 +16,7 @@ type metrics struct {
 	subscribers prometheus.Gauge
 	lagging     prometheus.Counter
 	refused     *prometheus.CounterVec
+	evicted     *prometheus.CounterVec
 }
 
 func newMetrics(a *Agent) *metrics {
@@ -37,8 +38,12 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_refused_total",
 			Help: "Connections and requests answered 503 because a limit was reached, by limit.",
 		}, []string{"limit"}),
+		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_idle_connections_closed_total",
+			Help: "Idle connections closed to make room for a new one beyond a connection limit, by limit.",
+		}, []string{"limit"}),
 	}
-	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused,
+	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused, m.evicted,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{a: a})
 	return m

@@ -34,6 +34,7 @@ type Options struct {
 	RelistPeriod    time.Duration
 	RelistThreshold time.Duration
 	ListenAddress   string
+	ProbeAddress    string
 	Mode            string
 	EventBuffer     int
 	Heartbeat       time.Duration
@@ -77,6 +78,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.RelistOnRuntimeEvents, "relist-on-runtime-events", o.RelistOnRuntimeEvents, "Also relist as soon as the runtime reports a container change (CRI GetContainerEvents), no sooner than "+pleg.DefaultEventRelistGap.String()+" (or the last relist's duration) after the last relist; the periodic relist stays. Each relist computes the kubelet's events, but the agent sees a change before the kubelet's next relist does. Set to false for the kubelet's relist timing.")
 	fs.DurationVar(&o.RelistThreshold, "relist-threshold", o.RelistThreshold, "How old the last relist may get before the PLEG is unhealthy, as in the kubelet.")
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "The address the HTTP API listens on. The API server's node proxy cannot reach loopback: listen on the node's address.")
+	fs.StringVar(&o.ProbeAddress, "probe-address", o.ProbeAddress, fmt.Sprintf("Also serve /healthz, /livez and /readyz, for the kubelet's probes, on a listener of their own at this address, which no client of the API can fill; every peer may reach it (--allowed-cidrs does not apply). The kubelet probes a hostNetwork pod at the node's address, so listen there (the DaemonSet sets $(NODE_IP):%d), not on loopback. Empty: the probes are served on --listen-address only.", DefaultProbePort))
 	fs.StringVar(&o.Mode, "mode", o.Mode, "The merge's notification mode: incremental (today's kubelet), snapshot-and-updates or snapshot.")
 	fs.IntVar(&o.EventBuffer, "event-buffer", o.EventBuffer, "How many events are kept for streams that resume with ?since=.")
 	fs.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "How often an idle event stream gets a heartbeat.")
@@ -97,8 +99,11 @@ type Config struct {
 	RuntimeSocket   string
 	PLEG            pleg.Options
 	ListenAddress   string
-	Mode            merge.Mode
-	EventBuffer     int
+	// ProbeAddress is where the probes' own listener listens; empty
+	// serves them on ListenAddress only.
+	ProbeAddress string
+	Mode         merge.Mode
+	EventBuffer  int
 	// Events, when set, is the ring the agent publishes its events to and
 	// serves its streams from, instead of one of EventBuffer events: what
 	// else is published to it (a benchmark's events) reaches the streams
@@ -132,6 +137,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		Sources:         src,
 		PLEG:            pleg.Options{RelistPeriod: o.RelistPeriod, RelistThreshold: o.RelistThreshold},
 		ListenAddress:   o.ListenAddress,
+		ProbeAddress:    o.ProbeAddress,
 		EventBuffer:     o.EventBuffer,
 		Heartbeat:       o.Heartbeat,
 		ExposePodSpecs:  o.ExposePodSpecs,
@@ -200,6 +206,11 @@ func (c *Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.ListenAddress); err != nil {
 		return fmt.Errorf("--listen-address %q: %w", c.ListenAddress, err)
+	}
+	if c.ProbeAddress != "" {
+		if _, _, err := net.SplitHostPort(c.ProbeAddress); err != nil {
+			return fmt.Errorf("--probe-address %q: %w", c.ProbeAddress, err)
+		}
 	}
 	if c.EnableProfiling {
 		if err := checkLoopback(c.ProfilingAddress); err != nil {
