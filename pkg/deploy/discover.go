@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
@@ -37,16 +39,40 @@ type configz struct {
 	KubeletConfig *kubeletconfig.KubeletConfiguration `json:"kubeletconfig"`
 }
 
+// maxConfigz bounds a /configz answer: a kubelet's configuration is a few
+// KiB, and a node must not make deploy buffer without end.
+const maxConfigz = 1 << 20
+
 // ReadConfigz reads a kubelet's running configuration through the API
 // server's node proxy (/api/v1/nodes/<node>/proxy/configz), which needs get
-// nodes/proxy.
+// nodes/proxy. It reads at most maxConfigz bytes of the answer, an error's
+// included, and quotes none of it.
 func ReadConfigz(ctx context.Context, cs kubernetes.Interface, node string) (*kubeletconfig.KubeletConfiguration, error) {
-	body, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", node, "proxy", "configz").DoRaw(ctx)
+	where := "/api/v1/nodes/" + node + "/proxy/configz"
+	rc, ok := cs.CoreV1().RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil || rc.Client == nil {
+		return nil, fmt.Errorf("reading %s: the client cannot make HTTP requests", where)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rc.Get().AbsPath("/api/v1/nodes", node, "proxy", "configz").URL().String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", where, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := rc.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", where, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxConfigz+1))
 	switch {
-	case apierrors.IsForbidden(err):
-		return nil, fmt.Errorf("reading /api/v1/nodes/%s/proxy/configz: %w", node, errConfigzForbidden)
 	case err != nil:
-		return nil, fmt.Errorf("reading /api/v1/nodes/%s/proxy/configz: %w", node, err)
+		return nil, fmt.Errorf("reading %s: %w", where, err)
+	case len(body) > maxConfigz:
+		return nil, fmt.Errorf("reading %s: %w", where, errConfigzTooLarge)
+	case resp.StatusCode == http.StatusForbidden:
+		return nil, fmt.Errorf("reading %s: %w", where, errConfigzForbidden)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("reading %s: HTTP %d", where, resp.StatusCode)
 	}
 	var cz configz
 	if err := json.Unmarshal(body, &cz); err != nil {
@@ -57,6 +83,10 @@ func ReadConfigz(ctx context.Context, cs kubernetes.Interface, node string) (*ku
 	}
 	return cz.KubeletConfig, nil
 }
+
+// errConfigzTooLarge is the reason given when a kubelet's /configz answers
+// more than maxConfigz bytes.
+var errConfigzTooLarge = fmt.Errorf("the answer is longer than %d MiB, the most deploy reads", maxConfigz>>20)
 
 // errConfigzForbidden is the reason given when the caller may not read a
 // kubelet's /configz.
