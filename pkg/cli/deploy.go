@@ -29,6 +29,7 @@ type DeployOptions struct {
 	NodeSelector    string
 	StaticPodPath   string
 	RuntimeEndpoint string
+	DefaultLayout   string
 	PrintOnly       bool
 	Wait            bool
 	Timeout         time.Duration
@@ -55,8 +56,9 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 			its kubelet's minor (status.nodeInfo.kubeletVersion): the image
 			<--image>-kubelet1.N. Nodes that share a layout and a kubelet minor share
 			a DaemonSet. The most common one's DaemonSet, podsrc-agent, also takes
-			every node that is added later; the others are pinned to their nodes by
-			name. Run deploy again after adding nodes of another layout or
+			every node that is added later (--default-layout chooses another, and
+			settles a tie: no node's answer decides it); the others are pinned to
+			their nodes by name. Run deploy again after adding nodes of another layout or
 			upgrading kubelets. Nodes whose kubelet podsrc does not reproduce get no
 			agent, and a warning names them.
 
@@ -89,6 +91,7 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 	f.StringVar(&o.NodeSelector, "node-selector", o.NodeSelector, "Deploy to the nodes matching this label selector only.")
 	f.StringVar(&o.StaticPodPath, "static-pod-path", o.StaticPodPath, "The kubelet's staticPodPath on every selected node, overriding what /configz says or the assumed layout (\"\" for none).")
 	f.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket (unix:///path) on every selected node, overriding what /configz says or the assumed layout (\"\" turns the agent's PLEG off).")
+	f.StringVar(&o.DefaultLayout, "default-layout", o.DefaultLayout, "A node whose layout and kubelet minor the DaemonSet podsrc-agent, which also runs on nodes added later, should have. Without it, the layout of the most nodes; when layouts tie for the most, deploy asks for it.")
 	f.BoolVar(&o.PrintOnly, "print-only", o.PrintOnly, "Print the objects that would be applied, as YAML, and change nothing.")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until every agent is ready, and say why for those that are not.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
@@ -155,7 +158,10 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.warnAssumed(layouts)
-	groups, unsupported := deploy.GroupNodes(layouts, o.overrides.Apply(deploy.DefaultLayout()))
+	groups, unsupported, err := deploy.GroupNodes(layouts, o.overrides.Apply(deploy.DefaultLayout()), o.DefaultLayout)
+	if err != nil {
+		return err
+	}
 	o.warnUnsupported(unsupported)
 	var excluded []string
 	for _, n := range unsupported {

@@ -26,16 +26,20 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // goldenOptions are three groups: kubeadm nodes with kubelet v1.36, one
 // kubeadm node with kubelet v1.34, and one k3s node whose kubelet also
 // polls a static pod URL; a v1.31 node is left out.
-func goldenOptions() RenderOptions {
+func goldenOptions(t *testing.T) RenderOptions {
+	t.Helper()
 	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
 	k3s.StaticPodURL = "http://10.0.0.9/pods"
 	k3s.StaticPodURLHeader = map[string][]string{"X-B": {"2"}, "X-A": {"1", "0"}}
 	k3s.HTTPCheckFrequency = 30 * time.Second
-	groups, unsupported := GroupNodes([]NodeLayout{
+	groups, unsupported, err := GroupNodes([]NodeLayout{
 		{Node: "cp-1", Layout: DefaultLayout(), Minor: kubeletminor.V136}, {Node: "cp-2", Layout: DefaultLayout(), Minor: kubeletminor.V136},
 		{Node: "old-1", Layout: DefaultLayout(), Minor: kubeletminor.V134},
 		{Node: "edge-1", Layout: k3s, Minor: kubeletminor.V136}, {Node: "legacy-1", Layout: DefaultLayout(), Minor: 31},
-	}, DefaultLayout())
+	}, DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return RenderOptions{
 		Namespace:    "podsrc-test",
 		Image:        "registry.example/podsrc-agent:v1.2.3",
@@ -49,7 +53,7 @@ func goldenOptions() RenderOptions {
 // TestRenderGolden is the output of deploy --print-only for goldenOptions.
 // Run with -update to accept a changed manifest.
 func TestRenderGolden(t *testing.T) {
-	objs, err := Render(manifests.DaemonSet, goldenOptions())
+	objs, err := Render(manifests.DaemonSet, goldenOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +79,7 @@ func TestRenderGolden(t *testing.T) {
 // TestRenderDaemonSets checks what each layout's DaemonSet gets, and that
 // the agent accepts its arguments.
 func TestRenderDaemonSets(t *testing.T) {
-	o := goldenOptions()
+	o := goldenOptions(t)
 	objs, err := Render(manifests.DaemonSet, o)
 	if err != nil {
 		t.Fatal(err)
