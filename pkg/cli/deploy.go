@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ type DeployOptions struct {
 	StaticPodPath   string
 	RuntimeEndpoint string
 	DefaultLayout   string
+	AllowHostPaths  []string
 	PrintOnly       bool
 	Wait            bool
 	Timeout         time.Duration
@@ -65,7 +67,12 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 			When a kubelet's /configz cannot be read, the layout of the distribution
 			the node looks like (kubeadm, kind, minikube, k3s, RKE2, CRI-O,
 			cri-dockerd) is assumed and a warning says so; --static-pod-path and
-			--runtime-endpoint override it for every node.
+			--runtime-endpoint override it for every node. The agent mounts a node's
+			static pod path and CRI socket directory only where kubelets keep them
+			(/etc/kubernetes, /var/lib/kubelet, /run/containerd, CRI-O's, k3s's,
+			RKE2's, k0s's, MicroK8s's): a node whose /configz names another path is
+			refused unless you pass that path with --allow-host-path or as an
+			override.
 
 			Objects are applied server-side (field manager ` + deploy.FieldManager + `): a
 			second deploy changes nothing, a new --image rolls out in place. Every
@@ -92,6 +99,7 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 	f.StringVar(&o.StaticPodPath, "static-pod-path", o.StaticPodPath, "The kubelet's staticPodPath on every selected node, overriding what /configz says or the assumed layout (\"\" for none).")
 	f.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket (unix:///path) on every selected node, overriding what /configz says or the assumed layout (\"\" turns the agent's PLEG off).")
 	f.StringVar(&o.DefaultLayout, "default-layout", o.DefaultLayout, "A node whose layout and kubelet minor the DaemonSet podsrc-agent, which also runs on nodes added later, should have. Without it, the layout of the most nodes; when layouts tie for the most, deploy asks for it.")
+	f.StringArrayVar(&o.AllowHostPaths, "allow-host-path", nil, "A host path (with what lies under it) the agent may mount besides the kubelet locations (/etc/kubernetes, /var/lib/kubelet, /run/containerd, k3s's, RKE2's, k0s's, MicroK8s's ...); repeat for more. deploy refuses a node whose /configz names another.")
 	f.BoolVar(&o.PrintOnly, "print-only", o.PrintOnly, "Print the objects that would be applied, as YAML, and change nothing.")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until every agent is ready, and say why for those that are not.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
@@ -102,6 +110,7 @@ func NewCmdDeploy(common *CommonOptions) *cobra.Command {
 		if cmd.Flags().Changed("runtime-endpoint") {
 			o.overrides.RuntimeEndpoint = &o.RuntimeEndpoint
 		}
+		o.overrides.AllowHostPaths = o.AllowHostPaths
 	}
 	return cmd
 }
@@ -136,6 +145,11 @@ func (o *DeployOptions) Validate() error {
 	}
 	if o.overrides.RuntimeEndpoint != nil && *o.overrides.RuntimeEndpoint != "" && !strings.HasPrefix(*o.overrides.RuntimeEndpoint, "unix:///") {
 		return fmt.Errorf("--runtime-endpoint %q: want unix:///path", *o.overrides.RuntimeEndpoint)
+	}
+	for _, p := range o.AllowHostPaths {
+		if !path.IsAbs(p) {
+			return fmt.Errorf("--allow-host-path %q: want an absolute path", p)
+		}
 	}
 	return nil
 }

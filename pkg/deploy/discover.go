@@ -97,7 +97,9 @@ const configzConcurrency = 16
 
 // Discover finds the layout of every node: from its kubelet's /configz, or
 // assumed from what the node says of itself when that cannot be read. The
-// overrides apply to both. The result is sorted by node name.
+// overrides apply to both. A layout that names host paths outside the
+// kubelet locations and the overrides' allowed paths is refused. The result
+// is sorted by node name.
 func Discover(ctx context.Context, cs kubernetes.Interface, nodes []corev1.Node, over Overrides) ([]NodeLayout, error) {
 	out := make([]NodeLayout, len(nodes))
 	g, gctx := errgroup.WithContext(ctx)
@@ -118,9 +120,6 @@ func Discover(ctx context.Context, cs kubernetes.Interface, nodes []corev1.Node,
 				nl.Layout = LayoutFromKubelet(kc)
 			}
 			nl.Layout = over.Apply(nl.Layout)
-			if err := nl.Layout.validate(); err != nil {
-				return fmt.Errorf("node %s: %w; override it with --static-pod-path or --runtime-endpoint, or leave the node out with --node-selector", n.Name, err)
-			}
 			out[i] = nl
 			return nil
 		})
@@ -129,6 +128,14 @@ func Discover(ctx context.Context, cs kubernetes.Interface, nodes []corev1.Node,
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	for _, nl := range out {
+		if err := nl.Layout.validate(); err != nil {
+			return nil, fmt.Errorf("node %s: %w; override it with --static-pod-path or --runtime-endpoint, or leave the node out with --node-selector", nl.Node, err)
+		}
+	}
+	if err := checkHostPaths(out, over.allowedHostPaths()); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -10,9 +10,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+	"k8s.io/utils/ptr"
 )
 
 // configzServer is a fake API server whose node proxy answers each node's
@@ -106,5 +109,68 @@ func TestReadConfigzBounded(t *testing.T) {
 		if w.Load() >= huge {
 			t.Errorf("node %s's /configz was read whole (%d MiB)", name, w.Load()>>20)
 		}
+	}
+}
+
+// TestDiscoverRefusesHostPaths checks that a node whose /configz names a
+// host path outside the kubelet locations is refused, with an error naming
+// the node, the path and the flag, unless the caller allows that path.
+func TestDiscoverRefusesHostPaths(t *testing.T) {
+	cs := configzServer(t, map[string]http.HandlerFunc{
+		"kubeadm":  answerConfigz(kubeletconfig.KubeletConfiguration{StaticPodPath: "/etc/kubernetes/manifests/"}),
+		"k3s":      answerConfigz(kubeletconfig.KubeletConfiguration{StaticPodPath: "/var/lib/rancher/k3s/agent/pod-manifests", ContainerRuntimeEndpoint: "unix:///run/k3s/containerd/containerd.sock"}),
+		"dockerd":  answerConfigz(kubeletconfig.KubeletConfiguration{ContainerRuntimeEndpoint: "unix:///var/run/cri-dockerd.sock"}),
+		"root":     answerConfigz(kubeletconfig.KubeletConfiguration{StaticPodPath: "/root"}),
+		"root-2":   answerConfigz(kubeletconfig.KubeletConfiguration{StaticPodPath: "/root"}),
+		"backstep": answerConfigz(kubeletconfig.KubeletConfiguration{StaticPodPath: "/etc/kubernetes/../shadow"}),
+		"lookalike": answerConfigz(kubeletconfig.KubeletConfiguration{
+			StaticPodPath: "/etc/kubernetes/manifests", ContainerRuntimeEndpoint: "unix:///run/containerd-evil/x.sock",
+		}),
+		"under-run": answerConfigz(kubeletconfig.KubeletConfiguration{ContainerRuntimeEndpoint: "unix:///run/secrets/x/c.sock"}),
+	})
+	nodes := func(names ...string) []corev1.Node {
+		var out []corev1.Node
+		for _, n := range names {
+			out = append(out, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}, Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0"}}})
+		}
+		return out
+	}
+	ctx := context.Background()
+	if _, err := Discover(ctx, cs, nodes("kubeadm", "k3s", "dockerd"), Overrides{}); err != nil {
+		t.Fatalf("kubelet locations refused: %v", err)
+	}
+	tests := []struct {
+		nodes   []string
+		over    Overrides
+		wantErr string
+	}{{
+		nodes:   []string{"kubeadm", "root-2", "root"},
+		wantErr: "refusing to mount host paths: the static pod path of nodes root, root-2 is /root, which is not where kubelets keep theirs (/etc/kubernetes, /etc/kubelet.d, /var/lib/kubelet, ...): if it is right, pass --allow-host-path=/root",
+	}, {
+		nodes:   []string{"backstep"},
+		wantErr: "the static pod path of node backstep is /etc/shadow,",
+	}, {
+		nodes:   []string{"lookalike"},
+		wantErr: "the CRI socket's directory of node lookalike is /run/containerd-evil,",
+	}, {
+		nodes:   []string{"under-run"},
+		wantErr: "pass --allow-host-path=/run/secrets/x",
+	}, {
+		nodes: []string{"root", "under-run"},
+		over:  Overrides{AllowHostPaths: []string{"/root", "/run/secrets"}},
+	}, {
+		nodes: []string{"root"},
+		over:  Overrides{StaticPodPath: ptr.To("/root")},
+	}}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.nodes, ","), func(t *testing.T) {
+			_, err := Discover(ctx, cs, nodes(tc.nodes...), tc.over)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("allowed paths refused: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,6 +66,19 @@ func LayoutFromKubelet(kc *kubeletconfig.KubeletConfiguration) Layout {
 type Overrides struct {
 	StaticPodPath   *string
 	RuntimeEndpoint *string
+	// AllowHostPaths are host paths (and what lies under them) a layout may
+	// mount besides the kubelet locations; the paths of the overrides are
+	// allowed too, being the caller's.
+	AllowHostPaths []string
+}
+
+// allowedHostPaths are the host paths the caller allows.
+func (o Overrides) allowedHostPaths() []string {
+	allowed := slices.Clone(o.AllowHostPaths)
+	for _, hp := range o.Apply(Layout{}).hostPaths() {
+		allowed = append(allowed, hp.path)
+	}
+	return allowed
 }
 
 // Apply returns l with the overrides set.
