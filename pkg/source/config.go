@@ -31,7 +31,7 @@ type Flags struct {
 	StaticPodURLFile       string
 	StaticPodURLHeaderFile string
 	FileCheckFrequency     time.Duration
-	HTTPCheckFrequency time.Duration
+	HTTPCheckFrequency     time.Duration
 	// FeatureGates are the kubelet's --feature-gates: they override the
 	// configuration file's featureGates one gate at a time, as in the
 	// kubelet.
@@ -55,11 +55,11 @@ const (
 	// the headers from files instead.
 	FlagStaticPodURLFile       = "static-pod-url-file"
 	FlagStaticPodURLHeaderFile = "static-pod-url-header-file"
-	FlagFileCheckFrequency = "file-check-frequency"
-	FlagHTTPCheckFrequency = "http-check-frequency"
-	FlagFeatureGates       = "feature-gates"
-	FlagAPISource          = "api-source"
-	FlagKubeconfig         = "kubeconfig"
+	FlagFileCheckFrequency     = "file-check-frequency"
+	FlagHTTPCheckFrequency     = "http-check-frequency"
+	FlagFeatureGates           = "feature-gates"
+	FlagAPISource              = "api-source"
+	FlagKubeconfig             = "kubeconfig"
 )
 
 // AddFlags registers the flags on fs.

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/pflag"
 )
 
 // TestURLFiles checks that the static pod URL and its headers can come from
@@ -43,21 +42,9 @@ func TestURLFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			f := &Flags{}
-			f.AddFlags(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := f.Resolve(fs, nil)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "s3cret") {
-					t.Fatalf("error %v, want one containing %q and no credential", err, tc.wantErr)
-				}
+			cfg, ok := resolveArgs(t, tc.args, nil, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if cfg.StaticPodURL != tc.wantURL || !cmp.Equal(cfg.StaticPodURLHeader, tc.wantHeader) {
 				t.Errorf("URL %q, headers %v; want %q, %v", cfg.StaticPodURL, cfg.StaticPodURLHeader, tc.wantURL, tc.wantHeader)
