@@ -21,12 +21,12 @@ type Group struct {
 	Default bool
 }
 
-// key orders and tells groups apart: the layout's hash, then the minor.
-func (g Group) key() string { return g.Layout.Hash() + "-" + g.Minor.String() }
+// key orders and tells groups apart: the layout's identity, then the minor.
+func (g Group) key() string { return g.Layout.identity() + "\n" + g.Minor.String() }
 
 // GroupNodes groups nodes by layout and kubelet minor; nodes of a minor
 // podsrc does not reproduce are left out and returned apart. The default
-// group comes first, then the others by layout hash and minor; nodes are
+// group comes first, then the others by layout and minor; nodes are
 // sorted in each. Without nodes to deploy to there is one default group of
 // the fallback layout and the newest minor, so that nodes added later are
 // covered.
