@@ -265,11 +265,11 @@ func (o *DeployOptions) summarize(w io.Writer, groups []deploy.Group, cidrs []st
 		name := deploy.DaemonSetName(g)
 		printers.PrintLine(w, "layout %s (%s), kubelet %s, image %s: %s", name, g.Layout, g.Minor, image, nodes)
 		if g.Layout.StaticPodURL != "" {
-			secret := "in Secret " + deploy.URLSecretName(g)
+			secret := deploy.URLSecretName(g)
+			printers.PrintLine(w, "  its static pod URL and headers are in Secret %s in namespace %s, not in the DaemonSet's arguments", secret, o.namespace)
 			if o.PrintOnly {
-				secret += ", printed with its credentials masked (" + source.Masked + "): fill them in from the kubelet's configuration"
+				printers.PrintLine(w, "  Secret %s is printed with its credentials masked (%s): fill them in from the node's kubelet configuration before applying it", secret, source.Masked)
 			}
-			printers.PrintLine(w, "  its static pod URL and headers are %s in namespace %s, not in the DaemonSet's arguments", secret, o.namespace)
 		}
 		r.DaemonSets = append(r.DaemonSets, name)
 		r.Nodes = append(r.Nodes, g.Nodes...)

@@ -12,6 +12,7 @@ import (
 
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/podsrc/podsrc/pkg/printers"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -219,6 +220,11 @@ func (l Layout) validate() error {
 	}
 	if l.StaticPodPath != "" && !strings.HasPrefix(l.StaticPodPath, "/") {
 		return fmt.Errorf("static pod path %q is not an absolute path", l.StaticPodPath)
+	}
+	for _, hp := range l.hostPaths() {
+		if printers.EscapeControls(hp.path) != hp.path {
+			return fmt.Errorf("%s %q has control characters", hp.what, hp.path)
+		}
 	}
 	return nil
 }
