@@ -12,4 +12,10 @@
 // common is the caller's to settle (GroupNodes' defaultNode), never settled
 // by what the nodes answer. Nodes are never
 // labelled or otherwise written to.
+//
+// What a node's /configz says is not trusted: at most 1 MiB of it is read
+// (ReadConfigz), the host paths it names are mounted only where kubelets
+// keep theirs or where the caller allows (Overrides.AllowHostPaths), and a
+// static pod URL with its headers goes into a Secret the agent reads, not
+// into the DaemonSet's arguments.
 package deploy
