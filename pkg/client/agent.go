@@ -48,6 +48,8 @@ type Agent struct {
 	// long-lived event stream requests.
 	http   *http.Client
 	stream *http.Client
+	// budget is the command's, shared with its other agents.
+	budget *Budget
 }
 
 // String names the agent in messages.

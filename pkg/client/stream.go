@@ -24,6 +24,9 @@ type Stream struct {
 	// pods, when set, is the pod filter of the query's snapshot, applied
 	// to it again for agents older than the filter, which send every pod.
 	pods *v1alpha1.PodQuery
+	// budget, when set, is charged each message's bytes: those of a
+	// history, which the caller holds.
+	budget *Budget
 }
 
 // Events opens the agent's event stream with query q.
@@ -52,6 +55,9 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 		line := s.scanner.Bytes()
 		if len(line) == 0 {
 			continue
+		}
+		if !s.budget.take(len(line)) {
+			return nil, s.budget.spentError(s.agent, "the event history")
 		}
 		m := &v1alpha1.StreamMessage{}
 		if err := json.Unmarshal(line, m); err != nil {

@@ -20,7 +20,7 @@ import (
 // --probe-address, at the node's address, and not on the API's port, which
 // clients on the node's network can fill.
 func TestProbesUseTheProbeListener(t *testing.T) {
-	objs, err := Render(manifests.DaemonSet, goldenOptions())
+	objs, err := Render(manifests.DaemonSet, goldenOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
