@@ -106,7 +106,7 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = sem.pleg
-		pub := &plegPublisher{ring: a.ring, metrics: a.metrics, syncLoop: a.syncLoop, pod: a.configuredPod}
+		pub := &plegPublisher{ring: a.ring, metrics: a.metrics, syncLoop: a.syncLoop, pod: a.managedPod}
 		opts.Handler = pub
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
@@ -244,15 +244,12 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 	}
 }
 
-// configuredPod returns the configured pod with the UID, nil for a pod no
-// source configures. The pod is shared: callers must not modify it.
-func (a *Agent) configuredPod(uid types.UID) *v1.Pod {
+// managedPod returns the pod the kubelet's pod manager holds under a
+// runtime pod's UID, namespace and name (view.managed).
+func (a *Agent) managedPod(uid types.UID, namespace, name string) *v1.Pod {
 	a.viewMu.Lock()
 	defer a.viewMu.Unlock()
-	if s, ok := a.view.get(uid); ok {
-		return s.pod
-	}
-	return nil
+	return a.view.managed(uid, namespace, name)
 }
 
 // drainPLEG empties the channel the kubelet would read, so that the PLEG

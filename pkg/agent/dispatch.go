@@ -87,9 +87,8 @@ func (s syncLoop) config(op merge.Op) dispatch {
 	return dispatch{handler: v1alpha1.HandlerIgnored, ignored: s.setIgnored}
 }
 
-// pleg returns the dispatch of a PLEG event. pod is the configured pod with
-// the event's UID, nil for none: the kubelet's pod manager holds it unless
-// it is a mirror pod (which it does not look up by UID); cached is the PLEG cache's entry of the pod, nil for
+// pleg returns the dispatch of a PLEG event. pod is the pod the kubelet's
+// pod manager holds under the event's UID, nil for none; cached is the PLEG cache's entry of the pod, nil for
 // none.
 func (s syncLoop) pleg(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod) dispatch {
 	switch {
@@ -97,11 +96,6 @@ func (s syncLoop) pleg(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod
 		return dispatch{handler: v1alpha1.HandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
 	case r.Outcome == pleg.OutcomeDropped:
 		return dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredDropped}
-	}
-	if pod != nil {
-		if _, mirror := pod.Annotations[merge.ConfigMirrorAnnotation]; mirror {
-			pod = nil
-		}
 	}
 	var d dispatch
 	switch {

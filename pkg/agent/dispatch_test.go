@@ -99,8 +99,6 @@ func TestSyncLoopPLEG(t *testing.T) {
 	deleting.DeletionTimestamp = &now
 	evicted := pod.DeepCopy()
 	evicted.Status.Reason = "Evicted"
-	mirror := pod.DeepCopy()
-	mirror.Annotations = map[string]string{merge.ConfigMirrorAnnotation: "static-uid"}
 
 	event := func(typ pleg.EventType, data string) pleg.ComputedEvent {
 		return pleg.ComputedEvent{PodLifecycleEvent: pleg.PodLifecycleEvent{ID: "uid-1", Type: typ, Data: data, KubeletSends: typ.KubeletSends()}, Outcome: pleg.OutcomeSent}
@@ -128,8 +126,6 @@ func TestSyncLoopPLEG(t *testing.T) {
 		{name: "removed of a pod not in the pod manager", ev: event(pleg.ContainerRemoved, "a4"), cached: restarting,
 			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "ContainerRemoved is not sync-worthy"}},
 		{name: "started, pod not in the pod manager", ev: event(pleg.ContainerStarted, "a1"), cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}},
-		{name: "a mirror pod's UID is not looked up", ev: event(pleg.ContainerStarted, "a1"), pod: mirror, cached: restarting,
 			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}},
 		{name: "changed is never sent", ev: event(pleg.ContainerChanged, "a1"), pod: pod, cached: restarting,
 			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "the kubelet's PLEG does not send ContainerChanged"}},

@@ -18,9 +18,9 @@ type plegPublisher struct {
 	ring     *eventring.Ring
 	metrics  *metrics
 	syncLoop syncLoop
-	// pod returns the configured pod with a UID, nil for none: what the
-	// kubelet's pod manager holds.
-	pod func(types.UID) *v1.Pod
+	// pod returns the pod the kubelet's pod manager holds under a runtime
+	// pod's UID, namespace and name, nil for none.
+	pod func(uid types.UID, namespace, name string) *v1.Pod
 	// cache is the PLEG's, which the relist updated before it computed
 	// the pod's events, as the kubelet's cache is when its sync loop
 	// cleans up after a ContainerDied.
@@ -33,7 +33,7 @@ func (p *plegPublisher) HandleEvent(r pleg.ComputedEvent) {
 		// The kubelet discards these and computes them again.
 		return
 	}
-	pod := p.pod(r.ID)
+	pod := p.pod(r.ID, r.PodNamespace, r.PodName)
 	var cached *pleg.CachedPod
 	if c, ok := p.cache.Get(r.ID); ok {
 		cached = &c
