@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -50,6 +51,10 @@ type Agent struct {
 	runtime   *cri.Client
 	sources   []namedSource
 	stopping  chan struct{}
+
+	// syncLoop is the kubelet's dispatch of the merge's notifications and
+	// the PLEG's events.
+	syncLoop syncLoop
 	// epoch identifies this agent process in its event stream: it is the
 	// event ring's.
 	epoch string
@@ -71,14 +76,15 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	mergeSemantics, plegSemantics, err := semanticsFor(decoder)
+	sem, err := semanticsFor(decoder, cfg.MaxDeadContainersPerContainer)
 	if err != nil {
 		return nil, err
 	}
 	a := &Agent{
 		cfg:       cfg,
 		decoder:   decoder,
-		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
+		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
+		syncLoop:  sem.syncLoop,
 		stopping:  make(chan struct{}),
 		view:      newView(),
 
@@ -99,12 +105,14 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		}
 		a.runtime = rt
 		opts := cfg.PLEG
-		opts.Semantics = plegSemantics
-		opts.Handler = plegPublisher{ring: a.ring, metrics: a.metrics, labels: a.podLabels}
+		opts.Semantics = sem.pleg
+		pub := &plegPublisher{ring: a.ring, metrics: a.metrics, syncLoop: a.syncLoop, pod: a.managedPod}
+		opts.Handler = pub
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
 		}
 		a.pleg = pleg.New(rt, opts)
+		pub.cache = a.pleg.Cache()
 	}
 	return a, nil
 }
@@ -242,24 +250,23 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case u := <-a.podConfig.Updates():
+			e := configEvent(u)
+			a.syncLoop.config(u.Op).setOn(&e)
 			a.viewMu.Lock()
 			a.view.apply(u)
-			a.ring.Publish(configEvent(u))
+			a.ring.Publish(e)
 			a.viewMu.Unlock()
-			a.metrics.configEvent(u)
+			a.metrics.event(e)
 		}
 	}
 }
 
-// podLabels returns the labels of the configured pod with the UID, nil for
-// a pod no source configures.
-func (a *Agent) podLabels(uid types.UID) map[string]string {
+// managedPod returns the pod the kubelet's pod manager holds under a
+// runtime pod's UID, namespace and name (view.managed).
+func (a *Agent) managedPod(uid types.UID, namespace, name string) *v1.Pod {
 	a.viewMu.Lock()
 	defer a.viewMu.Unlock()
-	if s, ok := a.view.get(uid); ok {
-		return s.pod.Labels
-	}
-	return nil
+	return a.view.managed(uid, namespace, name)
 }
 
 // drainPLEG empties the channel the kubelet would read, so that the PLEG

@@ -5,14 +5,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/merge"
-	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
 // metrics are the agent's Prometheus metrics, in a registry of its own.
 type metrics struct {
 	registry    *prometheus.Registry
 	events      *prometheus.CounterVec
+	handlers    *prometheus.CounterVec
 	subscribers prometheus.Gauge
 	lagging     prometheus.Counter
 	refused     *prometheus.CounterVec
@@ -26,6 +25,10 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_events_total",
 			Help: "Events published, by kind (config, pleg) and type (the merge's op or the PLEG event type).",
 		}, []string{"kind", "type"}),
+		handlers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_events_by_handler_total",
+			Help: "Events published, by kind (config, pleg) and the kubelet's sync loop handler they go to (HandlePodAdditions, ..., or ignored).",
+		}, []string{"kind", "handler"}),
 		subscribers: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "podsrc_stream_subscribers",
 			Help: "Event streams open now.",
@@ -43,18 +46,20 @@ func newMetrics(a *Agent) *metrics {
 			Help: "Idle connections closed to make room for a new one beyond a connection limit, by limit.",
 		}, []string{"limit"}),
 	}
-	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused, m.evicted,
+	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{a: a})
 	return m
 }
 
-func (m *metrics) configEvent(u merge.PodUpdate) {
-	m.events.WithLabelValues(v1alpha1.EventKindConfig, u.Op.String()).Inc()
-}
-
-func (m *metrics) plegEvent(r pleg.ComputedEvent) {
-	m.events.WithLabelValues(v1alpha1.EventKindPLEG, string(r.Type)).Inc()
+// event counts a published event.
+func (m *metrics) event(e v1alpha1.Event) {
+	typ := e.Op
+	if e.Kind == v1alpha1.EventKindPLEG {
+		typ = e.Type
+	}
+	m.events.WithLabelValues(e.Kind, typ).Inc()
+	m.handlers.WithLabelValues(e.Kind, e.Handler).Inc()
 }
 
 // stateCollector reads the merge's and the PLEG's counters at scrape time.

@@ -47,6 +47,9 @@ type Options struct {
 
 	// RelistOnRuntimeEvents relists when the runtime reports a change.
 	RelistOnRuntimeEvents bool
+	// MaxDeadContainersPerContainer is the kubelet's
+	// --maximum-dead-containers-per-container.
+	MaxDeadContainersPerContainer int
 }
 
 // NewOptions returns the defaults.
@@ -66,8 +69,14 @@ func NewOptions() *Options {
 		// reporting it, not up to a relist period later; each relist
 		// computes the kubelet's events (docs/kubelet-differences.md, "When the PLEG relists").
 		RelistOnRuntimeEvents: true,
+
+		MaxDeadContainersPerContainer: DefaultMaxDeadContainersPerContainer,
 	}
 }
+
+// DefaultMaxDeadContainersPerContainer is the kubelet's default
+// --maximum-dead-containers-per-container.
+const DefaultMaxDeadContainersPerContainer = 1
 
 // AddFlags registers the flags on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
@@ -76,6 +85,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint (the kubelet's default, "+DefaultRuntimeEndpoint+", when it names none); without --kubelet-config the PLEG is off. Set to \"\" to turn the PLEG off.")
 	fs.DurationVar(&o.RelistPeriod, "relist-period", o.RelistPeriod, "The PLEG's relist period.")
 	fs.BoolVar(&o.RelistOnRuntimeEvents, "relist-on-runtime-events", o.RelistOnRuntimeEvents, "Also relist as soon as the runtime reports a container change (CRI GetContainerEvents), no sooner than "+pleg.DefaultEventRelistGap.String()+" (or the last relist's duration) after the last relist; the periodic relist stays. Each relist computes the kubelet's events, but the agent sees a change before the kubelet's next relist does. Set to false for the kubelet's relist timing.")
+	fs.IntVar(&o.MaxDeadContainersPerContainer, "kubelet-maximum-dead-containers-per-container", o.MaxDeadContainersPerContainer, "The kubelet's --maximum-dead-containers-per-container, a command-line flag its configuration file does not carry: how many exited containers of a name the kubelet keeps (at least one) when a container dies, for the containers a ContainerDied event says it removes.")
 	fs.DurationVar(&o.RelistThreshold, "relist-threshold", o.RelistThreshold, "How old the last relist may get before the PLEG is unhealthy, as in the kubelet.")
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "The address the HTTP API listens on. The API server's node proxy cannot reach loopback: listen on the node's address.")
 	fs.StringVar(&o.ProbeAddress, "probe-address", o.ProbeAddress, fmt.Sprintf("Also serve /healthz, /livez and /readyz, for the kubelet's probes, on a listener of their own at this address, which no client of the API can fill; every peer may reach it (--allowed-cidrs does not apply). The kubelet probes a hostNetwork pod at the node's address, so listen there (the DaemonSet sets $(NODE_IP):%d), not on loopback. Empty: the probes are served on --listen-address only.", DefaultProbePort))
@@ -119,6 +129,11 @@ type Config struct {
 
 	// RelistOnRuntimeEvents makes the PLEG follow the runtime's events.
 	RelistOnRuntimeEvents bool
+	// MaxDeadContainersPerContainer is the kubelet's
+	// --maximum-dead-containers-per-container: with the kubelet's floor of
+	// one, how many exited containers of a name its container deletor
+	// keeps.
+	MaxDeadContainersPerContainer int
 }
 
 // Complete resolves the flags given on fs, with the kubelet's configuration
@@ -147,6 +162,8 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		Limits:           o.Limits,
 
 		RelistOnRuntimeEvents: o.RelistOnRuntimeEvents,
+
+		MaxDeadContainersPerContainer: o.MaxDeadContainersPerContainer,
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
