@@ -62,9 +62,10 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 
 			Each node gets --node-timeout (default ` + DefaultNodeTimeout.String() + `; 0: no limit) for all
 			a command asks its agent, and each single request --request-timeout
-			(default ` + DefaultRequestTimeout.String() + `), watch's streams excepted: a node whose agent
-			or proxy does not answer in time is reported with its error, the other
-			nodes still print. On a terminal, a line on stderr names the nodes still
+			(default ` + DefaultRequestTimeout.String() + `); events reads each node's history within
+			both, watch gets both for a node's first answer and then --idle-timeout
+			for its silences: a node whose agent or proxy does not answer in time is
+			reported with its error, naming it, and the other nodes still print. On a terminal, a line on stderr names the nodes still
 			awaited. What agents send is printed with its control characters
 			escaped (ESC as \x1b, CSI as \u009b, a line feed in a table cell as
 			\n), so that no agent can steer the terminal; -o json keeps the values.`),

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -89,7 +90,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 
 // addFlags binds the flags events and watch share.
 func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
-	o.Nodes.Streaming = true
+	o.Nodes.Streaming, o.Nodes.Follow = true, o.Follow
 	o.Nodes.PodSelector = &o.Query.Selector
 	o.nodeOutputOptions.addFlags(cmd)
 	o.Display.AddFlags(cmd)
@@ -166,8 +167,18 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 }
 
 // follow follows the stream of one node's agent; v is what its /version
-// said, if it answered.
+// said, if it answered. watch's first message must arrive by v.answerBy;
+// events reads its history within --request-timeout (and the fan-out's
+// --node-timeout).
 func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersion) error {
+	if !o.Follow {
+		if d, err := o.requestTimeout(); err == nil && d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeoutCause(ctx, d, &client.Error{Reason: client.ReasonTimeout, Err: context.DeadlineExceeded,
+				Message: fmt.Sprintf("%s did not send its history within --request-timeout=%s; raise it if the node is only slow (0: no limit)", o.agentLabel(a.Node), d)})
+			defer cancel()
+		}
+	}
 	label := a.Node
 	if label == "" {
 		// --agent-url: the agent names its node.
@@ -195,10 +206,25 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 			printers.PrintLine(o.ErrOut, "node %q: %v; reconnecting in %s (attempt %d%s), %s", label, r.Err, r.Delay.Round(time.Millisecond), r.Attempt, bound, resume)
 		},
 	}
-	return w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
+	if !v.answerBy.IsZero() {
+		w.AnswerTimeout = max(time.Until(v.answerBy), time.Millisecond)
+	}
+	err := w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
 		if m.Type == v1alpha1.MessageEvent {
 			o.printed.Add(1)
 		}
 		return o.printer.PrintMessage(label, m)
 	})
+	if errors.Is(err, client.ErrIdle) {
+		return fmt.Errorf("%w; raise --idle-timeout if the path to the agent is only slow", err)
+	}
+	if errors.Is(err, client.ErrNoAnswer) {
+		_, flag := o.answerBound()
+		return o.noAnswerError(a.Node, flag, err)
+	}
+	if err == nil && !o.Follow && ctx.Err() != nil {
+		// The history was cut short: the bound, not the end, stopped it.
+		return context.Cause(ctx)
+	}
+	return err
 }

@@ -30,7 +30,7 @@ type WhyOptions struct {
 func NewCmdWhy(common *CommonOptions) *cobra.Command {
 	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
 	cmd := &cobra.Command{
-		Use:   "why NODE (TARGET | --all)",
+		Use:   "why [NODE] (TARGET | --all)",
 		Short: "Explain why a pod does not run on a node as configured",
 		Long: longDesc(`
 			Walk the kubelet's pipeline for one pod on a node and give every stage a
@@ -88,6 +88,10 @@ func (o *WhyOptions) Complete(args []string) error {
 	want := 2
 	if o.All {
 		want = 1
+	}
+	if o.Direct() && len(args) == want-1 {
+		// --agent-url is the node.
+		args = append([]string{""}, args...)
 	}
 	if len(args) != want {
 		if o.All {
@@ -162,7 +166,7 @@ func (o *WhyOptions) Run(ctx context.Context) error {
 		if timedOut {
 			return o.timeoutError(err)
 		}
-		return err
+		return nodeError(results[0].Node, err)
 	}
 	p := results[0].Value
 	if err := o.printer.Print(p, o.Out); err != nil {

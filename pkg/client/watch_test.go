@@ -305,7 +305,7 @@ func TestWatcherIdleTimeout(t *testing.T) {
 	a := startAgent(t, fa)
 	w := &Watcher{Open: a.Events, InitialBackoff: time.Millisecond, MaxAttempts: 2, IdleTimeout: 50 * time.Millisecond}
 	err := w.Run(context.Background(), func(*v1alpha1.StreamMessage) error { return nil })
-	if !errors.Is(err, errIdle) {
+	if !errors.Is(err, ErrIdle) {
 		t.Fatalf("Run = %v, want the idle error", err)
 	}
 	if n := len(fa.EventQueries()); n != 3 {
