@@ -171,15 +171,31 @@ type options interface {
 	Run(ctx context.Context) error
 }
 
-// runOptions returns the RunE of a command with those options.
+// runOptions returns the RunE of a command with those options; its errors
+// are runErrors.
 func runOptions(o options) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := o.Complete(args); err != nil {
-			return err
+			return runError{err}
 		}
 		if err := o.Validate(); err != nil {
-			return err
+			return runError{err}
 		}
-		return o.Run(cmd.Context())
+		if err := o.Run(cmd.Context()); err != nil {
+			return runError{err}
+		}
+		return nil
 	}
 }
+
+// runError is the error of a command's run, which may quote what agents
+// and the API server said: it is printed with every control character
+// escaped, line feeds included. Any other error is cobra's own text (an
+// unknown command or flag, with its suggestions), printed with its layout.
+type runError struct{ err error }
+
+// Error implements error.
+func (e runError) Error() string { return e.err.Error() }
+
+// Unwrap returns the command's error.
+func (e runError) Unwrap() error { return e.err }

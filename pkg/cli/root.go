@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -32,8 +34,14 @@ func execute(ctx context.Context, common *CommonOptions, args []string) int {
 		if errors.As(err, &status) {
 			return int(status)
 		}
-		if !errors.Is(err, errFailed) {
+		var run runError
+		switch {
+		case errors.Is(err, errFailed):
+		case errors.As(err, &run):
 			printers.PrintLine(common.ErrOut, "error: %v", err)
+		default:
+			// ErrOut escapes controls but line feeds and tabs.
+			fmt.Fprintf(common.ErrOut, "error: %s\n", strings.TrimRight(err.Error(), "\n"))
 		}
 		return 1
 	}
