@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -147,6 +148,22 @@ func (o *CommonOptions) Connector() (*client.Connector, error) {
 	}
 	c.Config = cfg
 	return c, nil
+}
+
+// hasClusterConfig reports whether a cluster is configured: a kubeconfig
+// with a cluster, --server, or the pod's in-cluster configuration.
+// Without one, client-go would dial localhost:8080.
+func (o *CommonOptions) hasClusterConfig() bool {
+	if o.clientset != nil || (o.ConfigFlags.APIServer != nil && *o.ConfigFlags.APIServer != "") {
+		return true
+	}
+	if raw, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); err != nil || len(raw.Clusters) > 0 {
+		// A kubeconfig that does not load is a configuration, and an
+		// error to report.
+		return true
+	}
+	_, err := rest.InClusterConfig()
+	return err == nil
 }
 
 // Clientset returns a client of the cluster.

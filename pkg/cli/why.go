@@ -166,6 +166,10 @@ func (o *WhyOptions) Run(ctx context.Context) error {
 		if timedOut {
 			return o.timeoutError(err)
 		}
+		var nowhere nowhereError
+		if errors.As(err, &nowhere) {
+			return err
+		}
 		return nodeError(results[0].Node, err)
 	}
 	p := results[0].Value

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"net/url"
 	"sort"
 	"time"
 
@@ -47,6 +49,11 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
 	g.cluster = o.clusterFacts()
 	g.nodeObject = g.cluster.node(ctx, g.node())
+	if err := g.nodeObject.Err; unreachable(err) {
+		// No answer from the API server at all: every lookup would fail
+		// alike, and the stages would blame rights, not the connection.
+		return nil, client.ClusterError(err, "getting node "+g.node()+" from the API server")
+	}
 	g.nodeEvents = g.cluster.events(ctx, "Node", "", g.node())
 	return g, nil
 }
@@ -54,11 +61,22 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 // clusterFacts returns the API server's client; with --agent-url and no
 // cluster configuration, none.
 func (o *WhyOptions) clusterFacts() clusterFacts {
+	if o.Direct() && !o.hasClusterConfig() {
+		return clusterFacts{skipped: "no cluster configuration (--kubeconfig, --context or --server) was given"}
+	}
 	cs, err := o.Clientset()
 	if err != nil {
 		return clusterFacts{skipped: "the API server was not asked: " + err.Error()}
 	}
 	return clusterFacts{cs: cs}
+}
+
+// unreachable reports whether err is a failure to reach the API server,
+// rather than its answer or a request refused before it was sent.
+func unreachable(err error) bool {
+	var st apierrors.APIStatus
+	var ue *url.Error
+	return err != nil && !errors.As(err, &st) && errors.As(err, &ue)
 }
 
 // node is the node's name as its agent gives it.
@@ -77,6 +95,9 @@ func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport
 	}
 	f, err := g.facts(ctx, t, s)
 	if err != nil {
+		return v1alpha1.WhyReport{}, err
+	}
+	if err := nowhere(t, s, f); err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
 	return why.Analyze(f), nil
