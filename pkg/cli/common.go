@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,6 +92,7 @@ func (o *CommonOptions) Direct() bool { return o.AgentURL != "" }
 
 // Validate checks the shared flags.
 func (o *CommonOptions) Validate() error {
+	o.Via = strings.ToLower(o.Via)
 	switch client.Via(o.Via) {
 	case client.ViaNodeProxy, client.ViaPodProxy:
 	default:

@@ -96,7 +96,7 @@ func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 	o.Display.AddFlags(cmd)
 	o.Query.AddFlags(cmd, sinceHelp)
 	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
-	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long.")
+	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long; at least twice the agent's heartbeat.")
 }
 
 // Complete builds the query and fills in the nodes and the printer.
@@ -106,7 +106,7 @@ func (o *WatchOptions) Complete(args []string) error {
 	if o.ConfigFlags.Namespace != nil {
 		namespace = *o.ConfigFlags.Namespace
 	}
-	q, err := o.Query.ToQuery(namespace)
+	q, err := o.Query.ToQuery(namespace, o.Now())
 	if err != nil {
 		return err
 	}
@@ -138,8 +138,8 @@ func (o *WatchOptions) Validate() error {
 	if err := o.CommonOptions.Validate(); err != nil {
 		return err
 	}
-	if o.IdleTimeout <= 0 {
-		return fmt.Errorf("--idle-timeout %s: want a positive duration", o.IdleTimeout)
+	if o.IdleTimeout < 2*v1alpha1.DefaultHeartbeat {
+		return fmt.Errorf("--idle-timeout %s: want at least %s, twice the agent's heartbeat (%s), or a quiet stream is dropped between heartbeats", o.IdleTimeout, 2*v1alpha1.DefaultHeartbeat, v1alpha1.DefaultHeartbeat)
 	}
 	if o.Snapshot && (o.Query.Since != "" || o.Query.Tail > 0) {
 		return fmt.Errorf("--snapshot starts with the pods' state: --since and --tail do not apply")
