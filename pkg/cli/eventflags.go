@@ -38,7 +38,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	fs.StringSliceVar(&f.Ops, "op", f.Ops, "Only config events with these operations: ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET. Any case. Repeatable; a leading ! excludes (quote it: --op='!UPDATE').")
 	fs.StringSliceVar(&f.Types, "type", f.Types, "Only PLEG events of these types: ContainerStarted, ContainerDied, ContainerRemoved, PodSync, ContainerChanged. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Sources, "source", f.Sources, "Only config events from these sources: file, http or api. Repeatable; a leading ! excludes.")
-	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*). Repeatable; a leading ! excludes.")
+	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*), or of the pod of this UID. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Containers, "container", f.Containers, "Only PLEG events of these containers, a glob. Repeatable; a leading ! excludes.")
 	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Events of all namespaces (the default unless -n is given).")
 	complete := func(values ...[]string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -147,6 +147,9 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 		if err != nil && (!nf.Follow || client.IsPermanent(err)) {
 			return zero, err
 		}
+		if err == nil && o.Direct() && node != "" && v.Agent.NodeName != "" && v.Agent.NodeName != node {
+			return zero, fmt.Errorf("the agent at %s runs on node %q, not %q: name its node, or none with --agent-url", o.AgentURL, v.Agent.NodeName, node)
+		}
 		v.answerBy = answerBy
 		return call(ctx, a, v)
 	}

@@ -42,12 +42,14 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 			url, config, mirror, sandbox, containers; a pod of the API server through
 			binding, api-source, config, sandbox, containers.
 
-			TARGET is the manifest's absolute path on the node, NAMESPACE/POD, or POD:
+			TARGET is the manifest's absolute path on the node, a pod's UID,
+			NAMESPACE/POD, or POD:
 			looked for among the node's pods in every namespace (or -n), also with the
 			node's name appended as the kubelet names static pods, then among the
 			rejected manifests by file name, else taken as a pod of the static pod URL
 			when its last fetch failed or none succeeded yet, or else of the API
-			server (in namespace default when neither TARGET nor -n gives one).
+			server (in namespace default when neither TARGET nor -n gives one). With
+			--agent-url NODE may be left out; a NODE named must be the agent's.
 
 			The agent gives the node's side; the mirror pod, the pod of the API server,
 			the node and the Events about them are read from the API server with your

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -89,6 +90,7 @@ func (g *gatherer) node() string {
 
 // report analyzes the pod t names.
 func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport, error) {
+	t = g.byUID(t)
 	s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
 	if err != nil {
 		return v1alpha1.WhyReport{}, err
@@ -101,6 +103,21 @@ func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport
 		return v1alpha1.WhyReport{}, err
 	}
 	return why.Analyze(f), nil
+}
+
+// byUID returns t naming by namespace and name the pod whose UID it is, if
+// it is a bare name that is one of the agent's pods' UIDs: why takes the
+// forms pod and events --pod take.
+func (g *gatherer) byUID(t why.Target) why.Target {
+	if t.Path != "" || strings.Contains(t.Raw, "/") {
+		return t
+	}
+	for _, p := range g.pods.Items {
+		if string(p.UID) == t.Raw {
+			return why.Target{Raw: t.Raw, Namespace: p.Namespace, Name: p.Name}
+		}
+	}
+	return t
 }
 
 // facts gathers the facts of one subject. It fails when ctx ends: a
