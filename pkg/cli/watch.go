@@ -21,6 +21,7 @@ type WatchOptions struct {
 	nodeOutputOptions
 	Display watchDisplayFlags
 	Query   EventQueryFlags
+	Kubelet kubeletOnly
 
 	// Follow says the stream goes on after the history (watch).
 	Follow        bool
@@ -62,6 +63,10 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			are printed as a GAP line rather than silently lost. An agent restart is
 			printed as a RESET line. Reconnections are reported on stderr.
 
+			Like the kubelet, watch and events leave out the PLEG events it does not
+			send (ContainerChanged, events its full PLEG channel dropped); the agent
+			keeps them, and --all-events shows them, or --type for the types it names.
+
 			-o json prints one JSON message per line (events, gaps and resets, each
 			with the node); watch keeps one stream open per node.`),
 		Example: templates.Examples(`
@@ -95,6 +100,7 @@ func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 	o.nodeOutputOptions.addFlags(cmd)
 	o.Display.AddFlags(cmd)
 	o.Query.AddFlags(cmd, sinceHelp)
+	o.Kubelet.AddFlags(cmd)
 	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long; at least twice the agent's heartbeat.")
 }
@@ -211,6 +217,9 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 	}
 	err := w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
 		if m.Type == v1alpha1.MessageEvent {
+			if !o.Kubelet.Shows(o.query, m.Event) {
+				return nil
+			}
 			o.printed.Add(1)
 		}
 		return o.printer.PrintMessage(label, m)
