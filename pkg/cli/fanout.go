@@ -205,7 +205,7 @@ func (o *CommonOptions) agentLabel(node string) string {
 // (--node-timeout=10s) sets, and what to try.
 func (o *CommonOptions) noAnswerError(node, flag string, cause error) error {
 	check := fmt.Sprintf("is the node up and its agent ready (kubectl -n %s get pods -o wide --field-selector spec.nodeName=%s)?", client.AgentNamespace, node)
-	if node == "" {
+	if o.Direct() {
 		check = "is it running, and the address reachable from here?"
 	}
 	name, _, _ := strings.Cut(flag, "=")

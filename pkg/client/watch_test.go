@@ -396,3 +396,21 @@ func TestWatcherRefusesAnAgentThatIgnoresUntil(t *testing.T) {
 		t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
 	}
 }
+
+// TestWatcherAnswerTimeout: a stream that never opens fails Run with
+// ErrNoAnswer once AnswerTimeout passes, quoting the last attempt's error.
+func TestWatcherAnswerTimeout(t *testing.T) {
+	hang := func(ctx context.Context, _ v1alpha1.EventQuery) (*Stream, error) {
+		<-ctx.Done()
+		return nil, errors.New("dial tcp: i/o timeout")
+	}
+	w := &Watcher{Open: hang, AnswerTimeout: 100 * time.Millisecond, IdleTimeout: 50 * time.Millisecond, InitialBackoff: time.Millisecond, MaxAttempts: -1}
+	start := time.Now()
+	err := w.Run(context.Background(), func(*v1alpha1.StreamMessage) error { return nil })
+	if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "no message, not even a heartbeat") {
+		t.Fatalf("Run = %v, want ErrNoAnswer with the last error", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Run took %s, want about the answer timeout", took)
+	}
+}
