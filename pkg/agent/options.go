@@ -24,7 +24,7 @@ const DefaultRuntimeEndpoint = "unix:///run/containerd/containerd.sock"
 const DefaultEventBuffer = eventring.DefaultCapacity
 
 // DefaultHeartbeat is how often an idle event stream gets a heartbeat.
-const DefaultHeartbeat = 5 * time.Second
+const DefaultHeartbeat = v1alpha1.DefaultHeartbeat
 
 // Options are the agent's command-line flags.
 type Options struct {

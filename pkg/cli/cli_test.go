@@ -144,6 +144,13 @@ func TestUsageErrors(t *testing.T) {
 		{"agent-url and all nodes", []string{"pods", "--agent-url", "http://127.0.0.1:1", "--all-nodes"}, "--agent-url"},
 		{"bad request timeout", []string{"pods", "--agent-url", "http://127.0.0.1:1", "--request-timeout", "soon"}, "--request-timeout"},
 		{"watch streams every node at once", []string{"watch", "n1", "--max-concurrency", "2"}, "unknown flag: --max-concurrency"},
+		{"since after until", []string{"events", "n1", "--since=70", "--until=60"}, "--since 70 is after --until 60"},
+		{"since after until, as ages", []string{"events", "n1", "--since=5m", "--until=10m"}, "--since 5m is after --until 10m"},
+		{"since after until, as times", []string{"watch", "n1", "--since=2026-11-22T11:00:00Z", "--until=2026-11-22T10:00:00Z"}, "is after --until"},
+		{"a time in the future", []string{"events", "n1", "--since=2026-11-23T00:00:00Z"}, "--since 2026-11-23T00:00:00Z is in the future"},
+		{"not a time", []string{"events", "n1", "--until=yesterday"}, "or an RFC 3339 time"},
+		{"idle timeout below two heartbeats", []string{"watch", "n1", "--idle-timeout=6s"}, "--idle-timeout 6s: want at least 10s, twice the agent's heartbeat (5s)"},
+		{"completion without a shell", []string{"completion"}, "name one shell: bash, zsh, fish, powershell"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -96,6 +98,7 @@ func (o *CommonOptions) Direct() bool { return o.AgentURL != "" }
 
 // Validate checks the shared flags.
 func (o *CommonOptions) Validate() error {
+	o.Via = strings.ToLower(o.Via)
 	switch client.Via(o.Via) {
 	case client.ViaNodeProxy, client.ViaPodProxy:
 	default:
@@ -161,6 +164,22 @@ func (o *CommonOptions) Connector() (*client.Connector, error) {
 	return c, nil
 }
 
+// hasClusterConfig reports whether a cluster is configured: a kubeconfig
+// with a cluster, --server, or the pod's in-cluster configuration.
+// Without one, client-go would dial localhost:8080.
+func (o *CommonOptions) hasClusterConfig() bool {
+	if o.clientset != nil || (o.ConfigFlags.APIServer != nil && *o.ConfigFlags.APIServer != "") {
+		return true
+	}
+	if raw, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); err != nil || len(raw.Clusters) > 0 {
+		// A kubeconfig that does not load is a configuration, and an
+		// error to report.
+		return true
+	}
+	_, err := rest.InClusterConfig()
+	return err == nil
+}
+
 // Clientset returns a client of the cluster.
 func (o *CommonOptions) Clientset() (kubernetes.Interface, error) {
 	if o.clientset != nil {
@@ -183,15 +202,31 @@ type options interface {
 	Run(ctx context.Context) error
 }
 
-// runOptions returns the RunE of a command with those options.
+// runOptions returns the RunE of a command with those options; its errors
+// are runErrors.
 func runOptions(o options) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := o.Complete(args); err != nil {
-			return err
+			return runError{err}
 		}
 		if err := o.Validate(); err != nil {
-			return err
+			return runError{err}
 		}
-		return o.Run(cmd.Context())
+		if err := o.Run(cmd.Context()); err != nil {
+			return runError{err}
+		}
+		return nil
 	}
 }
+
+// runError is the error of a command's run, which may quote what agents
+// and the API server said: it is printed with every control character
+// escaped, line feeds included. Any other error is cobra's own text (an
+// unknown command or flag, with its suggestions), printed with its layout.
+type runError struct{ err error }
+
+// Error implements error.
+func (e runError) Error() string { return e.err.Error() }
+
+// Unwrap returns the command's error.
+func (e runError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -39,7 +40,12 @@ func NewCmdCompletion(root *cobra.Command) *cobra.Command {
 
 			# powershell, for this shell
 			kubectl podsrc completion powershell | Out-String | Invoke-Expression`),
-		Args:                  cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("name one shell: %s (kubectl podsrc completion bash)", strings.Join(cmd.ValidArgs, ", "))
+			}
+			return nil
+		},
 		ValidArgs:             []string{"bash", "zsh", "fish", "powershell"},
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {

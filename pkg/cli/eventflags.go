@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,14 +33,14 @@ type EventQueryFlags struct {
 // without --since.
 func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.Since, "since", f.Since, "Start after this event sequence number, or with the events of this last while (a duration such as 10m). "+sinceHelp)
-	fs.StringVar(&f.Until, "until", f.Until, "End after this event sequence number, with the events older than this duration, or at now (the last event when the command started).")
+	fs.StringVar(&f.Since, "since", f.Since, "Start after this event sequence number, with the events of this last while (a duration such as 10m), or with those since this RFC 3339 time. "+sinceHelp)
+	fs.StringVar(&f.Until, "until", f.Until, "End after this event sequence number, with the events older than this duration or RFC 3339 time, or at now (the last event when the command started).")
 	fs.IntVar(&f.Tail, "tail", f.Tail, "Start with only the last N events that pass the filters (of those --since and --until leave).")
 	fs.StringSliceVar(&f.Kinds, "kind", f.Kinds, "Only events of these kinds: config or pleg. Repeatable; a leading ! excludes.")
-	fs.StringSliceVar(&f.Ops, "op", f.Ops, "Only config events with these operations: ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET. Repeatable; a leading ! excludes (quote it: --op='!UPDATE').")
+	fs.StringSliceVar(&f.Ops, "op", f.Ops, "Only config events with these operations: ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET. Any case. Repeatable; a leading ! excludes (quote it: --op='!UPDATE').")
 	fs.StringSliceVar(&f.Types, "type", f.Types, "Only PLEG events of these types: ContainerStarted, ContainerDied, ContainerRemoved, PodSync, ContainerChanged. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Sources, "source", f.Sources, "Only config events from these sources: file, http or api. Repeatable; a leading ! excludes.")
-	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*). Repeatable; a leading ! excludes.")
+	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*), or of the pod of this UID. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Containers, "container", f.Containers, "Only PLEG events of these containers, a glob. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Handlers, "handler", f.Handlers, "Only events the kubelet's sync loop sends to these handlers: "+strings.Join(v1alpha1.Handlers, ", ")+" (in any case; ignored is an event it acts on with none). Repeatable; a leading ! excludes.")
 	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Events of all namespaces (the default unless -n is given).")
@@ -60,36 +61,57 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 }
 
 // ToQuery returns the query the flags describe, with namespace (-n) and
-// the pod label selector, checked as the agent checks it.
-func (f *EventQueryFlags) ToQuery(namespace string) (v1alpha1.EventQuery, error) {
-	q := v1alpha1.EventQuery{Kinds: f.Kinds, Types: f.Types, Sources: f.Sources, Pods: f.Pods, Containers: f.Containers, Handlers: f.Handlers, Selector: f.Selector, Tail: f.Tail}
+// the pod label selector, checked as the agent checks it; now turns the
+// RFC 3339 times of --since and --until into ages.
+func (f *EventQueryFlags) ToQuery(namespace string, now time.Time) (v1alpha1.EventQuery, error) {
+	q := v1alpha1.EventQuery{
+		Kinds: canonical(f.Kinds, v1alpha1.EventKinds), Ops: canonical(f.Ops, v1alpha1.ConfigOps),
+		Types: canonical(f.Types, v1alpha1.PLEGTypes), Sources: canonical(f.Sources, v1alpha1.Sources),
+		Pods: f.Pods, Containers: f.Containers, Handlers: f.Handlers, Selector: f.Selector, Tail: f.Tail,
+	}
 	if f.AllNamespaces && namespace != "" {
 		return q, fmt.Errorf("-A/--all-namespaces and -n/--namespace exclude each other")
 	}
 	if namespace != "" {
 		q.Namespaces = []string{namespace}
 	}
-	for _, op := range f.Ops {
-		q.Ops = append(q.Ops, strings.ToUpper(op))
-	}
 	if f.Tail < 0 {
 		return q, fmt.Errorf("--tail %d: want a number of events", f.Tail)
 	}
 	var err error
-	if f.Since != "" {
-		if q.Since, err = v1alpha1.ParseMark(f.Since); err != nil {
-			return q, fmt.Errorf("--since %w", err)
-		}
+	if q.Since, err = parseMarkFlag("--since", f.Since, now); err != nil {
+		return q, err
 	}
-	if f.Until != "" {
-		if q.Until, err = v1alpha1.ParseMark(f.Until); err != nil {
-			return q, fmt.Errorf("--until %w", err)
-		}
+	if q.Until, err = parseMarkFlag("--until", f.Until, now); err != nil {
+		return q, err
+	}
+	if s, u := q.Since, q.Until; s != nil && u != nil && s.IsAge == u.IsAge && ((!s.IsAge && s.Seq > u.Seq) || (s.IsAge && s.Age < u.Age)) {
+		return q, fmt.Errorf("--since %s is after --until %s: no event could pass; swap them", f.Since, f.Until)
 	}
 	if err := q.Validate(); err != nil {
 		return q, queryFlagError(err)
 	}
 	return q, nil
+}
+
+// parseMarkFlag reads the value of --since or --until (flag): what
+// v1alpha1.ParseMark reads, or an RFC 3339 time, which becomes its age at
+// now. An empty value is no mark.
+func parseMarkFlag(flag, value string, now time.Time) (*v1alpha1.Mark, error) {
+	if value == "" {
+		return nil, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, value); err == nil {
+		if t.After(now) {
+			return nil, fmt.Errorf("%s %s is in the future (it is %s now)", flag, value, now.UTC().Format(time.RFC3339))
+		}
+		return v1alpha1.AgeMark(now.Sub(t)), nil
+	}
+	m, err := v1alpha1.ParseMark(value)
+	if err != nil {
+		return nil, fmt.Errorf("%s %w, or an RFC 3339 time such as %s", flag, err, now.UTC().Truncate(time.Hour).Format(time.RFC3339))
+	}
+	return m, nil
 }
 
 // queryFlagError names the flag of a bad query parameter (of an event or

@@ -32,7 +32,7 @@ const DefaultNodeTimeout = 10 * time.Second
 
 // addNodeTimeoutFlag binds --node-timeout to d.
 func addNodeTimeoutFlag(fs *pflag.FlagSet, d *time.Duration) {
-	fs.DurationVar(d, "node-timeout", *d, "Give up on a node whose agent has not answered all a command asks it (its version, then the answer) within this long; the other nodes still print. Each single request is also bounded by --request-timeout. 0: no limit. watch's streams are bounded by --idle-timeout instead.")
+	fs.DurationVar(d, "node-timeout", *d, "Give up on a node whose agent has not answered all a command asks it (its version, then the answer) within this long; the other nodes still print. Each single request is also bounded by --request-timeout. 0: no limit. watch gets it for its /version and its stream's first message, then --idle-timeout bounds the silences; events gets it for the whole history.")
 }
 
 // fanOut runs fn for every node, at most limit at once, starting them in
@@ -97,13 +97,17 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 // Before the call it learns the versions of the node's agent and kubelet,
 // which call gets, and warns on stderr about skew, once for the whole
 // command. A node whose agent does not answer /version fails at once, as
-// call would; a streaming command's call gets a zero NodeVersion instead
-// unless the failure is permanent, and retries on its own.
+// call would; the call of a command that follows its streams gets a zero
+// NodeVersion instead unless the failure is permanent, and retries on its
+// own.
 //
-// A command that is not streaming gives each node --node-timeout for all
-// of it, and on a terminal shows the nodes it still waits for on a
-// progress line on stderr, cleared before it returns. A streaming command
-// says on stderr which nodes it follows before the first event.
+// A command gives each node --node-timeout for all of it, but one that
+// follows its streams (watch), whose /version and first answer share
+// --node-timeout and --request-timeout instead (NodeVersion.answerBy). A
+// command that is not streaming shows, on a terminal, the nodes it still
+// waits for on a progress line on stderr, cleared before it returns. A
+// streaming command says on stderr which nodes it reads before the first
+// event.
 func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error), each func(result[T])) ([]result[T], error) {
 	conn, err := o.Connector()
 	if err != nil {
@@ -119,6 +123,7 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 			nodeClient = cs.CoreV1().Nodes()
 		}
 	}
+	answerBound, answerFlag := o.answerBound()
 	skew := newSkewCheck(o.ErrOut, len(nodes), nodeClient, kubelets)
 	ask := func(ctx context.Context, node string) (T, error) {
 		var zero T
@@ -127,24 +132,37 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 			skew.checked()
 			return zero, err
 		}
-		v, err := skew.check(ctx, a)
-		if err != nil && (!nf.Streaming || client.IsPermanent(err)) {
+		versionCtx := ctx
+		var answerBy time.Time
+		if nf.Follow && answerBound > 0 {
+			answerBy = time.Now().Add(answerBound)
+			var cancel context.CancelFunc
+			versionCtx, cancel = context.WithDeadline(ctx, answerBy)
+			defer cancel()
+		}
+		v, err := skew.check(versionCtx, a)
+		if err != nil && ctx.Err() == nil && errors.Is(versionCtx.Err(), context.DeadlineExceeded) {
+			return zero, o.noAnswerError(node, answerFlag, err)
+		}
+		if err != nil && (!nf.Follow || client.IsPermanent(err)) {
 			return zero, err
 		}
+		if err == nil && o.Direct() && node != "" && v.Agent.NodeName != "" && v.Agent.NodeName != node {
+			return zero, fmt.Errorf("the agent at %s runs on node %q, not %q: name its node, or none with --agent-url", o.AgentURL, v.Agent.NodeName, node)
+		}
+		v.answerBy = answerBy
 		return call(ctx, a, v)
 	}
 	limit := nf.MaxConcurrency
 	var prog *progress
 	if nf.Streaming {
 		limit = len(nodes)
-		announceStreams(o, nodes)
-	} else {
-		if o.NodeTimeout > 0 {
-			ask = withNodeTimeout(o.NodeTimeout, ask)
-		}
-		if !o.Direct() {
-			prog = startProgress(o.Terminal, nodes)
-		}
+		announceStreams(o, nodes, nf.Follow)
+	} else if !o.Direct() {
+		prog = startProgress(o.Terminal, nodes)
+	}
+	if !nf.Follow && o.NodeTimeout > 0 {
+		ask = withNodeTimeout(o, ask)
 	}
 	results := fanOut(ctx, nodes, limit, ask, func(r result[T]) {
 		prog.answered(r.Node, func() {
@@ -159,31 +177,71 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 	return results, nil
 }
 
-// withNodeTimeout bounds ask by d, and says so when the bound is what
-// ended it.
-func withNodeTimeout[T any](d time.Duration, ask func(ctx context.Context, node string) (T, error)) func(ctx context.Context, node string) (T, error) {
+// answerBound is how long a followed stream's node has for its /version
+// and its stream's first message: the shorter of --node-timeout and
+// --request-timeout, with the flag that sets it; 0 for no bound.
+func (o *CommonOptions) answerBound() (time.Duration, string) {
+	// Connector has refused a --request-timeout that does not parse.
+	requestTimeout, _ := o.requestTimeout()
+	switch {
+	case o.NodeTimeout > 0 && (requestTimeout <= 0 || o.NodeTimeout <= requestTimeout):
+		return o.NodeTimeout, "--node-timeout=" + o.NodeTimeout.String()
+	case requestTimeout > 0:
+		return requestTimeout, "--request-timeout=" + requestTimeout.String()
+	}
+	return 0, ""
+}
+
+// agentLabel names the agent of node in an error that the fan-out may
+// print after the node's name: "the agent", or with --agent-url, where.
+func (o *CommonOptions) agentLabel(node string) string {
+	if node == "" && o.Direct() {
+		return "the agent at " + o.AgentURL
+	}
+	return "the agent"
+}
+
+// noAnswerError says that node's agent sent nothing within the bound flag
+// (--node-timeout=10s) sets, and what to try.
+func (o *CommonOptions) noAnswerError(node, flag string, cause error) error {
+	check := fmt.Sprintf("is the node up and its agent ready (kubectl -n %s get pods -o wide --field-selector spec.nodeName=%s)?", client.AgentNamespace, node)
+	if o.Direct() {
+		check = "is it running, and the address reachable from here?"
+	}
+	name, _, _ := strings.Cut(flag, "=")
+	return &client.Error{Reason: client.ReasonTimeout, Err: cause,
+		Message: fmt.Sprintf("%s did not answer within %s: %s Raise %s if the node is only slow (0: no limit)", o.agentLabel(node), flag, check, name)}
+}
+
+// withNodeTimeout bounds ask by --node-timeout, and says so when the bound
+// is what ended it.
+func withNodeTimeout[T any](o *CommonOptions, ask func(ctx context.Context, node string) (T, error)) func(ctx context.Context, node string) (T, error) {
 	return func(ctx context.Context, node string) (T, error) {
-		nodeCtx, cancel := context.WithTimeout(ctx, d)
+		nodeCtx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		defer cancel()
 		v, err := ask(nodeCtx, node)
 		if err != nil && ctx.Err() == nil && errors.Is(nodeCtx.Err(), context.DeadlineExceeded) {
-			err = &client.Error{Reason: client.ReasonTimeout, Err: err,
-				Message: fmt.Sprintf("the agent did not answer within --node-timeout=%s; raise it if the node is only slow (0: no limit)", d)}
+			err = o.noAnswerError(node, "--node-timeout="+o.NodeTimeout.String(), err)
 		}
 		return v, err
 	}
 }
 
-// announceStreams says on stderr which nodes a streaming command follows,
-// before their first event.
-func announceStreams(o *CommonOptions, nodes []string) {
+// announceStreams says on stderr which nodes a streaming command reads,
+// before their first event: watching when it follows them, reading when
+// it reads their history.
+func announceStreams(o *CommonOptions, nodes []string, follow bool) {
+	verb := "reading"
+	if follow {
+		verb = "watching"
+	}
 	switch {
 	case o.Direct():
-		printers.PrintLine(o.ErrOut, "watching the agent at %s", o.AgentURL)
+		printers.PrintLine(o.ErrOut, "%s the agent at %s", verb, o.AgentURL)
 	case len(nodes) == 1:
-		printers.PrintLine(o.ErrOut, "watching node %s", nodes[0])
+		printers.PrintLine(o.ErrOut, "%s node %s", verb, nodes[0])
 	default:
-		printers.PrintLine(o.ErrOut, "watching %d nodes: %s", len(nodes), strings.Join(nodes, ", "))
+		printers.PrintLine(o.ErrOut, "%s %d nodes: %s", verb, len(nodes), strings.Join(nodes, ", "))
 	}
 }
 
@@ -196,6 +254,15 @@ func splitResults[T any](results []result[T]) (values []T, failed bool) {
 		}
 	}
 	return values, len(values) < len(results)
+}
+
+// nodeError names node in err, as the fan-out prints a node's error; with
+// --agent-url (no node) err names the agent itself.
+func nodeError(node string, err error) error {
+	if node == "" {
+		return err
+	}
+	return fmt.Errorf("node %q: %w", node, err)
 }
 
 // printErrors prints the nodes' errors after the output.
@@ -214,11 +281,11 @@ func printErrors[T any](results []result[T], errOut io.Writer) {
 
 // finish prints the output of the nodes that answered with print, then the
 // errors of the others; it fails when any node failed. With a single node
-// the error is returned for main to print.
+// the error is returned for main to print, with the node's name.
 func finish[T any](results []result[T], errOut io.Writer, print func([]T) error) error {
 	values, failed := splitResults(results)
 	if len(results) == 1 && failed {
-		return results[0].Err
+		return nodeError(results[0].Node, results[0].Err)
 	}
 	if len(values) > 0 || !failed {
 		if err := print(values); err != nil {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
 // TestHelpPages: each help page has its command's own flags, the global
@@ -58,5 +60,35 @@ func TestLongDesc(t *testing.T) {
 	want := "First paragraph goes on.\n\n  indented stays\n- an item\n- another\n  continued\n\nLast."
 	if got != want {
 		t.Errorf("longDesc = %q, want %q", got, want)
+	}
+}
+
+// TestOwnTextNotEscaped: what the plugin and cobra say themselves keeps its
+// line feeds and tabs, while an agent's text in an error is still escaped,
+// line feeds included.
+func TestOwnTextNotEscaped(t *testing.T) {
+	hostile := fakeagent.New("node-1")
+	hostile.Fault = fakeagent.FaultStatus
+	u := serveUntilCleanup(t, hostile)
+	tests := []struct {
+		name    string
+		args    []string
+		want    string
+		notWant string
+	}{
+		{"suggestion", []string{"sourcs"}, "Did you mean this?\n\tsources\n", `\n`},
+		{"agent text", []string{"pods", "--agent-url", u}, `answered 500: \x1b]0;pwned\a`, "forged line\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, done := startExit(context.Background(), tc.args...)
+			if code := <-done; code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			checkOutput(t, stderr.String(), []string{tc.want}, []string{tc.notWant})
+			if bad := fakeagent.RawControls(stderr.String(), true); len(bad) > 0 {
+				t.Errorf("stderr has raw control characters %v:\n%s", bad, stderr)
+			}
+		})
 	}
 }

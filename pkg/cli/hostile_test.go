@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/podsrc/podsrc/internal/syncbuf"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
@@ -125,26 +126,32 @@ func TestHostileAgents(t *testing.T) {
 	// the race detector on a busy machine.
 	const timeout = 5 * time.Second
 	wantErrors := hostileErrors(timeout)
-	// Watch reads a stream: no request timeout, but an idle timeout and a
-	// cap on a line. The idle timeout is as long as the request timeout,
-	// for the same reason: the endless line must reach its 8 MiB cap before
-	// the stream counts as idle, and a line is not a message until it ends.
+	// Watch reads a stream: the request timeout bounds its first answer,
+	// then an idle timeout and a cap on a line. The idle timeout is the
+	// shortest allowed, longer than the request timeout: the endless line
+	// must reach its 8 MiB cap before the stream counts as idle, and a line
+	// is not a message until it ends.
 	wantWatchErrors := map[string]string{
 		"status":       wantErrors["status"],
 		"text":         wantErrors["text"],
 		"skew":         wantErrors["skew"],
-		"stall":        "not even a heartbeat, arrived within " + timeout.String(),
+		"stall":        "did not answer within --request-timeout=" + timeout.String(),
 		"endless":      wantErrors["endless"],
 		"endless-line": "a stream message longer than 8 MiB",
 	}
+	// events reads its history as the other commands read their answers.
+	wantEventsErrors := maps.Clone(wantWatchErrors)
+	wantEventsErrors["stall"] = wantErrors["stall"]
 	// Version asks /version, which the skewed agent serves.
 	wantVersionErrors := map[string]string{"status": wantErrors["status"], "text": wantErrors["text"], "stall": wantErrors["stall"], "endless": wantErrors["endless"]}
 	for cmd, variants := range hostileCommands {
 		for i, extra := range variants {
 			want := wantErrors
 			switch cmd {
-			case "watch", "events":
+			case "watch":
 				want = wantWatchErrors
+			case "events":
+				want = wantEventsErrors
 			case "version":
 				want = wantVersionErrors
 			}
@@ -167,7 +174,7 @@ func TestHostileAgents(t *testing.T) {
 			args = append(args, "--kubeconfig", kc, "--request-timeout", timeout.String())
 			watch := cmd == "watch"
 			if watch || cmd == "events" {
-				args = append(args, "--idle-timeout="+timeout.String(), "--max-reconnects=0")
+				args = append(args, "--idle-timeout="+(2*v1alpha1.DefaultHeartbeat).String(), "--max-reconnects=0")
 			}
 			t.Run(strings.Join(append([]string{cmd}, extra...), " "), func(t *testing.T) {
 				t.Parallel()

@@ -27,9 +27,12 @@ type NodeFlags struct {
 	podSelector string
 	// Optional says no node at all is fine (version).
 	Optional bool
-	// Streaming says the command keeps one stream per node open (watch),
-	// so that --max-concurrency does not apply.
+	// Streaming says the command keeps one stream per node open (watch,
+	// events), so that --max-concurrency does not apply.
 	Streaming bool
+	// Follow says the streams go on until stopped (watch): --node-timeout
+	// and --request-timeout bound only their first answer.
+	Follow bool
 }
 
 // AddFlags binds the node selection flags to cmd.

@@ -28,7 +28,7 @@ type PodOptions struct {
 func NewCmdPod(common *CommonOptions) *cobra.Command {
 	o := &PodOptions{CommonOptions: common}
 	cmd := &cobra.Command{
-		Use:   "pod NODE UID|NAMESPACE/NAME",
+		Use:   "pod NODE POD|NAMESPACE/POD|UID",
 		Short: "Show one pod as a node's kubelet sees it",
 		Long: longDesc(`
 			Show one pod of a node: where it came from and the state of that source,
@@ -36,10 +36,12 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 			runtime has of it (sandbox, IPs, containers) and the notifications and
 			PLEG events that named it, as far back as the agent's buffer goes.
 
-			Name the pod by UID, or by NAMESPACE/NAME (looked up in the node's pod
-			list). A static pod and its mirror pod share a name: by name you get
-			the static pod, and the mirror pod's UID is listed under Same Name.
-			With --agent-url, give only the pod.
+			Name the pod as kubectl podsrc why and events --pod do: NAMESPACE/POD, or
+			POD (in every namespace, or -n; also with the node's name appended, as
+			the kubelet names static pods), or its UID. A static pod and its mirror
+			pod share a name: by name you get the static pod, and the mirror pod's
+			UID is listed under Same Name. With --agent-url the node may be left
+			out; a node named must be the agent's.
 
 			As in kubectl, --request-timeout bounds each request to the agent (the
 			pod list, the pod, reading its event history); --node-timeout bounds
@@ -65,20 +67,23 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 	return cmd
 }
 
-// Complete takes the node and the pod from args.
+// Complete takes the node and the pod from args; with --agent-url the
+// node may be left out.
 func (o *PodOptions) Complete(args []string) error {
-	want := 2
-	if o.Direct() {
-		want = 1
+	if o.Direct() && len(args) == 1 {
+		args = append([]string{""}, args...)
 	}
-	if len(args) != want {
+	if len(args) != 2 {
 		if o.Direct() {
-			return fmt.Errorf("with --agent-url, name the pod only: kubectl podsrc pod UID|NAMESPACE/NAME --agent-url=URL")
+			return fmt.Errorf("with --agent-url, name the pod, and the node if you like: kubectl podsrc pod [NODE] POD|NAMESPACE/POD|UID --agent-url=URL")
 		}
-		return fmt.Errorf("name a node and a pod: kubectl podsrc pod NODE UID|NAMESPACE/NAME")
+		return fmt.Errorf("name a node and a pod: kubectl podsrc pod NODE POD|NAMESPACE/POD|UID")
 	}
-	o.ref = args[want-1]
-	o.nodes = NodeFlags{Names: args[:want-1], MaxConcurrency: 1}
+	o.ref = args[1]
+	o.nodes = NodeFlags{MaxConcurrency: 1}
+	if args[0] != "" {
+		o.nodes.Names = args[:1]
+	}
 	return nil
 }
 
@@ -91,7 +96,7 @@ func (o *PodOptions) Validate() error {
 		// A valid name holds no glob character, so the agent's pod glob
 		// matches it exactly.
 		if len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-			return fmt.Errorf("pod %q: want a UID or NAMESPACE/NAME, as kubectl get pods -A shows them", o.ref)
+			return fmt.Errorf("pod %q: want POD, NAMESPACE/POD, as kubectl get pods -A shows them, or a UID", o.ref)
 		}
 	}
 	if err := o.CommonOptions.Validate(); err != nil {
@@ -120,38 +125,19 @@ func (o *PodOptions) Run(ctx context.Context) error {
 // podDetail gathers what the agent a knows of the pod o.ref.
 func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.PodDetail, error) {
 	var d printers.PodDetail
-	ref := o.ref
 	sources, err := a.Sources(ctx)
 	if err != nil {
 		return d, err
 	}
-	uid := ref
-	if ns, _, byName := strings.Cut(ref, "/"); byName {
-		// The agent sends only the pods of that namespace and name: a
-		// static pod and its mirror pod.
-		list, err := a.Pods(ctx, v1alpha1.PodQuery{Namespaces: []string{ns}, Pods: []string{ref}})
-		if err != nil {
-			return d, err
-		}
-		matches := list.Items
-		if len(matches) == 0 {
-			// The node asked for, not the agent's name for it, goes into
-			// the suggestion.
-			return d, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", ref, a.Node, a.Node, ns)
-		}
-		// A static pod and its mirror share the name: the static pod is
-		// the one the kubelet runs.
-		pick := 0
-		for i, p := range matches {
-			if !p.Mirror {
-				pick = i
-				break
-			}
-		}
-		uid = string(matches[pick].UID)
-		d.Others = append(matches[:pick:pick], matches[pick+1:]...)
+	uid, others, err := o.resolve(ctx, a, sources.NodeName)
+	if err != nil {
+		return d, err
 	}
+	d.Others = others
 	pod, err := a.Pod(ctx, uid)
+	if client.ReasonOf(err) == client.ReasonNotFound && !strings.Contains(o.ref, "/") {
+		return d, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (kubectl podsrc pods %s -A lists its pods)", o.ref, sources.NodeName, sources.NodeName)
+	}
 	if err != nil {
 		return d, err
 	}
@@ -169,6 +155,48 @@ func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.P
 		return d, fmt.Errorf("reading the events of pod %s: %w", uid, err)
 	}
 	return d, nil
+}
+
+// resolve finds the pod o.ref names among the pods of agent a on node:
+// NAMESPACE/POD, or POD in every namespace (or -n) as it is or with the
+// node's name appended, as the kubelet names static pods, or a UID. It
+// returns the pod's UID and the other pods of that name: a static pod and
+// its mirror pod share it, and the static pod is the one the kubelet runs.
+func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) (string, []v1alpha1.PodInfo, error) {
+	q := v1alpha1.PodQuery{Pods: []string{o.ref}}
+	ns, _, qualified := strings.Cut(o.ref, "/")
+	if !qualified {
+		q.Pods = append(q.Pods, o.ref+"-"+strings.ToLower(node))
+		ns = ""
+		if o.ConfigFlags.Namespace != nil {
+			ns = *o.ConfigFlags.Namespace
+		}
+	}
+	if ns != "" {
+		q.Namespaces = []string{ns}
+	}
+	list, err := a.Pods(ctx, q)
+	if err != nil {
+		return "", nil, err
+	}
+	matches := list.Items
+	if len(matches) == 0 {
+		if !qualified {
+			// A UID an agent older than the UID filter does not match.
+			return o.ref, nil, nil
+		}
+		return "", nil, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", o.ref, node, node, ns)
+	}
+	pick := 0
+	for i, p := range matches {
+		if p.Namespace+"/"+p.Name != matches[0].Namespace+"/"+matches[0].Name {
+			return "", nil, fmt.Errorf("%q names several pods on node %s: %s/%s and %s/%s; say NAMESPACE/POD", o.ref, node, matches[0].Namespace, matches[0].Name, p.Namespace, p.Name)
+		}
+		if !p.Mirror && matches[pick].Mirror {
+			pick = i
+		}
+	}
+	return string(matches[pick].UID), append(matches[:pick:pick], matches[pick+1:]...), nil
 }
 
 // podEvents returns the events the agent a holds that concern the pod uid,

@@ -79,7 +79,11 @@ func (o *PodsOptions) Complete(args []string) error {
 	if o.ConfigFlags.Namespace != nil {
 		o.namespace = *o.ConfigFlags.Namespace
 	}
-	o.query = v1alpha1.PodQuery{Source: o.Source, Selector: o.Selector}
+	source := o.Source
+	if source != "" {
+		source = canonical([]string{source}, v1alpha1.Sources)[0]
+	}
+	o.query = v1alpha1.PodQuery{Source: source, Selector: o.Selector}
 	if o.namespace != "" {
 		o.query.Namespaces = []string{o.namespace}
 	}

@@ -202,9 +202,9 @@ func TestPodErrors(t *testing.T) {
 		want string
 	}{
 		{"no pod", []string{"node-1"}, "name a node and a pod"},
-		{"bad ref", []string{"node-1", "a/b/c"}, "want a UID or NAMESPACE/NAME"},
+		{"bad ref", []string{"node-1", "a/b/c"}, "want POD, NAMESPACE/POD"},
 		{"unknown name", []string{"node-1", "default/nope"}, "no pod default/nope on node node-1 (kubectl podsrc pods node-1 -n default"},
-		{"unknown UID", []string{"node-1", "nope"}, "no pod with UID nope"},
+		{"unknown UID", []string{"node-1", "nope"}, `no pod "nope" on node node-1: no pod has that name`},
 		{"bad output", []string{"node-1", "nope", "-o", "wide"}, "want json or yaml"},
 	}
 	for _, tc := range tests {

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -32,8 +34,14 @@ func execute(ctx context.Context, common *CommonOptions, args []string) int {
 		if errors.As(err, &status) {
 			return int(status)
 		}
-		if !errors.Is(err, errFailed) {
+		var run runError
+		switch {
+		case errors.Is(err, errFailed):
+		case errors.As(err, &run):
 			printers.PrintLine(common.ErrOut, "error: %v", err)
+		default:
+			// ErrOut escapes controls but line feeds and tabs.
+			fmt.Fprintf(common.ErrOut, "error: %s\n", strings.TrimRight(err.Error(), "\n"))
 		}
 		return 1
 	}
@@ -62,9 +70,10 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 
 			Each node gets --node-timeout (default ` + DefaultNodeTimeout.String() + `; 0: no limit) for all
 			a command asks its agent, and each single request --request-timeout
-			(default ` + DefaultRequestTimeout.String() + `), watch's streams excepted: a node whose agent
-			or proxy does not answer in time is reported with its error, the other
-			nodes still print. On a terminal, a line on stderr names the nodes still
+			(default ` + DefaultRequestTimeout.String() + `); events reads each node's history within
+			both, watch gets both for a node's first answer and then --idle-timeout
+			for its silences: a node whose agent or proxy does not answer in time is
+			reported with its error, naming it, and the other nodes still print. On a terminal, a line on stderr names the nodes still
 			awaited. What agents send is printed with its control characters
 			escaped (ESC as \x1b, CSI as \u009b, a line feed in a table cell as
 			\n), so that no agent can steer the terminal; -o json keeps the values.`),

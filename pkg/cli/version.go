@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -40,6 +41,10 @@ type NodeVersion struct {
 	Node           string            `json:"node"`
 	Agent          *v1alpha1.Version `json:"agent,omitempty"`
 	KubeletVersion string            `json:"kubeletVersion,omitempty"`
+
+	// answerBy is when a followed stream of the node must have sent its
+	// first message (--node-timeout, --request-timeout); zero: no bound.
+	answerBy time.Time
 }
 
 // NewCmdVersion returns the version command.

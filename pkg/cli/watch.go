@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,7 @@ type WatchOptions struct {
 	nodeOutputOptions
 	Display watchDisplayFlags
 	Query   EventQueryFlags
+	Kubelet kubeletOnly
 
 	// Follow says the stream goes on after the history (watch).
 	Follow        bool
@@ -69,6 +71,10 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			--handler keeps the events of some handlers. A ContainerDied's DETAIL
 			lists the exited containers the kubelet then removes (removes=...).
 
+			Like the kubelet, watch and events leave out the PLEG events it does not
+			send (ContainerChanged, events its full PLEG channel dropped); the agent
+			keeps them, and --all-events shows them, or --type for the types it names.
+
 			-o json prints one JSON message per line (events, gaps and resets, each
 			with the node); watch keeps one stream open per node.`),
 		Example: templates.Examples(`
@@ -100,13 +106,14 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 
 // addFlags binds the flags events and watch share.
 func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
-	o.Nodes.Streaming = true
+	o.Nodes.Streaming, o.Nodes.Follow = true, o.Follow
 	o.Nodes.PodSelector = &o.Query.Selector
 	o.nodeOutputOptions.addFlags(cmd)
 	o.Display.AddFlags(cmd)
 	o.Query.AddFlags(cmd, sinceHelp)
+	o.Kubelet.AddFlags(cmd)
 	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
-	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long.")
+	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long; at least twice the agent's heartbeat.")
 }
 
 // Complete builds the query and fills in the nodes and the printer.
@@ -116,7 +123,7 @@ func (o *WatchOptions) Complete(args []string) error {
 	if o.ConfigFlags.Namespace != nil {
 		namespace = *o.ConfigFlags.Namespace
 	}
-	q, err := o.Query.ToQuery(namespace)
+	q, err := o.Query.ToQuery(namespace, o.Now())
 	if err != nil {
 		return err
 	}
@@ -148,8 +155,8 @@ func (o *WatchOptions) Validate() error {
 	if err := o.CommonOptions.Validate(); err != nil {
 		return err
 	}
-	if o.IdleTimeout <= 0 {
-		return fmt.Errorf("--idle-timeout %s: want a positive duration", o.IdleTimeout)
+	if o.IdleTimeout < 2*v1alpha1.DefaultHeartbeat {
+		return fmt.Errorf("--idle-timeout %s: want at least %s, twice the agent's heartbeat (%s), or a quiet stream is dropped between heartbeats", o.IdleTimeout, 2*v1alpha1.DefaultHeartbeat, v1alpha1.DefaultHeartbeat)
 	}
 	if o.Snapshot && (o.Query.Since != "" || o.Query.Tail > 0) {
 		return fmt.Errorf("--snapshot starts with the pods' state: --since and --tail do not apply")
@@ -177,8 +184,18 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 }
 
 // follow follows the stream of one node's agent; v is what its /version
-// said, if it answered.
+// said, if it answered. watch's first message must arrive by v.answerBy;
+// events reads its history within --request-timeout (and the fan-out's
+// --node-timeout).
 func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersion) error {
+	if !o.Follow {
+		if d, err := o.requestTimeout(); err == nil && d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeoutCause(ctx, d, &client.Error{Reason: client.ReasonTimeout, Err: context.DeadlineExceeded,
+				Message: fmt.Sprintf("%s did not send its history within --request-timeout=%s; raise it if the node is only slow (0: no limit)", o.agentLabel(a.Node), d)})
+			defer cancel()
+		}
+	}
 	label := a.Node
 	if label == "" {
 		// --agent-url: the agent names its node.
@@ -206,10 +223,28 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 			printers.PrintLine(o.ErrOut, "node %q: %v; reconnecting in %s (attempt %d%s), %s", label, r.Err, r.Delay.Round(time.Millisecond), r.Attempt, bound, resume)
 		},
 	}
-	return w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
+	if !v.answerBy.IsZero() {
+		w.AnswerTimeout = max(time.Until(v.answerBy), time.Millisecond)
+	}
+	err := w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
 		if m.Type == v1alpha1.MessageEvent {
+			if !o.Kubelet.Shows(o.query, m.Event) {
+				return nil
+			}
 			o.printed.Add(1)
 		}
 		return o.printer.PrintMessage(label, m)
 	})
+	if errors.Is(err, client.ErrIdle) {
+		return fmt.Errorf("%w; raise --idle-timeout if the path to the agent is only slow", err)
+	}
+	if errors.Is(err, client.ErrNoAnswer) {
+		_, flag := o.answerBound()
+		return o.noAnswerError(a.Node, flag, err)
+	}
+	if err == nil && !o.Follow && ctx.Err() != nil {
+		// The history was cut short: the bound, not the end, stopped it.
+		return context.Cause(ctx)
+	}
+	return err
 }

@@ -30,7 +30,7 @@ type WhyOptions struct {
 func NewCmdWhy(common *CommonOptions) *cobra.Command {
 	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
 	cmd := &cobra.Command{
-		Use:   "why NODE (TARGET | --all)",
+		Use:   "why [NODE] (TARGET | --all)",
 		Short: "Explain why a pod does not run on a node as configured",
 		Long: longDesc(`
 			Walk the kubelet's pipeline for one pod on a node and give every stage a
@@ -42,12 +42,14 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 			url, config, mirror, sandbox, containers; a pod of the API server through
 			binding, api-source, config, sandbox, containers.
 
-			TARGET is the manifest's absolute path on the node, NAMESPACE/POD, or POD:
+			TARGET is the manifest's absolute path on the node, a pod's UID,
+			NAMESPACE/POD, or POD:
 			looked for among the node's pods in every namespace (or -n), also with the
 			node's name appended as the kubelet names static pods, then among the
 			rejected manifests by file name, else taken as a pod of the static pod URL
 			when its last fetch failed or none succeeded yet, or else of the API
-			server (in namespace default when neither TARGET nor -n gives one).
+			server (in namespace default when neither TARGET nor -n gives one). With
+			--agent-url NODE may be left out; a NODE named must be the agent's.
 
 			The agent gives the node's side; the mirror pod, the pod of the API server,
 			the node and the Events about them are read from the API server with your
@@ -88,6 +90,10 @@ func (o *WhyOptions) Complete(args []string) error {
 	want := 2
 	if o.All {
 		want = 1
+	}
+	if o.Direct() && len(args) == want-1 {
+		// --agent-url is the node.
+		args = append([]string{""}, args...)
 	}
 	if len(args) != want {
 		if o.All {
@@ -162,7 +168,11 @@ func (o *WhyOptions) Run(ctx context.Context) error {
 		if timedOut {
 			return o.timeoutError(err)
 		}
-		return err
+		var nowhere nowhereError
+		if errors.As(err, &nowhere) {
+			return err
+		}
+		return nodeError(results[0].Node, err)
 	}
 	p := results[0].Value
 	if err := o.printer.Print(p, o.Out); err != nil {

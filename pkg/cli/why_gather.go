@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -21,10 +24,12 @@ type gatherer struct {
 	agent   *client.Agent
 	cluster clusterFacts
 	now     func() time.Time
-	sources *v1alpha1.SourceList
-	pods    *v1alpha1.PodList
-	pleg    *v1alpha1.PLEGStatus
-	history why.Lookup[[]v1alpha1.Event]
+	// nodeName is the node the report is about (see newGatherer).
+	nodeName string
+	sources  *v1alpha1.SourceList
+	pods     *v1alpha1.PodList
+	pleg     *v1alpha1.PLEGStatus
+	history  why.Lookup[[]v1alpha1.Event]
 	// nodeObject and nodeEvents are asked once per node.
 	nodeObject why.Lookup[*corev1.Node]
 	nodeEvents why.Lookup[[]corev1.Event]
@@ -40,7 +45,13 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	}
 	// The report, and every command it suggests, names the node asked
 	// for; an agent that says it is another node is not taken at its word.
-	if said := g.sources.NodeName; said != "" && said != a.Node {
+	// Only an agent reached by its URL alone, with no node asked for,
+	// names the node (quoted wherever a command is suggested).
+	g.nodeName = a.Node
+	switch said := g.sources.NodeName; {
+	case a.Node == "":
+		g.nodeName = said
+	case said != "" && said != a.Node:
 		return nil, fmt.Errorf("the agent of node %s says it runs for node %q, not %s", a.Node, said, a.Node)
 	}
 	if g.pods, err = a.Pods(ctx, v1alpha1.PodQuery{}); err != nil {
@@ -53,6 +64,11 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
 	g.cluster = o.clusterFacts()
 	g.nodeObject = g.cluster.node(ctx, g.node())
+	if err := g.nodeObject.Err; unreachable(err) {
+		// No answer from the API server at all: every lookup would fail
+		// alike, and the stages would blame rights, not the connection.
+		return nil, client.ClusterError(err, "getting node "+g.node()+" from the API server")
+	}
 	g.nodeEvents = g.cluster.events(ctx, "Node", "", g.node())
 	return g, nil
 }
@@ -60,6 +76,9 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 // clusterFacts returns the API server's client; with --agent-url and no
 // cluster configuration, none.
 func (o *WhyOptions) clusterFacts() clusterFacts {
+	if o.Direct() && !o.hasClusterConfig() {
+		return clusterFacts{skipped: "no cluster configuration (--kubeconfig, --context or --server) was given"}
+	}
 	cs, err := o.Clientset()
 	if err != nil {
 		return clusterFacts{skipped: "the API server was not asked: " + err.Error()}
@@ -67,11 +86,20 @@ func (o *WhyOptions) clusterFacts() clusterFacts {
 	return clusterFacts{cs: cs}
 }
 
+// unreachable reports whether err is a failure to reach the API server,
+// rather than its answer or a request refused before it was sent.
+func unreachable(err error) bool {
+	var st apierrors.APIStatus
+	var ue *url.Error
+	return err != nil && !errors.As(err, &st) && errors.As(err, &ue)
+}
+
 // node is the node's name as it was asked for (its agent says the same).
-func (g *gatherer) node() string { return g.agent.Node }
+func (g *gatherer) node() string { return g.nodeName }
 
 // report analyzes the pod t names.
 func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport, error) {
+	t = g.byUID(t)
 	s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
 	if err != nil {
 		return v1alpha1.WhyReport{}, err
@@ -80,7 +108,25 @@ func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport
 	if err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
+	if err := nowhere(t, s, f); err != nil {
+		return v1alpha1.WhyReport{}, err
+	}
 	return why.Analyze(f), nil
+}
+
+// byUID returns t naming by namespace and name the pod whose UID it is, if
+// it is a bare name that is one of the agent's pods' UIDs: why takes the
+// forms pod and events --pod take.
+func (g *gatherer) byUID(t why.Target) why.Target {
+	if t.Path != "" || strings.Contains(t.Raw, "/") {
+		return t
+	}
+	for _, p := range g.pods.Items {
+		if string(p.UID) == t.Raw {
+			return why.Target{Raw: t.Raw, Namespace: p.Namespace, Name: p.Name}
+		}
+	}
+	return t
 }
 
 // facts gathers the facts of one subject. It fails when ctx ends: a

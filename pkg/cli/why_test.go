@@ -232,3 +232,58 @@ func TestWhyTakesNoNodeNameFromTheAgent(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing and %q", status, out, errOut, want)
 	}
 }
+
+// TestWhyTargetNowhere: a target that is nowhere is the user's mistake, not
+// a failing stage: exit 1, saying what was looked for and where, with the
+// close matches; a cluster that does not answer is an error about the
+// connection, not about rights; a real failing stage keeps exit 2.
+func TestWhyTargetNowhere(t *testing.T) {
+	u := whyAgent(t)
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL
+	refused.Close()
+	tests := []struct {
+		name    string
+		args    []string
+		env     string
+		status  int
+		want    []string
+		notWant []string
+	}{
+		{name: "typo of a name", args: []string{"etcd-node1"}, status: 1,
+			want: []string{`no pod "etcd-node1" on node node-1`, "and the API server has no", "did you mean etcd-node-1?"}},
+		{name: "typo of a qualified name", args: []string{"default/wbe"}, status: 1,
+			want: []string{`no pod "default/wbe"`, "did you mean default/web?"}},
+		{name: "no namespace", args: []string{"nosuchns/web"}, status: 1,
+			want: []string{"the API server has no namespace nosuchns"}},
+		{name: "no match", args: []string{"zzzzzzzzzzzzzzzzz"}, status: 1,
+			want: []string{"kubectl podsrc pods node-1 lists the node's pods"}, notWant: []string{"did you mean"}},
+		{name: "no such file", args: []string{whyDir + "/etcd.yml"}, status: 1,
+			want: []string{"no manifest " + whyDir + "/etcd.yml on node node-1", "did you mean " + whyDir + "/etcd.yaml"}},
+		{name: "a failing stage keeps its status", args: []string{"broken"}, status: ExitFailing},
+		{name: "cluster refuses the connection", args: []string{"web", "--kubeconfig", "KUBECONFIG"}, status: 1,
+			want: []string{"connection refused", "--kubeconfig"}, notWant: []string{"auth can-i"}},
+		{name: "no cluster configuration", args: []string{"shop/cart"}, env: "none", status: ExitUnknown,
+			want: []string{"no cluster configuration", "give kubectl podsrc the cluster"}, notWant: []string{"auth can-i", "localhost:8080"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var cs kubernetes.Interface = whyCluster()
+			args := append([]string{"why", whyNode}, tc.args...)
+			for i, a := range args {
+				if a == "KUBECONFIG" {
+					args[i], cs = kubeconfig(t, refusedURL), nil
+				}
+			}
+			if tc.env == "none" {
+				t.Setenv("KUBECONFIG", t.TempDir()+"/none")
+				cs = nil
+			}
+			out, errOut, status := runWhy(t, cs, append(args, "--agent-url", u, "-o", "wide")...)
+			if status != tc.status {
+				t.Errorf("exit status %d, want %d; stdout:\n%s\nstderr:\n%s", status, tc.status, out, errOut)
+			}
+			checkOutput(t, out+errOut, tc.want, tc.notWant)
+		})
+	}
+}

@@ -36,6 +36,10 @@ type Watcher struct {
 	// IdleTimeout ends a stream on which nothing, not even a heartbeat,
 	// arrived for that long; zero means never.
 	IdleTimeout time.Duration
+	// AnswerTimeout bounds the wait for the first message (a stream opens
+	// with one), reconnections included: when it passes first, Run fails
+	// with an error that wraps ErrNoAnswer. Zero means no bound.
+	AnswerTimeout time.Duration
 	// Notify, if set, hears about reconnections.
 	Notify func(Reconnect)
 }
@@ -55,20 +59,45 @@ type Reconnect struct {
 	Resume bool
 }
 
+// ErrNoAnswer says that no stream of the agent sent its first message
+// within the Watcher's AnswerTimeout.
+var ErrNoAnswer = errors.New("the agent sent nothing, not even the heartbeat that opens its event stream")
+
 // errEnded says the stream reached its Until.
 var errEnded = errors.New("the stream reached its end")
 
-// errIdle ends a stream that went silent.
-var errIdle = errors.New("no message, not even a heartbeat, arrived")
+// ErrIdle ends a stream that went silent for the IdleTimeout.
+var ErrIdle = errors.New("no message, not even a heartbeat, arrived")
 
 // Run follows the stream until ctx is done or the stream reaches its Until
-// (then it returns nil), a permanent error occurs, the attempts run out, or handle fails. handle sees
+// (then it returns nil), a permanent error occurs, the attempts run out,
+// AnswerTimeout passes without a message, or handle fails. handle sees
 // events, gaps, snapshots and resets (the agent restarted) in order; gaps
 // include the holes the watcher finds itself in an unfiltered sequence.
 func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) error) error {
 	t := &tracker{filtered: w.Query.Filtered()}
 	if s := w.Query.Since; s != nil && !s.IsAge {
 		t.last, t.have = s.Seq, true
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var lastErr error
+	answered := func() {}
+	if w.AnswerTimeout > 0 {
+		timer := time.AfterFunc(w.AnswerTimeout, func() { cancel(ErrNoAnswer) })
+		defer timer.Stop()
+		answered = func() { timer.Stop() }
+	}
+	// ended is what Run returns once ctx is done: nil, unless no answer
+	// came in time.
+	ended := func() error {
+		if !errors.Is(context.Cause(ctx), ErrNoAnswer) {
+			return nil
+		}
+		if lastErr != nil {
+			return fmt.Errorf("%w within %s (last: %v)", ErrNoAnswer, w.AnswerTimeout, lastErr)
+		}
+		return fmt.Errorf("%w within %s", ErrNoAnswer, w.AnswerTimeout)
 	}
 	first := true
 	attempt := 0
@@ -84,10 +113,14 @@ func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) 
 				q.Until = v1alpha1.SeqMark(t.until)
 			}
 		}
-		progressed, err := w.once(ctx, q, t, handle)
-		if ctx.Err() != nil || errors.Is(err, errEnded) {
+		progressed, err := w.once(ctx, q, t, handle, answered)
+		if ctx.Err() != nil {
+			return ended()
+		}
+		if errors.Is(err, errEnded) {
 			return nil
 		}
+		lastErr = err
 		var he handlerError
 		if errors.As(err, &he) {
 			return he.err
@@ -112,7 +145,7 @@ func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) 
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil
+			return ended()
 		case <-timer.C:
 		}
 	}
@@ -124,20 +157,20 @@ type handlerError struct{ err error }
 func (e handlerError) Error() string { return e.err.Error() }
 
 // once reads one stream to its end; progressed says whether any message
-// arrived.
-func (w *Watcher) once(ctx context.Context, q v1alpha1.EventQuery, t *tracker, handle func(*v1alpha1.StreamMessage) error) (progressed bool, err error) {
+// arrived, and answered is called at the first.
+func (w *Watcher) once(ctx context.Context, q v1alpha1.EventQuery, t *tracker, handle func(*v1alpha1.StreamMessage) error, answered func()) (progressed bool, err error) {
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var idle *time.Timer
 	if w.IdleTimeout > 0 {
 		idle = time.AfterFunc(w.IdleTimeout, func() {
-			cancel(fmt.Errorf("%w within %s: is the agent overloaded, or the path to it stalled?", errIdle, w.IdleTimeout))
+			cancel(fmt.Errorf("%w within %s: is the agent overloaded, or the path to it stalled?", ErrIdle, w.IdleTimeout))
 		})
 		defer idle.Stop()
 	}
 	s, err := w.Open(sctx, q)
 	if err != nil {
-		if c := context.Cause(sctx); errors.Is(c, errIdle) {
+		if c := context.Cause(sctx); errors.Is(c, ErrIdle) {
 			return false, c
 		}
 		return false, err
@@ -146,13 +179,16 @@ func (w *Watcher) once(ctx context.Context, q v1alpha1.EventQuery, t *tracker, h
 	for {
 		m, err := s.Next()
 		if err != nil {
-			if c := context.Cause(sctx); errors.Is(c, errIdle) {
+			if c := context.Cause(sctx); errors.Is(c, ErrIdle) {
 				return progressed, c
 			}
 			if errors.Is(err, io.EOF) {
 				return progressed, errors.New("the agent ended the stream")
 			}
 			return progressed, fmt.Errorf("reading the stream: %w", err)
+		}
+		if !progressed {
+			answered()
 		}
 		progressed = true
 		if idle != nil {

@@ -305,7 +305,7 @@ func TestWatcherIdleTimeout(t *testing.T) {
 	a := startAgent(t, fa)
 	w := &Watcher{Open: a.Events, InitialBackoff: time.Millisecond, MaxAttempts: 2, IdleTimeout: 50 * time.Millisecond}
 	err := w.Run(context.Background(), func(*v1alpha1.StreamMessage) error { return nil })
-	if !errors.Is(err, errIdle) {
+	if !errors.Is(err, ErrIdle) {
 		t.Fatalf("Run = %v, want the idle error", err)
 	}
 	if n := len(fa.EventQueries()); n != 3 {
@@ -409,5 +409,23 @@ func TestWatcherRefusesAnOlderAgent(t *testing.T) {
 				t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
 			}
 		})
+	}
+}
+
+// TestWatcherAnswerTimeout: a stream that never opens fails Run with
+// ErrNoAnswer once AnswerTimeout passes, quoting the last attempt's error.
+func TestWatcherAnswerTimeout(t *testing.T) {
+	hang := func(ctx context.Context, _ v1alpha1.EventQuery) (*Stream, error) {
+		<-ctx.Done()
+		return nil, errors.New("dial tcp: i/o timeout")
+	}
+	w := &Watcher{Open: hang, AnswerTimeout: 100 * time.Millisecond, IdleTimeout: 50 * time.Millisecond, InitialBackoff: time.Millisecond, MaxAttempts: -1}
+	start := time.Now()
+	err := w.Run(context.Background(), func(*v1alpha1.StreamMessage) error { return nil })
+	if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "no message, not even a heartbeat") {
+		t.Fatalf("Run = %v, want ErrNoAnswer with the last error", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Run took %s, want about the answer timeout", took)
 	}
 }

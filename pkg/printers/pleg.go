@@ -60,13 +60,21 @@ func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 		if s.ConsecutiveFailures > 0 {
 			failures += " (" + itoa(s.ConsecutiveFailures) + " in a row)"
 		}
-		sum.Rows = append(sum.Rows, Row{Cells: []any{
+		cells := []any{
 			s.NodeName, health, ageOf(now, s.LastRelist), Seconds(s.RelistDuration.P50),
 			Seconds(s.RelistDuration.P99), Seconds(s.RelistDuration.Max), Seconds(s.RelistInterval.P50),
 			failures, itoa(s.EventsDropped), itoa(s.Pods),
 			itoa(s.Relists), Seconds(s.RelistInterval.Max), itoa(s.RunningPods), orNone(s.RuntimeEndpoint),
 			orNone(s.RuntimeEvents), itoa(s.EventRelists), orNone(msg),
-		}, Color: c, Item: &items[i]})
+		}
+		if !s.Enabled {
+			// No relist, so no figure means anything; the message says
+			// why it is off.
+			for j := 2; j < len(cells)-1; j++ {
+				cells[j] = ""
+			}
+		}
+		sum.Rows = append(sum.Rows, Row{Cells: cells, Color: c, Item: &items[i]})
 		names := make([]string, 0, len(s.Calls))
 		for n := range s.Calls {
 			names = append(names, n)

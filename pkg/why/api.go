@@ -45,8 +45,7 @@ func (a *analysis) binding() result {
 		}
 		return failing(name, msg, "kubectl get pods -A --field-selector "+shellQuote("spec.nodeName="+node), formatOps(ops)...)
 	}
-	return unknown(name, "cannot get pod "+ref+" from the API server: "+l.Why(),
-		"ask for get on pods in namespace "+a.f.Subject.Namespace+" (kubectl auth can-i get pods -n "+a.f.Subject.Namespace+")")
+	return unknown(name, "cannot get pod "+ref+" from the API server: "+l.Why(), apiPodFix(l, a.f.Subject.Namespace))
 }
 
 // scheduleReason is the scheduler's reason from the PodScheduled
@@ -74,4 +73,18 @@ func (a *analysis) apiSource() result {
 		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node, lastError(src)...)
 	}
 	return ok(name, fmt.Sprintf("the API source is seen with %d pods", src.Pods), lastError(src)...)
+}
+
+// apiPodFix says what to do about a lookup of a pod in namespace ns that
+// the API server did not answer: ask for the right when it refused, give
+// kubectl podsrc a cluster when none was asked, check the connection
+// otherwise.
+func apiPodFix(l Lookup[*corev1.Pod], ns string) string {
+	switch {
+	case apierrors.IsForbidden(l.Err) || apierrors.IsUnauthorized(l.Err):
+		return "ask for get on pods in namespace " + ns + " (kubectl auth can-i get pods -n " + shellQuote(ns) + ")"
+	case l.Err == nil:
+		return "give kubectl podsrc the cluster (--kubeconfig, --context) to include the API server's side"
+	}
+	return "check the connection to the API server (--kubeconfig, --context, --server)"
 }

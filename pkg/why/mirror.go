@@ -50,7 +50,7 @@ func (a *analysis) mirror() result {
 			"kubectl create namespace "+operands(ns)+" (or put the static pod in a namespace that exists)", evidence...)
 	case m == nil && why != "":
 		return unknown(name, "cannot get pod "+ref+" from the API server: "+why,
-			"kubectl auth can-i get pods -n "+shellQuote(ns), evidence...)
+			apiPodFix(a.f.APIPod, ns), evidence...)
 	case m == nil:
 		if refs := a.apiReferences(); len(refs) > 0 {
 			// The ServiceAccount admission plugin refuses secrets and

@@ -1,9 +1,16 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
+
+// DefaultHeartbeat is how often the agent sends a heartbeat on an idle
+// event stream unless its --heartbeat says otherwise; clients allow twice
+// that for a silence.
+const DefaultHeartbeat = 5 * time.Second
 
 // Event kinds on the stream.
 const (

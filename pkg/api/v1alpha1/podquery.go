@@ -104,5 +104,5 @@ func (q *PodQuery) Match(p PodInfo) bool {
 	if q.Source != "" && p.Source != q.Source {
 		return false
 	}
-	return podFilterPasses(q.Namespaces, q.Pods, q.selector, p.Namespace, p.Name, p.Labels)
+	return podFilterPasses(q.Namespaces, q.Pods, q.selector, p.Namespace, p.Name, string(p.UID), p.Labels)
 }

@@ -329,7 +329,7 @@ func (q *EventQuery) Match(e Event) (out Event, keep, trimmed bool) {
 		}
 		var pods []PodRef
 		for _, p := range e.Pods {
-			if q.podPasses(p.Namespace, p.Name, p.Labels) {
+			if q.podPasses(p.Namespace, p.Name, string(p.UID), p.Labels) {
 				pods = append(pods, p)
 			}
 		}
@@ -343,7 +343,7 @@ func (q *EventQuery) Match(e Event) (out Event, keep, trimmed bool) {
 		if !passes(q.Types, e.Type, equal) || !passes(q.Containers, e.ContainerName, glob) {
 			return e, false, false
 		}
-		return e, q.podPasses(e.Namespace, e.PodName, e.Labels), false
+		return e, q.podPasses(e.Namespace, e.PodName, string(e.PodUID), e.Labels), false
 	}
 	return e, !q.Filtered(), false
 }
@@ -371,17 +371,19 @@ func (q *EventQuery) podFiltered() bool {
 
 // podPasses reports whether a pod passes the namespace, pod and label
 // filters.
-func (q *EventQuery) podPasses(namespace, name string, podLabels map[string]string) bool {
-	return podFilterPasses(q.Namespaces, q.Pods, q.selector, namespace, name, podLabels)
+func (q *EventQuery) podPasses(namespace, name, uid string, podLabels map[string]string) bool {
+	return podFilterPasses(q.Namespaces, q.Pods, q.selector, namespace, name, uid, podLabels)
 }
 
 // podFilterPasses reports whether a pod passes the pod filter that
-// EventQuery and PodQuery share.
-func podFilterPasses(namespaces, pods []string, sel labels.Selector, namespace, name string, podLabels map[string]string) bool {
+// EventQuery and PodQuery share: a pod value is a glob of [namespace/]name,
+// or the pod's UID.
+func podFilterPasses(namespaces, pods []string, sel labels.Selector, namespace, name, uid string, podLabels map[string]string) bool {
 	if !passes(namespaces, namespace, equal) {
 		return false
 	}
-	if !passes(pods, namespace+"/"+name, podGlob) {
+	byRef := func(pattern, got string) bool { return podGlob(pattern, got) || (uid != "" && pattern == uid) }
+	if !passes(pods, namespace+"/"+name, byRef) {
 		return false
 	}
 	return sel.Empty() || sel.Matches(labels.Set(podLabels))

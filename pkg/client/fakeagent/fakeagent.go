@@ -160,7 +160,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) {
+	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) && fault != FaultMute {
 		serveFault(fault, w, r)
 		return
 	}
@@ -310,7 +310,7 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 		opening.Seq = cursor
 		first = append(first, opening)
 	}
-	heartbeat := a.Heartbeat
+	heartbeat, mute := a.Heartbeat, a.Fault == FaultMute
 	a.mu.Unlock()
 	select {
 	case a.streamCh <- struct{}{}:
@@ -332,6 +332,10 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 		send(m)
 	}
 	flusher.Flush()
+	if mute {
+		<-r.Context().Done()
+		return
+	}
 	sent := 0
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()

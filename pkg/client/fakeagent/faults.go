@@ -23,6 +23,10 @@ const (
 	// FaultEndlessLine serves every path as usual but the event stream,
 	// which sends a line that never ends.
 	FaultEndlessLine Fault = "endless-line"
+	// FaultMute serves every path as usual but the event stream, which
+	// sends its opening messages and then nothing, not even heartbeats,
+	// until the client hangs up: a node that hangs mid-stream.
+	FaultMute Fault = "mute"
 	// FaultStatus answers 500 with a v1alpha1.Status whose message is
 	// Payload.
 	FaultStatus Fault = "status"
