@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 )
 
@@ -82,18 +83,18 @@ func awaitMetrics(t *testing.T, ta *testAgent, lines ...string) []byte {
 	t.Helper()
 	var body []byte
 	var missing []string
-	ta.waitFor(t, "/metrics with "+strings.Join(lines, ", "), func() bool {
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, waitLimit, true, func(context.Context) (bool, error) {
 		body, missing = scrapeMetrics(t, ta), nil
 		for _, l := range lines {
 			if !bytes.Contains(body, []byte("\n"+l+"\n")) {
 				missing = append(missing, l)
 			}
 		}
-		if len(missing) > 0 {
-			t.Logf("/metrics has not yet %s", strings.Join(missing, ", "))
-		}
-		return len(missing) == 0
+		return len(missing) == 0, nil
 	})
+	if err != nil {
+		t.Fatalf("/metrics has no %s within %v: %v\n%s", strings.Join(missing, ", "), waitLimit, err, body)
+	}
 	return body
 }
 
