@@ -11,10 +11,11 @@ SHELL := /bin/bash
 AGENT_MODULES := cmd/podsrc-agent/kubelet133 cmd/podsrc-agent/kubelet134 cmd/podsrc-agent/kubelet135 cmd/podsrc-agent/kubelet136
 NEWEST_AGENT_MODULE := $(lastword $(AGENT_MODULES))
 MODULES := . pkg/staticpod/internalpod $(AGENT_MODULES) test/bench/merge
-# The test cluster's tool modules: no tests, but kept tidy (their go.sum keys
-# the build cache, hack/lib/build.sh), and the k8s one's own programs vetted
-# (the etcd one has none).
-TOOL_MODULES := hack/tools/k8s hack/tools/etcd hack/tools/kubelet134
+# The tool modules (the test cluster's, and promtool, which pkg/agent's
+# metrics test builds offline): no tests, but kept tidy (their go.sum keys the
+# cluster's build cache, hack/lib/build.sh; tidy also downloads what the
+# offline promtool build needs), and the k8s one's own programs vetted.
+TOOL_MODULES := hack/tools/k8s hack/tools/etcd hack/tools/kubelet134 hack/tools/promtool
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -s -w -X github.com/podsrc/podsrc/internal/version.Version=$(VERSION)

@@ -47,6 +47,9 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	out.Target = source.MaskURLs(st.Target)
 	out.LastError = served(st.LastError, st.LastErrorUnredacted)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
+	if c := st.Cleared; c.Error != "" {
+		out.ClearedError = &v1alpha1.ClearedError{Error: served(c.Error, c.Error), Time: metav1.NewTime(c.Time), ClearedTime: metav1.NewTime(c.ClearedTime)}
+	}
 	for _, r := range st.Rejected {
 		out.RejectedFiles = append(out.RejectedFiles, v1alpha1.RejectedFile{Path: r.Path, Error: served(r.Error, r.Unredacted), Since: metav1.NewTime(r.FirstSeen)})
 	}

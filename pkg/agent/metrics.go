@@ -48,7 +48,7 @@ func newMetrics(a *Agent) *metrics {
 	}
 	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		&stateCollector{a: a})
+		buildInfo(a.kubeletSemantics()), &stateCollector{a: a})
 	return m
 }
 
@@ -60,60 +60,4 @@ func (m *metrics) event(e v1alpha1.Event) {
 	}
 	m.events.WithLabelValues(e.Kind, typ).Inc()
 	m.handlers.WithLabelValues(e.Kind, e.Handler).Inc()
-}
-
-// stateCollector reads the merge's and the PLEG's counters at scrape time.
-type stateCollector struct{ a *Agent }
-
-var (
-	descSourceUpdates = prometheus.NewDesc("podsrc_source_updates_total", "Full lists a source sent to the merge.", []string{"source"}, nil)
-	descSourcePods    = prometheus.NewDesc("podsrc_source_pods", "Pods a source has now.", []string{"source"}, nil)
-	descSourceSeen    = prometheus.NewDesc("podsrc_source_seen", "1 once a source has sent its first full list.", []string{"source"}, nil)
-	descMergeChanges  = prometheus.NewDesc("podsrc_merge_pod_changes_total", "Pods the merge found changed, by source and op.", []string{"source", "op"}, nil)
-	descRelists       = prometheus.NewDesc("podsrc_pleg_relists_total", "PLEG relists, by result.", []string{"result"}, nil)
-	descRelistSeconds = prometheus.NewDesc("podsrc_pleg_relist_duration_seconds", "PLEG relist duration over the recent relists.", []string{"quantile"}, nil)
-	descIntervalSecs  = prometheus.NewDesc("podsrc_pleg_relist_interval_seconds", "Time between PLEG relists over the recent relists.", []string{"quantile"}, nil)
-	descDropped       = prometheus.NewDesc("podsrc_pleg_events_dropped_total", "PLEG events lost to a full channel, as the kubelet would lose them.", nil, nil)
-	descHealthy       = prometheus.NewDesc("podsrc_pleg_healthy", "1 when the PLEG is healthy by the kubelet's rule.", nil, nil)
-)
-
-// Describe sends the descriptors.
-func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descSourceUpdates, descSourcePods, descSourceSeen, descMergeChanges, descRelists, descRelistSeconds, descIntervalSecs, descDropped, descHealthy} {
-		ch <- d
-	}
-}
-
-// Collect reads the current values.
-func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, st := range c.a.podConfig.Stats() {
-		ch <- prometheus.MustNewConstMetric(descSourceUpdates, prometheus.CounterValue, float64(st.Updates), st.Source)
-		ch <- prometheus.MustNewConstMetric(descSourcePods, prometheus.GaugeValue, float64(st.Pods), st.Source)
-		seen := 0.0
-		if st.Seen {
-			seen = 1
-		}
-		ch <- prometheus.MustNewConstMetric(descSourceSeen, prometheus.GaugeValue, seen, st.Source)
-		for op, n := range map[string]int64{"ADD": st.Added, "UPDATE": st.Updated, "DELETE": st.Deleted, "REMOVE": st.Removed, "RECONCILE": st.Reconciled} {
-			ch <- prometheus.MustNewConstMetric(descMergeChanges, prometheus.CounterValue, float64(n), st.Source, op)
-		}
-	}
-	if c.a.pleg == nil {
-		return
-	}
-	st := c.a.pleg.Stats()
-	ch <- prometheus.MustNewConstMetric(descRelists, prometheus.CounterValue, float64(st.Relists-st.RelistFailures), "success")
-	ch <- prometheus.MustNewConstMetric(descRelists, prometheus.CounterValue, float64(st.RelistFailures), "failure")
-	for q, v := range map[string]float64{"0.5": st.RelistDuration.P50Seconds, "0.99": st.RelistDuration.P99Seconds, "1": st.RelistDuration.WindowMaxSeconds} {
-		ch <- prometheus.MustNewConstMetric(descRelistSeconds, prometheus.GaugeValue, v, q)
-	}
-	for q, v := range map[string]float64{"0.5": st.RelistInterval.P50Seconds, "0.99": st.RelistInterval.P99Seconds, "1": st.RelistInterval.WindowMaxSeconds} {
-		ch <- prometheus.MustNewConstMetric(descIntervalSecs, prometheus.GaugeValue, v, q)
-	}
-	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(st.EventsDropped))
-	healthy := 0.0
-	if ok, _ := c.a.pleg.Healthy(); ok {
-		healthy = 1
-	}
-	ch <- prometheus.MustNewConstMetric(descHealthy, prometheus.GaugeValue, healthy)
 }

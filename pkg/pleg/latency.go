@@ -5,16 +5,6 @@ import (
 	"time"
 )
 
-// bucketBounds are the upper bounds of the latency histograms.
-var bucketBounds = []time.Duration{
-	100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
-	10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond,
-	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
-	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second,
-	30 * time.Second, time.Minute,
-}
-
 // Bucket is one cumulative histogram bucket: Count observations took at most
 // UpperBoundSeconds. The implicit +Inf bucket is the summary's Count.
 type Bucket struct {
@@ -43,12 +33,15 @@ type LatencySummary struct {
 type latency struct {
 	count, errors  uint64
 	sum, last, max time.Duration
-	buckets        []uint64
-	recent         ring[time.Duration]
+	// bounds are the histogram's upper bounds in seconds (buckets.go),
+	// buckets the observations of each bucket alone.
+	bounds  []float64
+	buckets []uint64
+	recent  ring[time.Duration]
 }
 
-func newLatency(window int) latency {
-	return latency{buckets: make([]uint64, len(bucketBounds)), recent: newRing[time.Duration](window)}
+func newLatency(window int, bounds []float64) latency {
+	return latency{bounds: bounds, buckets: make([]uint64, len(bounds)), recent: newRing[time.Duration](window)}
 }
 
 // observe records one duration; failed tells whether the operation failed.
@@ -60,8 +53,8 @@ func (l *latency) observe(d time.Duration, failed bool) {
 	l.sum += d
 	l.last = d
 	l.max = max(l.max, d)
-	for i, b := range bucketBounds {
-		if d <= b {
+	for i, b := range l.bounds {
+		if d.Seconds() <= b {
 			l.buckets[i]++
 			break
 		}
@@ -77,12 +70,12 @@ func (l *latency) summary() LatencySummary {
 		SumSeconds:  l.sum.Seconds(),
 		LastSeconds: l.last.Seconds(),
 		MaxSeconds:  l.max.Seconds(),
-		Buckets:     make([]Bucket, len(bucketBounds)),
+		Buckets:     make([]Bucket, len(l.bounds)),
 	}
 	var cum uint64
-	for i, b := range bucketBounds {
+	for i, b := range l.bounds {
 		cum += l.buckets[i]
-		s.Buckets[i] = Bucket{UpperBoundSeconds: b.Seconds(), Count: cum}
+		s.Buckets[i] = Bucket{UpperBoundSeconds: b, Count: cum}
 	}
 	recent := l.recent.values()
 	s.Window = len(recent)

@@ -6,7 +6,7 @@ import (
 )
 
 func TestLatencySummary(t *testing.T) {
-	l := newLatency(100)
+	l := newLatency(100, inspectionBuckets)
 	// 1ms..200ms: only the last 100 (101ms..200ms) are in the window.
 	for i := 1; i <= 200; i++ {
 		l.observe(time.Duration(i)*time.Millisecond, i%50 == 0)

@@ -175,9 +175,9 @@ type statistics struct {
 
 func newStatistics(o *Options) *statistics {
 	st := &statistics{
-		relistDur:   newLatency(o.HistoryLength),
-		interval:    newLatency(o.HistoryLength),
-		inspection:  newLatency(o.HistoryLength),
+		relistDur:   newLatency(o.HistoryLength, RelistBuckets),
+		interval:    newLatency(o.HistoryLength, RelistBuckets),
+		inspection:  newLatency(o.HistoryLength, inspectionBuckets),
 		history:     newRing[RelistSummary](o.HistoryLength),
 		inspections: newRing[PodInspection](4 * o.HistoryLength),
 		events:      newRing[ComputedEvent](o.EventHistory),
@@ -186,7 +186,7 @@ func newStatistics(o *Options) *statistics {
 		sent:        make(map[EventType]uint64),
 	}
 	for i := range st.calls {
-		st.calls[i] = newLatency(o.HistoryLength)
+		st.calls[i] = newLatency(o.HistoryLength, CallBuckets)
 	}
 	return st
 }

@@ -104,22 +104,48 @@ func seenAge(now time.Time, seen string) string {
 // briefWidth bounds a cell brief shortens, in characters.
 const briefWidth = 80
 
-// briefMore ends a cell brief shortened: the full text is in -o yaml.
-const briefMore = "… (-o yaml for all)"
+// briefCut stands where brief left text out; briefMore ends a cell brief
+// shortened: the full text is in -o yaml.
+const (
+	briefCut  = "…"
+	briefMore = " (-o yaml for all)"
+)
 
 // brief returns s as one bounded cell: its first line, control characters
 // escaped (EscapeControls), at most briefWidth characters; when that left
-// something out, it ends with briefMore.
+// something out, it ends with briefMore. A longer line is shortened from the
+// middle: it keeps its head (what was being done) and its tail (the root
+// cause, such as "connection refused").
 func brief(s string) string {
-	line, rest, cut := strings.Cut(s, "\n")
-	line = EscapeControls(strings.TrimRight(line, "\r"))
-	if r := []rune(line); len(r) > briefWidth {
-		line, cut = string(r[:briefWidth]), true
-	} else if cut && strings.TrimSpace(rest) == "" {
-		cut = false
+	line, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
+	r := []rune(EscapeControls(strings.TrimSpace(line)))
+	more = more && strings.TrimSpace(rest) != ""
+	if len(r) > briefWidth {
+		keep := briefWidth - len([]rune(briefCut))
+		tail := briefTail(r, keep/2)
+		r = append([]rune(strings.TrimRight(string(r[:keep-len(tail)]), " ")+briefCut), tail...)
+		more = true
 	}
-	if !cut {
-		return line
+	if !more {
+		return string(r)
 	}
-	return strings.TrimRight(line, " ") + briefMore
+	return string(r) + briefMore
+}
+
+// briefTail returns the end of r that brief keeps, at most width characters:
+// the whole causes of a wrapped error ("…: dial tcp …: connection
+// refused") or whole items of a list ("a; b") that fit, or, when even the
+// last does not, its last characters.
+func briefTail(r []rune, width int) []rune {
+	tail := string(r[len(r)-width:])
+	cut := -1
+	for _, sep := range []string{": ", "; "} {
+		if i := strings.Index(tail, sep); i >= 0 && (cut < 0 || i+len(sep) < cut) {
+			cut = i + len(sep)
+		}
+	}
+	if cut < 0 {
+		return []rune(tail)
+	}
+	return []rune(tail[cut:])
 }

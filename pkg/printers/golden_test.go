@@ -278,18 +278,30 @@ func TestSortByRejectsWhatItCannotSort(t *testing.T) {
 }
 
 func TestBrief(t *testing.T) {
-	long := strings.Repeat("x", 100)
+	refused := `Get "http://config.example/pods": dial tcp 10.0.0.9:80: connect: connection refused`
+	deep := `reading manifest /etc/kubernetes/manifests/kube-apiserver.yaml: open /host/etc/kubernetes/manifests/kube-apiserver.yaml: permission denied`
 	tests := []struct{ name, in, want string }{
 		{"short", "dial tcp: connection refused", "dial tcp: connection refused"},
 		{"trailing line feed", "refused\n", "refused"},
 		{"two lines", "first\nsecond", "first" + briefMore},
-		{"long", long, strings.Repeat("x", briefWidth) + briefMore},
 		{"controls escaped", "a\x1b[2Jb", `a\x1b[2Jb`},
+		// Shortened from the middle: the head says what was being done,
+		// the tail keeps whole causes, the root one last.
+		{"wrapped error keeps its cause", refused, `Get "http://config.example/pods": dial tcp 10.0.0.9:…connect: connection refused` + briefMore},
+		{"the causes that fit", deep, `reading manifest /etc/kubernetes/manifests/kube-apiserver.yaml…permission denied` + briefMore},
+		{"no causes", strings.Repeat("x", 100), strings.Repeat("x", 40) + briefCut + strings.Repeat("x", 39) + briefMore},
+		{"a last cause longer than half", "failed: " + strings.Repeat("a", 50) + strings.Repeat("z", 50), "failed: " + strings.Repeat("a", 32) + briefCut + strings.Repeat("z", 39) + briefMore},
+		{"long first line of two", refused + "\nsecond line", `Get "http://config.example/pods": dial tcp 10.0.0.9:…connect: connection refused` + briefMore},
+		{"list items", "a.yaml (by a.yaml.bak); " + strings.Repeat("b", 60) + ".yaml (by c.yaml); d.yaml (by e.yaml)", "a.yaml (by a.yaml.bak); " + strings.Repeat("b", 37) + "…d.yaml (by e.yaml)" + briefMore},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := brief(tc.in); got != tc.want {
-				t.Fatalf("brief(%q) = %q, want %q", tc.in, got, tc.want)
+			got := brief(tc.in)
+			if got != tc.want {
+				t.Fatalf("brief(%q) =\n%q, want\n%q", tc.in, got, tc.want)
+			}
+			if n := len([]rune(strings.TrimSuffix(got, briefMore))); n > briefWidth {
+				t.Errorf("brief kept %d characters, more than %d", n, briefWidth)
 			}
 		})
 	}

@@ -161,7 +161,7 @@ func (s *FileSource) Run(ctx context.Context) {
 		case ev := <-s.events:
 			if err := s.applyEvent(ctx, logger, ev); err != nil {
 				logger.Error(err, "Unable to process watch event")
-				s.status.Failed(s.now(), err)
+				s.status.Failed(s.now(), PartList, err)
 			}
 			s.publishFiles()
 		}
@@ -172,7 +172,9 @@ func (s *FileSource) Run(ctx context.Context) {
 func (s *FileSource) relistAndRecord(ctx context.Context, logger klog.Logger) {
 	if err := s.relist(ctx, logger); err != nil {
 		logger.Error(err, "Unable to read static pod path")
-		s.status.Failed(s.now(), err)
+		s.status.Failed(s.now(), PartList, err)
+	} else {
+		s.status.Succeeded(s.now(), PartList)
 	}
 	s.publishFiles()
 	s.status.Checked(s.now())

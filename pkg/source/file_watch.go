@@ -61,7 +61,7 @@ func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
 		wait := watchRetryPeriod
 		if err != nil {
 			logger.Error(err, "Unable to watch static pod path")
-			s.status.Failed(s.now(), err)
+			s.status.Failed(s.now(), PartWatch, err)
 			var retryable *retryableWatchError
 			if !errors.As(err, &retryable) {
 				wait = backoff.failed(time.Now())
@@ -101,6 +101,7 @@ func (s *FileSource) watchOnce(ctx context.Context, logger klog.Logger) error {
 	}
 	s.watchReady.Store(true)
 	defer s.watchReady.Store(false)
+	s.status.Succeeded(s.now(), PartWatch)
 	for {
 		select {
 		case <-ctx.Done():

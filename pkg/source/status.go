@@ -50,15 +50,18 @@ type Status struct {
 	Checks int
 	// LastCheck is when the last relist or poll completed.
 	LastCheck time.Time
-	// LastError is the last error of the source as a whole (path missing,
-	// watch failure, failed poll); empty if none happened yet. It never
-	// quotes a manifest's content.
+	// LastError is the newest error of the source as a whole (path
+	// missing, watch failure, failed poll) that the part of the source it
+	// came from has not yet recovered from; empty if there is none. It
+	// never quotes a manifest's content.
 	LastError string
 	// LastErrorUnredacted is LastError with the content of the manifest it
 	// is about (staticpod.Unredacted), for --expose-pod-specs only.
 	LastErrorUnredacted string
 	// LastErrorTime is when LastError happened.
 	LastErrorTime time.Time
+	// Cleared is the last error the source recovered from; zero if none.
+	Cleared ClearedError
 	// Rejected are the manifest files that currently contribute no pod
 	// (file source only), sorted by path.
 	Rejected []staticpod.RejectedFile
@@ -67,10 +70,37 @@ type Status struct {
 	Shadowed []staticpod.ShadowedFile
 }
 
+// ClearedError is an error a source recovered from.
+type ClearedError struct {
+	Error string
+	// Time is when the error happened, ClearedTime when the part of the
+	// source that failed next succeeded.
+	Time, ClearedTime time.Time
+}
+
+// Parts of a source that fail and recover on their own, as StatusBook.Failed
+// and StatusBook.Succeeded name them.
+const (
+	// PartList is the listing of the pods: the file source's relist, the URL
+	// source's poll.
+	PartList = "list"
+	// PartWatch is the file source's watch of its path.
+	PartWatch = "watch"
+)
+
+// failure is an error of one part of a source.
+type failure struct {
+	err        string
+	unredacted string
+	at         time.Time
+}
+
 // StatusBook guards a Status shared by a source's goroutines and readers.
 type StatusBook struct {
 	mu sync.Mutex
 	st Status
+	// failing holds, by part, the errors not recovered from.
+	failing map[string]failure
 }
 
 // Snapshot returns a deep copy of the status.
@@ -114,13 +144,37 @@ func (b *StatusBook) Delivered(at time.Time, pods []PodRef) {
 	})
 }
 
-// Failed records a source-level error.
-func (b *StatusBook) Failed(at time.Time, err error) {
-	b.Update(func(st *Status) {
-		st.LastError = err.Error()
-		st.LastErrorUnredacted = staticpod.Unredacted(err)
-		st.LastErrorTime = at
-	})
+// Failed records a source-level error of one part of the source (PartList,
+// PartWatch, or a part of the source's own); it is the last error until that
+// part succeeds.
+func (b *StatusBook) Failed(at time.Time, part string, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.failing == nil {
+		b.failing = map[string]failure{}
+	}
+	b.failing[part] = failure{err: err.Error(), unredacted: staticpod.Unredacted(err), at: at}
+	b.st.LastError, b.st.LastErrorUnredacted, b.st.LastErrorTime = err.Error(), staticpod.Unredacted(err), at
+}
+
+// Succeeded records that a part of the source worked: its error, if any, is
+// cleared and kept as Status.Cleared, and the last error becomes the newest
+// error of the parts still failing, if any.
+func (b *StatusBook) Succeeded(at time.Time, part string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f, ok := b.failing[part]
+	if !ok {
+		return
+	}
+	delete(b.failing, part)
+	b.st.Cleared = ClearedError{Error: f.err, Time: f.at, ClearedTime: at}
+	b.st.LastError, b.st.LastErrorUnredacted, b.st.LastErrorTime = "", "", time.Time{}
+	for _, other := range b.failing {
+		if other.at.After(b.st.LastErrorTime) {
+			b.st.LastError, b.st.LastErrorUnredacted, b.st.LastErrorTime = other.err, other.unredacted, other.at
+		}
+	}
 }
 
 // Checked records a completed relist or poll.

@@ -131,7 +131,7 @@ func (s *URLSource) Run(ctx context.Context) {
 			// Errors of the HTTP client and the decoder quote the URL as
 			// given; the status and the log get it masked.
 			err = errors.New(MaskURLs(strings.ReplaceAll(err.Error(), s.url, s.shown)))
-			s.status.Failed(s.now(), err)
+			s.status.Failed(s.now(), PartList, err)
 			// Like the kubelet, only the first failures in a row are
 			// logged at the default level, the fourth saying so.
 			switch {
@@ -143,9 +143,12 @@ func (s *URLSource) Run(ctx context.Context) {
 				logger.V(4).Info("Failed to read pods from URL", "err", err)
 			}
 			failures++
-		} else if failures > 0 {
-			logger.Info("Successfully read pods from URL")
-			failures = 0
+		} else {
+			s.status.Succeeded(s.now(), PartList)
+			if failures > 0 {
+				logger.Info("Successfully read pods from URL")
+				failures = 0
+			}
 		}
 		s.status.Checked(s.now())
 		timer := time.NewTimer(s.period)

@@ -60,13 +60,24 @@ type Source struct {
 	Pods int `json:"pods"`
 	// Updates counts the lists the source sent.
 	Updates int64 `json:"updates"`
-	// LastError is the source's last error, and LastErrorTime its time.
+	// LastError is the source's last error, and LastErrorTime its time,
+	// until the part of the source that failed next succeeds.
 	LastError     string       `json:"lastError,omitempty"`
 	LastErrorTime *metav1.Time `json:"lastErrorTime,omitempty"`
+	// ClearedError is the last error the source recovered from.
+	ClearedError *ClearedError `json:"clearedError,omitempty"`
 	// RejectedFiles are the manifests that contribute no pod (file source).
 	RejectedFiles []RejectedFile `json:"rejectedFiles,omitempty"`
 	// ShadowedFiles are manifests whose pod another file replaces (file source).
 	ShadowedFiles []ShadowedFile `json:"shadowedFiles,omitempty"`
+}
+
+// ClearedError is an error a source recovered from: what it was, when it
+// happened and when the part of the source that failed next succeeded.
+type ClearedError struct {
+	Error       string      `json:"error"`
+	Time        metav1.Time `json:"time"`
+	ClearedTime metav1.Time `json:"clearedTime"`
 }
 
 // RejectedFile is a manifest that failed to decode or validate.

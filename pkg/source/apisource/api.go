@@ -30,6 +30,11 @@ import (
 // SourceAPI is the kubelet's name for the API server source.
 const SourceAPI = "api"
 
+// partNode is the part of the source (source.StatusBook.Failed) that fails
+// while the node is not found; the list and watch calls fail as their
+// resource, "pods" or "nodes".
+const partNode = "node"
+
 // DefaultNodeSyncPeriod is the kubelet's period between two checks of
 // whether its node informer has synced, which gates the pod watch
 // (WaitForAPIServerSyncPeriod).
@@ -261,6 +266,7 @@ func (l listWatch) IsWatchListSemanticsUnSupported() bool {
 func (s *APISource) observe(ctx context.Context, resource, verb string, err error) {
 	logger := klog.FromContext(ctx)
 	if err == nil {
+		s.status.Succeeded(s.now(), resource)
 		if s.errs.succeeded(resource) {
 			logger.Info("API server answers again", "resource", resource)
 		}
@@ -271,7 +277,7 @@ func (s *APISource) observe(ctx context.Context, resource, verb string, err erro
 		return
 	}
 	err = explainAPIError(err, resource, verb, s.host, s.nodeName)
-	s.status.Failed(s.now(), err)
+	s.status.Failed(s.now(), resource, err)
 	if s.errs.failed(resource) <= 3 {
 		logger.Info("API server request failed", "resource", resource, "err", err)
 	} else {
@@ -293,11 +299,14 @@ func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 	switch {
 	case !found && (first || s.nodeSeen):
 		err := fmt.Errorf("node %s not found: is --%s right? (API server %s)", s.nodeName, nodeenv.FlagNodeName, s.host)
-		s.status.Failed(s.now(), err)
+		s.status.Failed(s.now(), partNode, err)
 		logger.Info("Node not found", "err", err)
 		s.nodeReported = true
 	case found && s.nodeReported && !s.nodeSeen:
 		logger.Info("Node found")
+	}
+	if found {
+		s.status.Succeeded(s.now(), partNode)
 	}
 	s.nodeSeen = found
 	s.nodeSynced.Store(true)
