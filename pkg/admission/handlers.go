@@ -7,6 +7,8 @@
 package admission
 
 import (
+	"context"
+
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -36,6 +38,10 @@ type Config struct {
 	// AllowedUnsafeSysctls is the kubelet's allowedUnsafeSysctls.
 	AllowedUnsafeSysctls []string
 }
+
+// NewHandlers builds one kubelet minor's chain of admit handlers: the New
+// of the minor's admission package (cmd/podsrc-agent/kubelet13N/admission).
+type NewHandlers func(ctx context.Context, cfg Config) (Handlers, error)
 
 // Handlers is one kubelet minor's chain of admit handlers. Admit need not
 // be safe for concurrent use: an Admitter calls it from one goroutine.

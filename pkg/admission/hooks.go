@@ -10,10 +10,22 @@ import (
 // known.
 var ErrNoNode = errors.New("the node is not known")
 
+// Callbacks are what a kubelet hands its admit handlers: its cached Node,
+// its active pods (for preemption), and its kill func (eviction.KillPodFunc).
+type Callbacks struct {
+	Node       func() (*v1.Node, error)
+	ActivePods func() []*v1.Pod
+	Kill       func(pod *v1.Pod, isEvicted bool, gracePeriodOverride *int64, fn func(*v1.PodStatus)) error
+}
+
+// Judge is one of a minor's kubelet admit handlers: its Admit with the
+// Input's pod and other pods, answering admit, reason and message.
+type Judge func(Input) (admit bool, reason, message string)
+
 // Hooks hand one call's Input to a minor's kubelet handlers, which ask for
-// it through callbacks (the node, the active pods), and collect the pods
-// critical pod preemption evicts. A minor builds its handlers on one Hooks
-// and makes each a Step with Hooks.Step.
+// it through Callbacks (the node, the active pods), and collect the pods
+// critical pod preemption evicts. A minor builds its handlers on the
+// Callbacks of one Hooks and chains them with Hooks.Chain.
 type Hooks struct {
 	in      Input
 	victims []*v1.Pod
@@ -39,9 +51,26 @@ func (h *Hooks) Evict(pod *v1.Pod, _ bool, _ *int64, _ func(*v1.PodStatus)) erro
 	return nil
 }
 
-// Step makes a Step of a kubelet handler, given as judge: its Admit with
-// the Input's pod and other pods, answering admit, reason and message.
-func (h *Hooks) Step(name string, judge func(Input) (bool, string, string)) Step {
+// Callbacks returns the callbacks that answer from the Input of the call
+// under way and record preemption's victims.
+func (h *Hooks) Callbacks() Callbacks {
+	return Callbacks{Node: h.Node, ActivePods: h.ActivePods, Kill: h.Evict}
+}
+
+// Chain chains, as NewChain does, the judges of a kubelet minor (by their
+// names in HandlerOrder) that were built on h's Callbacks.
+func (h *Hooks) Chain(kubelet string, judges map[string]Judge, names []string) (Handlers, error) {
+	var steps []Step
+	for _, name := range HandlerOrder {
+		if j, ok := judges[name]; ok {
+			steps = append(steps, h.Step(name, j))
+		}
+	}
+	return NewChain(kubelet, steps, names)
+}
+
+// Step makes a Step of a kubelet handler, given as judge.
+func (h *Hooks) Step(name string, judge Judge) Step {
 	return Step{Name: name, Admit: func(in Input) Verdict {
 		h.in, h.victims = in, nil
 		var v Verdict

@@ -2,6 +2,7 @@ package admissiontrace
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -23,27 +24,14 @@ type Kubelet struct {
 	// podutil.IsPodPhaseTerminal.
 	IsMirrorPod        func(*v1.Pod) bool
 	IsPodPhaseTerminal func(v1.PodPhase) bool
-	// Handlers builds the admit handlers cfg names as NewMainKubelet
-	// chains them, on the kubelet's callbacks.
-	Handlers func(ctx context.Context, cfg admission.Config, k Callbacks) ([]AdmitFunc, error)
+	// Handlers builds the minor's admit handlers by name, as
+	// NewMainKubelet builds them, on the kubelet's callbacks: the node (an
+	// error when the scenario has none), its active pods (GetActivePods,
+	// getAllocatedPods from v1.34: the pods of the pod manager neither in
+	// a terminal phase nor failed by the kubelet, the pod judged included)
+	// and killPodNow (the pod is failed).
+	Handlers func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error)
 }
-
-// Callbacks are what the kubelet hands its admit handlers.
-type Callbacks struct {
-	// Node is the kubelet's GetCachedNode: an error when the scenario has
-	// no node.
-	Node func() (*v1.Node, error)
-	// ActivePods is the kubelet's GetActivePods (getAllocatedPods from
-	// v1.34): the pods of the pod manager that are neither in a terminal
-	// phase nor failed by the kubelet, the pod judged included.
-	ActivePods func() []*v1.Pod
-	// Kill is the kubelet's killPodNow: the pod is failed.
-	Kill func(pod *v1.Pod, isEvicted bool, gracePeriodOverride *int64, fn func(*v1.PodStatus)) error
-}
-
-// AdmitFunc is one admit handler's Admit, with the attributes the
-// kubelet's canAdmitPod gives it.
-type AdmitFunc func(pod *v1.Pod, others []*v1.Pod) (admit bool, reason, message string)
 
 // kubeletState is what the oracle keeps of the kubelet: its pod manager
 // (pods by UID, in the order first added) and the pods its status manager
@@ -57,8 +45,8 @@ type kubeletState struct {
 	k      Kubelet
 }
 
-func (s *kubeletState) callbacks() Callbacks {
-	return Callbacks{
+func (s *kubeletState) callbacks() admission.Callbacks {
+	return admission.Callbacks{
 		Node: func() (*v1.Node, error) {
 			if s.node == nil {
 				return nil, admission.ErrNoNode
@@ -87,7 +75,7 @@ func (s *kubeletState) active() []*v1.Pod {
 }
 
 // handleAdditions is HandlePodAdditions up to admission.
-func (s *kubeletState) handleAdditions(handlers []AdmitFunc, pods []*v1.Pod) []Result {
+func (s *kubeletState) handleAdditions(handlers []admission.Judge, pods []*v1.Pod) []Result {
 	pods = slices.Clone(pods)
 	s.k.SortByCreationTime(pods)
 	var results []Result
@@ -111,7 +99,7 @@ func (s *kubeletState) handleAdditions(handlers []AdmitFunc, pods []*v1.Pod) []R
 		s.killed = nil
 		r.Admit = true
 		for _, h := range handlers {
-			if ok, reason, message := h(pod, others); !ok {
+			if ok, reason, message := h(admission.Input{Node: s.node, Pod: pod, Others: others}); !ok {
 				r.Admit, r.Reason, r.Message = false, reason, message
 				s.failed[pod.UID] = true
 				break
@@ -129,9 +117,17 @@ func (s *kubeletState) handleAdditions(handlers []AdmitFunc, pods []*v1.Pod) []R
 // results of each step.
 func runKubelet(ctx context.Context, k Kubelet, sc Scenario) ([][]Result, error) {
 	s := &kubeletState{node: sc.Node.DeepCopy(), pods: map[types.UID]*v1.Pod{}, failed: map[types.UID]bool{}, k: k}
-	handlers, err := k.Handlers(ctx, admission.Config{Handlers: sc.Handlers, AllowedUnsafeSysctls: sc.AllowedUnsafeSysctls}, s.callbacks())
+	judges, err := k.Handlers(ctx, sc.AllowedUnsafeSysctls, s.callbacks())
 	if err != nil {
 		return nil, err
+	}
+	var handlers []admission.Judge
+	for _, name := range sc.Handlers {
+		j, ok := judges[name]
+		if !ok {
+			return nil, fmt.Errorf("kubelet %s has no admit handler %q", k.Version, name)
+		}
+		handlers = append(handlers, j)
 	}
 	var out [][]Result
 	for _, step := range sc.Steps {

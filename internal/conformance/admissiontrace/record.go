@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/podsrc/podsrc/internal/conformance"
+	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
@@ -29,8 +31,9 @@ type Scenario struct {
 }
 
 // Record runs every scenario (Scenarios, and the inputs of the v1.36
-// traces in the trace directory, which the kubelet's own recorder wrote)
-// through kubelet k's code and writes each as the trace
+// traces in the trace directory, which the kubelet's own recorder wrote),
+// with those of its handlers k has, through kubelet k's code and writes
+// each as the trace
 // v13N-<scenario>.json. A trace that exists is not written again: its
 // results must be what k gives, or Record fails (delete the file to
 // record it anew), so the shared v1.36 traces also check the oracle.
@@ -52,7 +55,12 @@ func Record(t *testing.T, k Kubelet) {
 			Node: f.Node, AllowedUnsafeSysctls: f.AllowedUnsafeSysctls, Steps: stepPods(f.Steps),
 		})
 	}
+	has, err := k.Handlers(t.Context(), nil, admission.Callbacks{})
+	if err != nil {
+		t.Fatalf("kubelet %s: %v", k.Version, err)
+	}
 	for _, sc := range scenarios {
+		sc.Handlers = slices.DeleteFunc(slices.Clone(sc.Handlers), func(h string) bool { _, ok := has[h]; return !ok })
 		t.Run(sc.Name, func(t *testing.T) {
 			path := filepath.Join(conformance.Dir(Sub), prefix+sc.Name+".json")
 			results, err := runKubelet(t.Context(), k, sc)
@@ -67,12 +75,7 @@ func Record(t *testing.T, k Kubelet) {
 }
 
 func scenarioNamed(scenarios []Scenario, name string) bool {
-	for _, sc := range scenarios {
-		if sc.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(scenarios, func(sc Scenario) bool { return sc.Name == name })
 }
 
 func stepPods(steps []Step) [][]*v1.Pod {

@@ -10,9 +10,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
-// NewHandlers builds one kubelet minor's chain of admit handlers.
-type NewHandlers func(admission.Config) (admission.Handlers, error)
-
 // Replay replays every admission trace recorded from the kubelet minor of
 // kubeletVersion through an admission.Admitter with the chain newHandlers
 // builds for the trace's handlers and allowed unsafe sysctls, and compares
@@ -20,7 +17,7 @@ type NewHandlers func(admission.Config) (admission.Handlers, error)
 // message, the pods preempted and their order, and why a pod was skipped.
 // It fails when that minor has no trace, so that a module never passes on
 // an empty directory.
-func Replay(t *testing.T, kubeletVersion string, newHandlers NewHandlers) {
+func Replay(t *testing.T, kubeletVersion string, newHandlers admission.NewHandlers) {
 	t.Helper()
 	minor, err := kubeletminor.Parse(kubeletVersion)
 	if err != nil {
@@ -44,8 +41,8 @@ func Replay(t *testing.T, kubeletVersion string, newHandlers NewHandlers) {
 	t.Logf("replayed %d admission traces of kubelet %s with the admit handlers of kubelet %s", replayed, minor, kubeletVersion)
 }
 
-func replayTrace(t *testing.T, tr Trace, newHandlers NewHandlers) {
-	h, err := newHandlers(admission.Config{Handlers: tr.Handlers, AllowedUnsafeSysctls: tr.AllowedUnsafeSysctls})
+func replayTrace(t *testing.T, tr Trace, newHandlers admission.NewHandlers) {
+	h, err := newHandlers(t.Context(), admission.Config{Handlers: tr.Handlers, AllowedUnsafeSysctls: tr.AllowedUnsafeSysctls})
 	if err != nil {
 		t.Fatalf("building the handlers %q: %v", tr.Handlers, err)
 	}
