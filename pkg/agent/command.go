@@ -10,12 +10,14 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/version"
+	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
 // NewCommand returns the podsrc-agent command. decoder reproduces the
-// kubelet's static pod decoding; the agent's main injects it.
-func NewCommand(decoder staticpod.Decoder) *cobra.Command {
+// kubelet's static pod decoding and newAdmission builds its admit
+// handlers; the agent's main injects both.
+func NewCommand(decoder staticpod.Decoder, newAdmission admission.NewHandlers) *cobra.Command {
 	o := NewOptions()
 	cmd := &cobra.Command{
 		Use:   "podsrc-agent",
@@ -48,6 +50,12 @@ a resumable event stream for kubectl podsrc.`,
 			}
 			if len(unknown) > 0 {
 				klog.InfoS("Kubelet feature gates this agent's kubelet code does not know are ignored", "gates", unknown, "kubeletVersion", decoder.KubeletVersion())
+			}
+			// The admit handlers read the same gates. Building them
+			// here fails the start when this minor's kubelet code
+			// cannot; the agent does not judge added pods with them yet.
+			if _, err := newAdmission(cmd.Context(), admission.Config{}); err != nil {
+				return fmt.Errorf("building the admit handlers of kubelet %s: %w", decoder.KubeletVersion(), err)
 			}
 			tuneGC()
 			a, err := New(cfg, decoder)

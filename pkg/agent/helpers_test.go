@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
 	"github.com/podsrc/podsrc/pkg/merge"
@@ -35,6 +36,11 @@ const waitLimit = 20 * time.Second
 // yamlDecoder stands in for the kubelet decoder in this package's tests: it
 // decodes a YAML pod, names it for the node and derives its UID from the
 // manifest and its path.
+// noAdmission builds a chain of no admit handlers.
+func noAdmission(context.Context, admission.Config) (admission.Handlers, error) {
+	return admission.NewChain("v1.36.3", nil, nil)
+}
+
 type yamlDecoder struct{}
 
 func (yamlDecoder) KubeletVersion() string { return "v1.36.3" }

@@ -1,5 +1,6 @@
 // Command podsrc-agent, built for kubelet v1.33: the agent with that minor's
-// static pod decoder (./decoder), built against its own k8s.io/kubernetes.
+// static pod decoder (./decoder) and admit handlers (./admission), built
+// against its own k8s.io/kubernetes.
 //
 // Each kubelet minor is one module (cmd/podsrc-agent/kubelet13N), because
 // k8s.io/kubernetes can only be required with replace directives for its
@@ -10,8 +11,9 @@ package main
 import (
 	"os"
 
+	"github.com/podsrc/podsrc/cmd/podsrc-agent/kubelet133/admission"
 	"github.com/podsrc/podsrc/cmd/podsrc-agent/kubelet133/decoder"
 	"github.com/podsrc/podsrc/pkg/agent"
 )
 
-func main() { os.Exit(agent.Main(decoder.New())) }
+func main() { os.Exit(agent.Main(decoder.New(), admission.New)) }

@@ -1,0 +1,69 @@
+// Package admission builds kubelet v1.34's admit handlers, from the
+// kubelet's own lifecycle, sysctl and preemption packages, as the
+// admission.Handlers podsrc judges added pods with.
+package admission
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/tools/record"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+	"k8s.io/kubernetes/pkg/kubelet/preemption"
+	"k8s.io/kubernetes/pkg/kubelet/sysctl"
+	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
+
+	admit "github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/staticpod"
+)
+
+// KubeletVersion is the kubelet whose handlers New builds: the
+// k8s.io/kubernetes this module links.
+func KubeletVersion() string { return staticpod.LinkedKubernetesVersion("v1.34.4") }
+
+// New returns the handlers cfg names, chained in the order v1.34's
+// NewMainKubelet chains them; the pods critical pod preemption would kill
+// are recorded as the verdict's victims instead.
+func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
+	h := &admit.Hooks{}
+	judges, err := kubeletHandlers(ctx, cfg.AllowedUnsafeSysctls, h.Callbacks())
+	if err != nil {
+		return nil, err
+	}
+	return h.Chain(KubeletVersion(), judges, cfg.Handlers)
+}
+
+// kubeletHandlers builds v1.34's admit handlers by name as its
+// NewMainKubelet does, on the kubelet's callbacks k: the sysctl allowlist
+// (the safe sysctls the running kernel has, and the allowed unsafe ones),
+// the general predicates with critical pod preemption as their failure
+// handler, and the pod features handler.
+func kubeletHandlers(ctx context.Context, allowedUnsafeSysctls []string, k admit.Callbacks) (map[string]admit.Judge, error) {
+	allowlist, err := sysctl.NewAllowlist(append(sysctl.SafeSysctlAllowlist(ctx), allowedUnsafeSysctls...))
+	if err != nil {
+		return nil, fmt.Errorf("building the sysctl allowlist of kubelet %s: %w", KubeletVersion(), err)
+	}
+	preempt := preemption.NewCriticalPodAdmissionHandler(k.ActivePods, k.Kill, &record.FakeRecorder{})
+	return map[string]admit.Judge{
+		admit.HandlerSysctl:      judge(allowlist),
+		admit.HandlerPredicate:   judge(lifecycle.NewPredicateAdmitHandler(k.Node, preempt, keepPluginResources)),
+		admit.HandlerPodFeatures: judge(lifecycle.NewPodFeaturesAdmitHandler()),
+	}, nil
+}
+
+// judge calls one of the kubelet's admit handlers with what the kubelet's allocation manager
+// hands them for an added pod.
+func judge(h lifecycle.PodAdmitHandler) admit.Judge {
+	return func(in admit.Input) (bool, string, string) {
+		r := h.Admit(&lifecycle.PodAdmitAttributes{Pod: in.Pod, OtherPods: in.Others})
+		return r.Admit, r.Reason, r.Message
+	}
+}
+
+// keepPluginResources stands for the container manager's
+// UpdatePluginResources, which corrects the node's allocatable of device
+// plugin resources from the devices the device manager has allocated;
+// podsrc does not see those, and keeps the Node's.
+func keepPluginResources(*schedulerframework.NodeInfo, *lifecycle.PodAdmitAttributes) error {
+	return nil
+}
