@@ -11,7 +11,8 @@ import (
 )
 
 // EnvDir names the environment variable that points the conformance tests at
-// another trace directory. It holds the subfolders merge/, staticpod/ and pleg/.
+// another trace directory. It holds the subfolders merge/, staticpod/, pleg/
+// and admission/.
 const EnvDir = "PODSRC_CONFORMANCE_DIR"
 
 // Dir returns the trace directory for one subfolder: $PODSRC_CONFORMANCE_DIR/sub

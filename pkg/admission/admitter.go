@@ -1,0 +1,110 @@
+package admission
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// Why HandlePodAdditions does not take a pod to admission.
+const (
+	// SkippedTerminal is a pod whose phase is already Succeeded or Failed.
+	SkippedTerminal = "terminal phase: not taken to admission"
+	// SkippedMirror is a mirror pod: the kubelet hands it to the static
+	// pod it mirrors instead.
+	SkippedMirror = "mirror pod: not taken to admission"
+)
+
+// mirrorAnnotation marks a mirror pod (kubetypes.ConfigMirrorAnnotationKey).
+const mirrorAnnotation = "kubernetes.io/config.mirror"
+
+// Result is what became of one pod of an ADD notification.
+type Result struct {
+	// Pod is the pod as the notification carried it.
+	Pod *v1.Pod
+	// Admission is the verdict, or why the pod was skipped.
+	Admission v1alpha1.Admission
+}
+
+// Admitter follows the kubelet's admission of added pods on one node: it
+// keeps the node and the active pods, and judges each ADD notification
+// with one minor's Handlers. It is a value owned by one goroutine; it is
+// not safe for concurrent use.
+type Admitter struct {
+	handlers Handlers
+	node     *v1.Node
+	active   activeSet
+}
+
+// NewAdmitter returns an Admitter with no node and no active pods that
+// judges pods with h.
+func NewAdmitter(h Handlers) *Admitter {
+	return &Admitter{handlers: h, active: newActiveSet()}
+}
+
+// SetNode sets the kubelet's Node object the next pods are judged on; nil
+// for a node not known. The Admitter keeps a copy: the kubelet's handlers
+// may write to the node they are given (the predicates add the OS label to
+// the labels of a node that lacks it), as they do to the kubelet's cached
+// Node until it is next updated.
+func (a *Admitter) SetNode(node *v1.Node) { a.node = node.DeepCopy() }
+
+// Add judges the pods of one ADD notification as HandlePodAdditions does,
+// and returns one Result per pod in the order the kubelet takes them: by
+// creation time; mirror pods and pods already terminal are skipped and
+// hold no room; every other pod is judged against the active pods, joins
+// them when admitted, and the pods its admission preempts leave them.
+func (a *Admitter) Add(pods []*v1.Pod) []Result {
+	results := make([]Result, 0, len(pods))
+	for _, pod := range inAdmissionOrder(pods) {
+		results = append(results, Result{Pod: pod, Admission: a.admit(pod)})
+	}
+	return results
+}
+
+func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
+	if _, ok := pod.Annotations[mirrorAnnotation]; ok {
+		return v1alpha1.Admission{Skipped: SkippedMirror}
+	}
+	if terminal(pod) {
+		return v1alpha1.Admission{Skipped: SkippedTerminal}
+	}
+	v := a.handlers.Admit(Input{Node: a.node, Pod: pod, Others: a.active.others(pod.UID)})
+	if !v.Admit {
+		return v1alpha1.Admission{Reason: v.Reason, Message: v.Message, Handler: v.Handler}
+	}
+	out := v1alpha1.Admission{Admitted: true}
+	for _, victim := range v.Preempted {
+		a.active.remove(victim.UID)
+		out.Preempts = append(out.Preempts, v1alpha1.PodRef{Name: victim.Name, Namespace: victim.Namespace, UID: victim.UID})
+	}
+	a.active.add(pod)
+	return out
+}
+
+// Update takes the latest version of a pod from an UPDATE, DELETE or
+// RECONCILE notification: an active pod is judged against from now on as
+// it is now, and leaves the active pods once its phase is terminal. A pod
+// that is not active (rejected, skipped, never added) stays so.
+func (a *Admitter) Update(pod *v1.Pod) {
+	if terminal(pod) {
+		a.active.remove(pod.UID)
+		return
+	}
+	a.active.replace(pod)
+}
+
+// Remove forgets a pod the kubelet no longer has (a REMOVE notification).
+func (a *Admitter) Remove(uid types.UID) { a.active.remove(uid) }
+
+// Active returns the active pods in the order they were admitted.
+func (a *Admitter) Active() []*v1.Pod {
+	out := make([]*v1.Pod, len(a.active.pods))
+	copy(out, a.active.pods)
+	return out
+}
+
+func terminal(pod *v1.Pod) bool {
+	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
+}

@@ -1,0 +1,72 @@
+// Package admission reproduces what the kubelet's HandlePodAdditions does
+// with the pods of one ADD notification: the order it takes them in, the
+// pods it does not take to admission, and the active pods each one is
+// judged against. The judging itself is the kubelet minor's own chain of
+// admit handlers, which each minor's module builds from its kubelet code
+// and hands over as a Handlers.
+package admission
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// The admit handlers a minor's chain may hold, by the names the
+// conformance traces give them, in the order the kubelet chains them.
+const (
+	// HandlerSysctl is the kubelet's sysctl allowlist: the safe sysctls
+	// and the kubelet's allowedUnsafeSysctls.
+	HandlerSysctl = "sysctl"
+	// HandlerPredicate is the kubelet's general predicates (resources,
+	// node name, selector and affinity, host ports, OS, NoExecute taints),
+	// with critical pod preemption as its failure handler.
+	HandlerPredicate = "predicate"
+	// HandlerPodFeatures is the kubelet's pod features handler.
+	HandlerPodFeatures = "podfeatures"
+)
+
+// HandlerOrder lists the handler names in the order the kubelet chains
+// them; a Config's Handlers follow it.
+var HandlerOrder = []string{HandlerSysctl, HandlerPredicate, HandlerPodFeatures}
+
+// Config configures a minor's chain.
+type Config struct {
+	// Handlers names the handlers to chain, a subset of HandlerOrder in
+	// its order; nil chains all of them.
+	Handlers []string
+	// AllowedUnsafeSysctls is the kubelet's allowedUnsafeSysctls.
+	AllowedUnsafeSysctls []string
+}
+
+// Handlers is one kubelet minor's chain of admit handlers. Admit need not
+// be safe for concurrent use: an Admitter calls it from one goroutine.
+type Handlers interface {
+	// Admit judges one pod as the kubelet's admission does when the pod
+	// is added.
+	Admit(in Input) Verdict
+}
+
+// Input is what a pod is judged on.
+type Input struct {
+	// Node is the kubelet's Node object; nil when it is not known, which
+	// the predicates judge as the kubelet does when it cannot get its node.
+	Node *v1.Node
+	// Pod is the pod judged.
+	Pod *v1.Pod
+	// Others are the active pods other than Pod, in the order they were
+	// admitted. They are shared with the Admitter and must not be changed.
+	Others []*v1.Pod
+}
+
+// Verdict is the chain's answer on one pod.
+type Verdict struct {
+	// Admit is true when every handler admitted the pod.
+	Admit bool
+	// Reason and Message are the words of the handler that refused it.
+	Reason  string
+	Message string
+	// Handler names the handler that refused it.
+	Handler string
+	// Preempted are the pods critical pod preemption evicted to admit
+	// Pod, in the order it evicted them.
+	Preempted []*v1.Pod
+}

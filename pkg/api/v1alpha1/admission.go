@@ -1,0 +1,25 @@
+package v1alpha1
+
+// Admission is the kubelet's admission verdict on one added pod, as podsrc
+// reproduces it with the admit handlers of the node's kubelet minor.
+type Admission struct {
+	// Admitted is true when every admit handler let the pod in (possibly
+	// after preempting the pods in Preempts), false when one refused it or
+	// the pod was not taken to admission (Skipped).
+	Admitted bool `json:"admitted"`
+	// Reason is the refusing handler's reason, as the kubelet sets it in
+	// the pod's status.reason (OutOfcpu, NodePorts, SysctlForbidden, …).
+	Reason string `json:"reason,omitempty"`
+	// Message is the refusing handler's message; the kubelet sets the
+	// pod's status.message to "Pod was rejected: " followed by it.
+	Message string `json:"message,omitempty"`
+	// Handler names the admit handler that refused the pod (sysctl,
+	// predicate, podfeatures); empty when the pod was admitted.
+	Handler string `json:"handler,omitempty"`
+	// Preempts are the pods the kubelet's critical pod preemption evicts
+	// to admit this one, in the order it evicts them.
+	Preempts []PodRef `json:"preempts,omitempty"`
+	// Skipped says why the pod was not taken to admission at all (a mirror
+	// pod, a pod already in a terminal phase); empty when it was.
+	Skipped string `json:"skipped,omitempty"`
+}
