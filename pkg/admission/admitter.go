@@ -71,15 +71,19 @@ func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
 		return v1alpha1.Admission{Skipped: SkippedTerminal}
 	}
 	v := a.handlers.Admit(Input{Node: a.node, Pod: pod, Others: a.active.others(pod.UID)})
+	out := v1alpha1.Admission{Admitted: v.Admit}
 	if !v.Admit {
-		return v1alpha1.Admission{Reason: v.Reason, Message: v.Message, Handler: v.Handler}
+		out.Reason, out.Message, out.Handler = v.Reason, v.Message, v.Handler
 	}
-	out := v1alpha1.Admission{Admitted: true}
+	// The kubelet evicts the victims while it judges the pod: they are gone
+	// even if a later handler refuses it.
 	for _, victim := range v.Preempted {
 		a.active.remove(victim.UID)
 		out.Preempts = append(out.Preempts, v1alpha1.PodRef{Name: victim.Name, Namespace: victim.Namespace, UID: victim.UID})
 	}
-	a.active.add(pod)
+	if v.Admit {
+		a.active.add(pod)
+	}
 	return out
 }
 

@@ -67,6 +67,7 @@ type Verdict struct {
 	// Handler names the handler that refused it.
 	Handler string
 	// Preempted are the pods critical pod preemption evicted to admit
-	// Pod, in the order it evicted them.
+	// Pod, in the order it evicted them; they are evicted even when a
+	// later handler refuses Pod.
 	Preempted []*v1.Pod
 }

@@ -17,7 +17,8 @@ type Admission struct {
 	// predicate, podfeatures); empty when the pod was admitted.
 	Handler string `json:"handler,omitempty"`
 	// Preempts are the pods the kubelet's critical pod preemption evicts
-	// to admit this one, in the order it evicts them.
+	// to admit this one, in the order it evicts them (evicted even if a
+	// handler after the predicates then refuses it).
 	Preempts []PodRef `json:"preempts,omitempty"`
 	// Skipped says why the pod was not taken to admission at all (a mirror
 	// pod, a pod already in a terminal phase); empty when it was.

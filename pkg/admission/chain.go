@@ -1,0 +1,56 @@
+package admission
+
+import (
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// Step is one admit handler of a minor's chain, under its name in
+// HandlerOrder. Admit returns the handler's verdict; Preempted holds the
+// pods it evicted, which are gone whatever the verdict.
+type Step struct {
+	Name  string
+	Admit func(Input) Verdict
+}
+
+// chain runs its steps in order; the first that refuses decides.
+type chain []Step
+
+// NewChain returns the Handlers that chain the steps names selects from
+// the steps a kubelet minor has (nil names selects them all), in the
+// kubelet's order. It fails for a name the minor has no step of, and for
+// names out of the kubelet's order.
+func NewChain(kubelet string, steps []Step, names []string) (Handlers, error) {
+	if names == nil {
+		return chain(steps), nil
+	}
+	var c chain
+	for _, name := range names {
+		i := slices.IndexFunc(steps, func(s Step) bool { return s.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("kubelet %s chains no admit handler %q", kubelet, name)
+		}
+		if len(c) > 0 && slices.IndexFunc(steps, func(s Step) bool { return s.Name == c[len(c)-1].Name }) >= i {
+			return nil, fmt.Errorf("kubelet %s chains admit handler %q once and before %q", kubelet, name, c[len(c)-1].Name)
+		}
+		c = append(c, steps[i])
+	}
+	return c, nil
+}
+
+// Admit runs the steps until one refuses.
+func (c chain) Admit(in Input) Verdict {
+	var preempted []*v1.Pod
+	for _, s := range c {
+		v := s.Admit(in)
+		preempted = append(preempted, v.Preempted...)
+		if !v.Admit {
+			v.Handler = s.Name
+			v.Preempted = preempted
+			return v
+		}
+	}
+	return Verdict{Admit: true, Preempted: preempted}
+}
