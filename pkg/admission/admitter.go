@@ -68,11 +68,16 @@ func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
 		return v1alpha1.Admission{Skipped: SkippedMirror}
 	}
 	if terminal(pod) {
+		// The pod manager keeps this version: a pod added again in a
+		// terminal phase is no longer active.
+		a.active.remove(pod.UID)
 		return v1alpha1.Admission{Skipped: SkippedTerminal}
 	}
 	v := a.handlers.Admit(Input{Node: a.node, Pod: pod, Others: a.active.others(pod.UID)})
 	out := v1alpha1.Admission{Admitted: v.Admit}
 	if !v.Admit {
+		// A rejected pod is failed, so no longer active if it was.
+		a.active.remove(pod.UID)
 		out.Reason, out.Message, out.Handler = v.Reason, v.Message, v.Handler
 	}
 	// The kubelet evicts the victims while it judges the pod: they are gone

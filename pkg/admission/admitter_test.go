@@ -23,6 +23,9 @@ type slots struct {
 
 func (s *slots) Admit(in Input) Verdict {
 	s.calls = append(s.calls, in)
+	if in.Pod.Labels["refuse"] != "" {
+		return Verdict{Reason: "Refused", Message: "refused", Handler: HandlerSysctl}
+	}
 	if len(in.Others) < s.n {
 		return Verdict{Admit: true}
 	}
@@ -44,6 +47,8 @@ func pod(name string, created int, mutate ...func(*v1.Pod)) *v1.Pod {
 }
 
 func phase(ph v1.PodPhase) func(*v1.Pod) { return func(p *v1.Pod) { p.Status.Phase = ph } }
+
+func refuse(p *v1.Pod) { p.Labels = map[string]string{"refuse": "yes"} }
 
 func mirror(p *v1.Pod) { p.Annotations = map[string]string{mirrorAnnotation: "hash"} }
 
@@ -111,6 +116,25 @@ func TestAdmitterAdd(t *testing.T) {
 			{"d", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: HandlerPredicate}},
 		}},
 		wantActive: []string{"b", "critical-x"},
+	}, {
+		name:  "a pod added again in a terminal phase leaves the active pods",
+		slots: 1,
+		adds:  [][]*v1.Pod{{pod("a", 1)}, {pod("a", 1, phase(v1.PodSucceeded))}, {pod("b", 2)}},
+		want: [][]outcome{
+			{{"a", admitted}},
+			{{"a", v1alpha1.Admission{Skipped: SkippedTerminal}}},
+			{{"b", admitted}},
+		},
+		wantActive: []string{"b"},
+	}, {
+		name:  "a pod added again and rejected leaves the active pods",
+		slots: 2,
+		adds:  [][]*v1.Pod{{pod("a", 1), pod("b", 2)}, {pod("a", 1, refuse)}},
+		want: [][]outcome{
+			{{"a", admitted}, {"b", admitted}},
+			{{"a", v1alpha1.Admission{Reason: "Refused", Message: "refused", Handler: HandlerSysctl}}},
+		},
+		wantActive: []string{"b"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
