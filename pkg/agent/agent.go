@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -60,9 +61,11 @@ type Agent struct {
 	streams, snapshots slots
 
 	// viewMu orders the view's changes with their events, so that a stream
-	// that starts with a snapshot continues exactly after it.
-	viewMu sync.Mutex
-	view   *view
+	// that starts with a snapshot continues exactly after it. It guards
+	// the admissions too, which follow the same notifications.
+	viewMu     sync.Mutex
+	view       *view
+	admissions *admissions
 }
 
 // New returns an agent for cfg. decoder turns static pod manifests into pods
@@ -81,6 +84,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
 		stopping:  make(chan struct{}),
 		view:      newView(),
+
+		admissions: newAdmissions(cfg.Admission),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
 		streams:            newSlots(cfg.Limits.MaxStreams),
@@ -209,6 +214,7 @@ func (a *Agent) startSources(ctx context.Context) error {
 	if on {
 		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) {
 			opts.Updates = ch
+			opts.NodeChanged = a.nodeChanged
 			return apisource.NewAPI(opts)
 		}); err != nil {
 			return err
@@ -227,11 +233,21 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		case u := <-a.podConfig.Updates():
 			a.viewMu.Lock()
 			a.view.apply(u)
-			a.ring.Publish(configEvent(u))
+			verdicts := a.admissions.apply(u)
+			a.ring.Publish(configEvent(u, verdicts))
 			a.viewMu.Unlock()
 			a.metrics.configEvent(u)
+			a.metrics.admissions(verdicts)
 		}
 	}
+}
+
+// nodeChanged takes the kubelet's Node object from the API source, for the
+// admit handlers.
+func (a *Agent) nodeChanged(n *v1.Node) {
+	a.viewMu.Lock()
+	defer a.viewMu.Unlock()
+	a.admissions.setNode(n)
 }
 
 // podLabels returns the labels of the configured pod with the UID, nil for

@@ -219,7 +219,7 @@ func TestOptionsRefuseBadValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := NewCommand(yamlDecoder{})
+			cmd := NewCommand(Kubelet{Decoder: yamlDecoder{}})
 			cmd.SetArgs(append([]string{"--node-name=n", "--api-source=false"}, tt.args...))
 			cmd.SetOut(&strings.Builder{})
 			err := cmd.Execute()

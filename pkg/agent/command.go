@@ -10,12 +10,11 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/version"
-	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// NewCommand returns the podsrc-agent command. decoder reproduces the
+// NewCommand returns the podsrc-agent command. k's decoder reproduces the
 // kubelet's static pod decoding; the agent's main injects it.
-func NewCommand(decoder staticpod.Decoder) *cobra.Command {
+func NewCommand(k Kubelet) *cobra.Command {
 	o := NewOptions()
 	cmd := &cobra.Command{
 		Use:   "podsrc-agent",
@@ -47,10 +46,17 @@ a resumable event stream for kubectl podsrc.`,
 				return fmt.Errorf("the kubelet's featureGates (--kubelet-config, --feature-gates): %w", err)
 			}
 			if len(unknown) > 0 {
-				klog.InfoS("Kubelet feature gates this agent's kubelet code does not know are ignored", "gates", unknown, "kubeletVersion", decoder.KubeletVersion())
+				klog.InfoS("Kubelet feature gates this agent's kubelet code does not know are ignored", "gates", unknown, "kubeletVersion", k.Decoder.KubeletVersion())
+			}
+			if k.NewAdmission != nil {
+				// After the gates: the handlers read them, as the
+				// kubelet's do.
+				if cfg.Admission, err = k.NewAdmission(cmd.Context(), cfg.AdmissionConfig()); err != nil {
+					return fmt.Errorf("building the kubelet's admit handlers: %w", err)
+				}
 			}
 			tuneGC()
-			a, err := New(cfg, decoder)
+			a, err := New(cfg, k.Decoder)
 			if err != nil {
 				return err
 			}

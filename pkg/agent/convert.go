@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
@@ -55,11 +56,15 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	return out
 }
 
-// configEvent turns a notification of the merge into an event.
-func configEvent(u merge.PodUpdate) v1alpha1.Event {
+// configEvent turns a notification of the merge into an event; verdicts
+// are the admission verdicts on an ADD's pods, by UID.
+func configEvent(u merge.PodUpdate, verdicts map[types.UID]v1alpha1.Admission) v1alpha1.Event {
 	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
+		if v, ok := verdicts[p.UID]; ok {
+			e.Pods[i].Admission = &v
+		}
 	}
 	return e
 }

@@ -175,7 +175,7 @@ func TestLimitsRefuseBadValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.flag, func(t *testing.T) {
-			cmd := NewCommand(yamlDecoder{})
+			cmd := NewCommand(Kubelet{Decoder: yamlDecoder{}})
 			cmd.SetArgs(append([]string{"--node-name=n", "--api-source=false", "--runtime-endpoint="}, tt.args...))
 			cmd.SetOut(&strings.Builder{})
 			if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tt.flag) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
@@ -16,6 +17,8 @@ type metrics struct {
 	subscribers prometheus.Gauge
 	lagging     prometheus.Counter
 	refused     *prometheus.CounterVec
+	admitted    prometheus.Counter
+	rejected    *prometheus.CounterVec
 }
 
 func newMetrics(a *Agent) *metrics {
@@ -37,8 +40,16 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_refused_total",
 			Help: "Connections and requests answered 503 because a limit was reached, by limit.",
 		}, []string{"limit"}),
+		admitted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podsrc_admission_admitted_total",
+			Help: "Added pods the kubelet's admit handlers admit, as podsrc judges them or reads them back.",
+		}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_admission_rejections_total",
+			Help: "Added pods the kubelet's admit handlers reject, by reason, as the kubelet's kubelet_admission_rejections_total counts them.",
+		}, []string{"reason"}),
 	}
-	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused,
+	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused, m.admitted, m.rejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{a: a})
 	return m
@@ -46,6 +57,20 @@ func newMetrics(a *Agent) *metrics {
 
 func (m *metrics) configEvent(u merge.PodUpdate) {
 	m.events.WithLabelValues(v1alpha1.EventKindConfig, u.Op.String()).Inc()
+}
+
+// admissions counts the verdicts on the pods of one ADD; skipped pods and
+// unknown verdicts count nowhere.
+func (m *metrics) admissions(verdicts map[types.UID]v1alpha1.Admission) {
+	for _, v := range verdicts {
+		switch {
+		case v.Skipped != "" || v.Unknown != "":
+		case v.Admitted:
+			m.admitted.Inc()
+		default:
+			m.rejected.WithLabelValues(v.Reason).Inc()
+		}
+	}
 }
 
 func (m *metrics) plegEvent(r pleg.ComputedEvent) {

@@ -14,4 +14,4 @@ import (
 	"github.com/podsrc/podsrc/pkg/agent"
 )
 
-func main() { os.Exit(agent.Main(decoder.New())) }
+func main() { os.Exit(agent.Main(agent.Kubelet{Decoder: decoder.New()})) }

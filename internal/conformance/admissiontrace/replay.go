@@ -49,7 +49,7 @@ func replayTrace(t *testing.T, tr Trace, newHandlers NewHandlers) {
 	if err != nil {
 		t.Fatalf("building the handlers %q: %v", tr.Handlers, err)
 	}
-	a := admission.NewAdmitter(h)
+	a := admission.NewAdmitter(h, nil)
 	a.SetNode(tr.Node)
 	for i, step := range tr.Steps {
 		for _, diff := range Compare(a.Add(step.Pods), step.Results, tr.Handlers) {
