@@ -47,7 +47,10 @@ deps: ## The Debian packages the tests need (hack/install-deps.sh; root).
 # module's tests (compiled in parallel, then run one binary at a time: several
 # share the one test cluster and some restart parts of it), the cluster torn
 # down and checked. Every stage runs whatever became of the ones before; each
-# has a time budget (README.md, Development) and fails, named, past it. One
+# has a time budget (docs/development.md; warm or cold, by the caches that
+# stage needs), is listed
+# at the end when past it, and fails for time only as a hang (or, with
+# PODSRC_STRICT_BUDGETS=1, past its budget). One
 # recipe line and no $(MAKE), so that `make -n test` runs nothing (make runs
 # a line naming $(MAKE) even under -n, and this one brings the cluster down).
 SUITE := go run ./hack/suite
@@ -104,10 +107,18 @@ dist: ## kubectl-podsrc archives for every platform, the agent images, one per k
 demo: build ## The main job: a real local single-node cluster with podsrc on it.
 	./hack/demo.sh
 
+# docs/commands.md is committed (go test ./docs/ fails when it is stale);
+# the man pages are build output, like the binaries.
+.PHONY: docs
+docs: ## docs/commands.md from the command trees, and man pages into bin/man.
+	go run ./hack/gendocs -markdown docs/commands.md -man $(BIN)/man
+
 .PHONY: clean
-clean:
+clean: ## Remove bin/ and dist/.
 	rm -rf $(BIN) dist
 
+# Every target has a ## line; docs/development.md shows this output, and
+# go test ./docs/ checks that it is current.
 .PHONY: help
-help:
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+help: ## Every target, one line each.
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{ printf "%-13s %s\n", $$1, $$2 }'

@@ -18,14 +18,23 @@
 #    prints the agent's RSS, the /livez p50/p99 and the good streams' holes,
 #    gaps, lagging and ends, against the goals (RSS under 256 MiB, p99 under
 #    100 ms, nothing lost).
+# 4. test/bench/agent fair: the real podsrc-agent binary with 1,000 static
+#    pods and its probes on their own port, attacked in turn (10 s each) by
+#    slow readers of /pods (8 every 2 s, 40 in all), 128 streams never
+#    read, 544 idle keep-alive connections and 544 slowloris connections,
+#    each from one loopback address and from 8; prints, for each, how many
+#    of the kubelet's probes, well-behaved `sources` and `watch` tries got
+#    through, and the agent's peak RSS.
 #
 # Everything listens on 127.0.0.1 only; every process started is stopped by
 # PID with bounded waits, also on failure or interruption.
 #
-# Usage: hack/bench-agent.sh [stream|rss|hostile|all]   (default all)
+# Usage: hack/bench-agent.sh [stream|rss|hostile|fair|all]   (default all)
 # Environment: STREAM_FLAGS (e.g. "-duration 10s -rate 5000 -subscribers 100"),
 # RSS_FLAGS (e.g. "-pods 110,5000 -settle 30s -check-frequency 20s"),
 # HOSTILE_FLAGS (e.g. "-pods 1000 -clients 0,250,1000 -phase 20s -peers 8"),
+# FAIR_FLAGS (e.g. "-pods 1000 -phase 10s -peers 8"; -probe-port=false for an
+# agent without --probe-address, whose probes are on the API's port),
 # PODSRC_BENCH_TIMEOUT (seconds per part, default 900), PODSRC_BENCH_OUT
 # (where heap profiles and binaries are kept; default a temporary directory,
 # removed at the end).
@@ -41,7 +50,7 @@ source "$HACK_DIR/lib/proc.sh"
 what=${1:-all}
 
 case "$what" in
-stream | rss | hostile | all) ;;
+stream | rss | hostile | fair | all) ;;
 *) usage ;;
 esac
 
@@ -81,7 +90,7 @@ if [[ "$what" == stream || "$what" == all ]]; then
 	# shellcheck disable=SC2086 # flags are split on purpose
 	run stream ${STREAM_FLAGS:-} || status=1
 fi
-if [[ "$what" == rss || "$what" == hostile || "$what" == all ]]; then
+if [[ "$what" == rss || "$what" == hostile || "$what" == fair || "$what" == all ]]; then
 	log "building cmd/podsrc-agent/kubelet136 as it is shipped"
 	(cd "$ROOT_DIR/cmd/podsrc-agent/kubelet136" && go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$out/podsrc-agent" .)
 fi
@@ -97,5 +106,10 @@ if [[ "$what" == hostile || "$what" == all ]]; then
 	log "hostile clients (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 	# shellcheck disable=SC2086 # flags are split on purpose
 	run hostile -agent "$out/podsrc-agent" ${HOSTILE_FLAGS:-} || status=1
+fi
+if [[ "$what" == fair || "$what" == all ]]; then
+	log "attackers against the fair shares (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+	# shellcheck disable=SC2086 # flags are split on purpose
+	run fair -agent "$out/podsrc-agent" ${FAIR_FLAGS:-} || status=1
 fi
 exit "$status"

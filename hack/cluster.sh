@@ -5,6 +5,7 @@
 # See hack/README.md. Run as root.
 #
 #   hack/cluster.sh build                    build binaries and images (cached)
+#   hack/cluster.sh built                    exit 0 if build has nothing left to build
 #   hack/cluster.sh up                       start, or reuse a healthy cluster
 #   hack/cluster.sh down                     stop everything, leave nothing behind
 #   hack/cluster.sh status                   print the env file; exit 1 if not healthy
@@ -249,6 +250,7 @@ main() {
 	shift || true
 	case "$cmd" in
 	build) cmd_build ;;
+	built) all_built ;;
 	up) cmd_up ;;
 	down) cmd_down ;;
 	status) cmd_status ;;

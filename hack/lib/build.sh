@@ -136,6 +136,14 @@ build_images_into() {
 	)
 }
 
+# all_built succeeds when everything build_all builds is in the cache.
+all_built() {
+	local d
+	for d in "$(k8s_dir)" "$(etcd_dir)" "$(containerd_dir)" "$(images_dir)"; do
+		[[ -f $d/.complete ]] || return 1
+	done
+}
+
 # build_all builds everything `up` needs; concurrent callers wait on a lock.
 build_all() {
 	mkdir -p "$CACHE_DIR"

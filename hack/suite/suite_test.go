@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -82,24 +83,27 @@ func TestSub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(calls); got != "cluster.sh build\ncluster.sh down\ncluster.sh check-clean\n" {
+	if got := string(calls); got != "cluster.sh built\ncluster.sh build\ncluster.sh down\ncluster.sh check-clean\n" {
 		t.Errorf("the cluster script was called as\n%s", got)
 	}
 }
 
-// TestStagePastItsBudget checks that a stage that ends past its budget
-// fails, named, and that one that runs on is stopped at killAfter budgets.
+// TestStagePastItsBudget checks that a stage that ends past its budget is
+// reported over budget and fails only under strict budgets, and that one
+// that runs on is stopped as a hang, and fails, either way.
 func TestStagePastItsBudget(t *testing.T) {
 	tests := []struct {
-		name    string
-		args    []string
-		budget  time.Duration
-		wantErr bool
-		say     string
+		name     string
+		args     []string
+		budget   time.Duration
+		over     bool
+		hung     bool
+		say      string
+		sayLater string
 	}{
-		// Past its budget, and well before twice the budget.
-		{name: "ends late", args: []string{"sleep", "1.5"}, budget: time.Second, say: "past its budget"},
-		{name: "hangs", args: []string{"sleep", "600"}, budget: 200 * time.Millisecond, wantErr: true, say: "stopping stage"},
+		// Past its budget, and well before it is called a hang.
+		{name: "ends late", args: []string{"sleep", "1.5"}, budget: time.Second, over: true, say: "past its budget", sayLater: "over budget (reported only"},
+		{name: "hangs", args: []string{"sleep", "600"}, budget: 200 * time.Millisecond, over: true, hung: true, say: "stopping stage"},
 		{name: "in time", args: []string{"true"}, budget: time.Minute},
 	}
 	for _, tt := range tests {
@@ -107,68 +111,141 @@ func TestStagePastItsBudget(t *testing.T) {
 			var out bytes.Buffer
 			w := &syncWriter{w: &out}
 			s := stage{name: tt.name, args: tt.args, budget: budget{warm: tt.budget, cold: tt.budget}}
-			r := s.run(t.Context(), w, tt.budget, killAfter*tt.budget)
-			inTime := tt.say == ""
-			if r.ok() != inTime || r.overBudget == inTime || (r.err != nil) != tt.wantErr {
-				t.Fatalf("result ok=%v overBudget=%v err=%v, took %v", r.ok(), r.overBudget, r.err, r.took)
+			r := s.run(t.Context(), w, tt.budget, hangAfter*tt.budget)
+			if r.overBudget != tt.over || (r.err != nil) != tt.hung {
+				t.Fatalf("result overBudget=%v err=%v, took %v", r.overBudget, r.err, r.took)
 			}
-			if tt.wantErr && r.took > time.Minute {
+			if r.ok(false) == tt.hung || r.ok(true) == tt.over {
+				t.Errorf("ok=%v, ok under strict budgets=%v: a late stage fails only under strict budgets, a hung one always", r.ok(false), r.ok(true))
+			}
+			if tt.hung && r.took > time.Minute {
 				t.Fatalf("a hanging stage ran %v", r.took)
 			}
-			summarize(w, []result{r})
+			passed := summarize(w, []result{r}, false)
 			w.mu.Lock()
 			text := out.String()
 			w.mu.Unlock()
-			if !strings.Contains(text, tt.say) {
-				t.Fatalf("output lacks %q:\n%s", tt.say, text)
+			if passed == tt.hung {
+				t.Errorf("the summary says passed=%v:\n%s", passed, text)
 			}
-			if inTime == strings.Contains(text, "OVER BUDGET") {
+			for _, want := range []string{tt.say, tt.sayLater} {
+				if !strings.Contains(text, want) {
+					t.Fatalf("output lacks %q:\n%s", want, text)
+				}
+			}
+			if tt.over != strings.Contains(text, "\nover budget") {
 				t.Fatalf("summary:\n%s", text)
 			}
 		})
 	}
 }
 
-// TestFirstStageDecidesCold checks that the first stage, which tells a cold
-// run from a warm one, is judged by its cold budget once it runs past its
-// warm one, and stopped only at twice its cold budget: a fresh clone's
-// cluster build passes, a hanging one is still stopped.
-func TestFirstStageDecidesCold(t *testing.T) {
+// fixedCaches is a probe that always answers cold or warm.
+func fixedCaches(cold bool) *cacheProbe {
+	return &cacheProbe{check: func(context.Context) (bool, string, error) {
+		if cold {
+			return true, "cold: test", nil
+		}
+		return false, "warm: test", nil
+	}}
+}
+
+// TestEachStageJudgedByItsCaches checks that each stage gets the budget its
+// own caches call for: a slow stage whose caches are cold passes in its
+// cold budget after a stage whose caches were warm; a slow stage whose
+// caches are warm is reported over budget, and fails the run only under
+// strict budgets.
+func TestEachStageJudgedByItsCaches(t *testing.T) {
+	slow := []string{"sleep", "0.5"}
+	b := budget{warm: 100 * time.Millisecond, cold: time.Minute}
 	tests := []struct {
 		name   string
-		args   []string
-		budget budget
+		stages []stage
+		strict bool
 		pass   bool
-		say    string
+		over   bool
 	}{
-		{name: "cold build", args: []string{"sleep", "1"}, budget: budget{warm: 100 * time.Millisecond, cold: time.Minute}, pass: true, say: "a cold run"},
-		{name: "hanging build", args: []string{"sleep", "600"}, budget: budget{warm: 100 * time.Millisecond, cold: 300 * time.Millisecond}, say: "stopping stage"},
+		{name: "warm cluster, cold Go", stages: []stage{
+			{name: "cluster", args: []string{"true"}, budget: b, caches: fixedCaches(false)},
+			{name: "compile", args: slow, budget: b, caches: fixedCaches(true)},
+		}, pass: true},
+		{name: "slow on warm caches", stages: []stage{
+			{name: "compile", args: slow, budget: b, caches: fixedCaches(false)},
+		}, pass: true, over: true},
+		{name: "slow on warm caches, strict", stages: []stage{
+			{name: "compile", args: slow, budget: b, caches: fixedCaches(false)},
+		}, strict: true, over: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			w := &syncWriter{w: &out}
-			stages := []stage{
-				{name: "build", args: tt.args, budget: tt.budget},
-				{name: "after", args: []string{"true"}, budget: budget{warm: time.Minute, cold: time.Minute}},
-			}
-			start := time.Now()
-			passed := runStages(t.Context(), w, stages, false)
-			if took := time.Since(start); took > time.Minute {
-				t.Fatalf("the stages ran %v", took)
-			}
+			passed := runStages(t.Context(), w, tt.stages, false, tt.strict)
 			w.mu.Lock()
 			text := out.String()
 			w.mu.Unlock()
-			if passed != tt.pass || !strings.Contains(text, tt.say) {
-				t.Fatalf("passed=%v, want %v; output lacks %q or differs:\n%s", passed, tt.pass, tt.say, text)
+			if passed != tt.pass || tt.over != strings.Contains(text, "\nover budget") {
+				t.Fatalf("passed=%v, want %v; over budget listed: want %v:\n%s", passed, tt.pass, tt.over, text)
 			}
 		})
 	}
 }
 
+// TestColdGoCacheAfterWarmClusterDoesNotFail simulates a newcomer's
+// `make test` after `make demo`: the cluster's cache warm (the stand-in
+// cluster script says every build is done) and the Go build cache empty.
+// The real probes judge each stage; the stages themselves are stand-ins
+// that run past their warm budgets and within their cold ones. The cluster
+// build is held to its warm budget, and reported over it; the compile is
+// judged cold from the Go build cache and passes, under strict budgets too.
+func TestColdGoCacheAfterWarmClusterDoesNotFail(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"go.mod":       "module example.com/root\n\ngo 1.26\n",
+		"root_test.go": "package root\n\nimport \"testing\"\n\nfunc TestPasses(t *testing.T) {}\n",
+		// built exits 0: the cluster's binaries are all cached.
+		"hack/cluster.sh": "#!/bin/sh\nexit 0\n",
+	})
+	t.Chdir(dir)
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "")
+	t.Setenv("GOCACHE", t.TempDir())
+
+	slow := []string{"sleep", "0.5"}
+	b := budget{warm: 100 * time.Millisecond, cold: time.Minute}
+	for _, strict := range []bool{false, true} {
+		stages := []stage{
+			{name: "cluster build", args: slow, budget: b, caches: clusterCache()},
+			{name: "compile .", args: slow, budget: b, caches: goBuildCache([]string{"."}, true)},
+		}
+		var out bytes.Buffer
+		w := &syncWriter{w: &out}
+		passed := runStages(t.Context(), w, stages, false, strict)
+		w.mu.Lock()
+		text := out.String()
+		w.mu.Unlock()
+		if passed == strict {
+			t.Errorf("strict=%v: passed=%v; only the warm cluster build is over its budget:\n%s", strict, passed, text)
+		}
+		for _, want := range []string{
+			"== cluster build: caches warm",
+			"== compile .: caches cold: ",
+			"packages not in the Go build cache",
+			"\ncluster build ",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("strict=%v: the output lacks %q:\n%s", strict, want, text)
+			}
+		}
+		_, overTable, _ := strings.Cut(text, "\nover budget (")
+		if !strings.Contains(overTable, "cluster build") || strings.Contains(overTable, "compile .") {
+			t.Errorf("strict=%v: the over-budget table should list the cluster build alone:\n%s", strict, text)
+		}
+	}
+}
+
 // TestBudgetsFitTheGoal checks that make test's budgets, with every module
-// the budget table knows, add up to less than the README's goals: 40
+// the budget table knows, add up to less than docs/development.md's goals: 40
 // minutes warm and 75 cold on a 2-core machine.
 func TestBudgetsFitTheGoal(t *testing.T) {
 	o := &testOptions{budgetScale: 1}

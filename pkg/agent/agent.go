@@ -51,6 +51,10 @@ type Agent struct {
 	runtime   *cri.Client
 	sources   []namedSource
 	stopping  chan struct{}
+
+	// syncLoop is the kubelet's dispatch of the merge's notifications and
+	// the PLEG's events.
+	syncLoop syncLoop
 	// epoch identifies this agent process in its event stream: it is the
 	// event ring's.
 	epoch string
@@ -58,7 +62,7 @@ type Agent struct {
 	streamWriteTimeout time.Duration
 	// streams and snapshots are the slots of the open event streams and
 	// of the snapshot requests in progress.
-	streams, snapshots slots
+	streams, snapshots *slots
 
 	// viewMu orders the view's changes with their events, so that a stream
 	// that starts with a snapshot continues exactly after it. It guards
@@ -74,22 +78,23 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	mergeSemantics, plegSemantics, err := semanticsFor(decoder)
+	sem, err := semanticsFor(decoder, cfg.MaxDeadContainersPerContainer)
 	if err != nil {
 		return nil, err
 	}
 	a := &Agent{
 		cfg:       cfg,
 		decoder:   decoder,
-		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: mergeSemantics}),
+		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
+		syncLoop:  sem.syncLoop,
 		stopping:  make(chan struct{}),
 		view:      newView(),
 
 		admissions: newAdmissions(cfg.Admission),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
-		streams:            newSlots(cfg.Limits.MaxStreams),
-		snapshots:          newSlots(cfg.Limits.MaxSnapshots),
+		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer),
+		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
@@ -104,19 +109,22 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		}
 		a.runtime = rt
 		opts := cfg.PLEG
-		opts.Semantics = plegSemantics
-		opts.Handler = plegPublisher{ring: a.ring, metrics: a.metrics, labels: a.podLabels}
+		opts.Semantics = sem.pleg
+		pub := &plegPublisher{ring: a.ring, metrics: a.metrics, syncLoop: a.syncLoop, pod: a.managedPod}
+		opts.Handler = pub
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
 		}
 		a.pleg = pleg.New(rt, opts)
+		pub.cache = a.pleg.Cache()
 	}
 	return a, nil
 }
 
-// Run starts the sources and the PLEG, serves the HTTP API on lis until ctx
-// ends, then closes every stream and shuts the server down.
-func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
+// Run starts the sources and the PLEG, serves the HTTP API on lis and the
+// kubelet's probes on probes (nil: on lis only) until ctx ends, then closes
+// every stream and shuts the servers down.
+func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -141,28 +149,38 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 		wg.Go(func() { a.drainPLEG(ctx) })
 	}
 
-	srv := a.server()
-	lis = newLimitListener(lis, a.cfg.Limits, a.metrics.refused)
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(lis) }()
-	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "node", a.cfg.Node.NodeName,
+	lim := a.cfg.Limits
+	api := newLimitListener(lis, connLimits{total: lim.MaxConnections, perPeer: lim.MaxConnectionsPerPeer, name: "connections"}, a.metrics)
+	servers := []httpServer{{srv: a.server(api), lis: api}}
+	probeAddress := "(the API's)"
+	if probes != nil {
+		pl := newLimitListener(probes, connLimits{total: probeMaxConnections, perPeer: probeMaxConnectionsPerPeer, name: "probe-connections"}, a.metrics)
+		servers = append(servers, httpServer{srv: a.probeServer(pl), lis: pl})
+		probeAddress = probes.Addr().String()
+	}
+	serveErr := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { serveErr <- fmt.Errorf("serving on %s: %w", s.lis.Addr(), s.srv.Serve(s.lis)) }()
+	}
+	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "probeAddress", probeAddress, "node", a.cfg.Node.NodeName,
 		"sources", a.podConfig.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
 
 	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-serveErr:
-		err = fmt.Errorf("serving on %s: %w", lis.Addr(), err)
 	}
-	// Streams, sources and the PLEG stop together, while the server drains.
+	// Streams, sources and the PLEG stop together, while the servers drain.
 	stopped := time.Now()
 	close(a.stopping)
 	cancel()
 	shutdownCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownServerTimeout)
 	defer done()
-	if serr := srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		logger.Error(serr, "Shutting down the HTTP server")
-		_ = srv.Close()
+	for _, s := range servers {
+		if serr := s.srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+			logger.Error(serr, "Shutting down the HTTP server", "address", s.lis.Addr().String())
+			_ = s.srv.Close()
+		}
 	}
 	workers := make(chan struct{})
 	go func() { wg.Wait(); close(workers) }()
@@ -177,6 +195,12 @@ func (a *Agent) Run(ctx context.Context, lis net.Listener) error {
 		_ = a.runtime.Close()
 	}
 	return err
+}
+
+// httpServer is an HTTP server and the listener it serves on.
+type httpServer struct {
+	srv *http.Server
+	lis net.Listener
 }
 
 // startSources registers every source that is on with the merge, so that
@@ -231,12 +255,15 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case u := <-a.podConfig.Updates():
+			e := configEvent(u)
+			a.syncLoop.config(u.Op).setOn(&e)
 			a.viewMu.Lock()
 			a.view.apply(u)
 			verdicts := a.admissions.apply(u)
-			a.ring.Publish(configEvent(u, verdicts))
+			withAdmissions(&e, verdicts)
+			a.ring.Publish(e)
 			a.viewMu.Unlock()
-			a.metrics.configEvent(u)
+			a.metrics.event(e)
 			a.metrics.admissions(verdicts)
 		}
 	}
@@ -250,15 +277,12 @@ func (a *Agent) nodeChanged(n *v1.Node) {
 	a.admissions.setNode(n)
 }
 
-// podLabels returns the labels of the configured pod with the UID, nil for
-// a pod no source configures.
-func (a *Agent) podLabels(uid types.UID) map[string]string {
+// managedPod returns the pod the kubelet's pod manager holds under a
+// runtime pod's UID, namespace and name (view.managed).
+func (a *Agent) managedPod(uid types.UID, namespace, name string) *v1.Pod {
 	a.viewMu.Lock()
 	defer a.viewMu.Unlock()
-	if s, ok := a.view.get(uid); ok {
-		return s.pod.Labels
-	}
-	return nil
+	return a.view.managed(uid, namespace, name)
 }
 
 // drainPLEG empties the channel the kubelet would read, so that the PLEG

@@ -299,7 +299,7 @@ func TestRunNamesTheSourceItCannotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lis.Close()
-	err = a.Run(t.Context(), lis)
+	err = a.Run(t.Context(), lis, nil)
 	if want := "starting the api source: loading --kubeconfig " + missing; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Run: %v, want an error containing %q", err, want)
 	}

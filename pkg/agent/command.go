@@ -29,7 +29,7 @@ a resumable event stream for kubectl podsrc.`,
 
   # On a laptop, with a manifest directory only:
   podsrc-agent --node-name=dev --static-pod-path=./manifests --api-source=false \
-    --runtime-endpoint="" --listen-address=127.0.0.1:10270`,
+    --runtime-endpoint="" --listen-address=127.0.0.1:10270 --probe-address=127.0.0.1:10272`,
 		Version:       version.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -64,7 +64,14 @@ a resumable event stream for kubectl podsrc.`,
 			if err != nil {
 				return fmt.Errorf("--listen-address %s: %w", cfg.ListenAddress, err)
 			}
-			return a.Run(cmd.Context(), lis)
+			var probes net.Listener
+			if cfg.ProbeAddress != "" {
+				if probes, err = net.Listen("tcp", cfg.ProbeAddress); err != nil {
+					_ = lis.Close()
+					return fmt.Errorf("--probe-address %s: %w", cfg.ProbeAddress, err)
+				}
+			}
+			return a.Run(cmd.Context(), lis, probes)
 		},
 	}
 	o.AddFlags(cmd.Flags())

@@ -36,19 +36,20 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	if st == nil {
 		return out
 	}
-	// The sources mask their own URLs; a manifest's error may still quote
-	// a URL with credentials of the manifest's, or the whole object.
-	served := func(msg string) string {
+	// The sources mask their own URLs, and the decoder leaves the
+	// manifest's content out of its errors; a manifest's error may still
+	// name a URL with credentials of the manifest's.
+	served := func(msg, unredacted string) string {
 		if expose {
-			return msg
+			return unredacted
 		}
-		return cutObjectDump(source.MaskURLs(msg))
+		return source.MaskURLs(msg)
 	}
 	out.Target = source.MaskURLs(st.Target)
-	out.LastError = served(st.LastError)
+	out.LastError = served(st.LastError, st.LastErrorUnredacted)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
 	for _, r := range st.Rejected {
-		out.RejectedFiles = append(out.RejectedFiles, v1alpha1.RejectedFile{Path: r.Path, Error: served(r.Error), Since: metav1.NewTime(r.FirstSeen)})
+		out.RejectedFiles = append(out.RejectedFiles, v1alpha1.RejectedFile{Path: r.Path, Error: served(r.Error, r.Unredacted), Since: metav1.NewTime(r.FirstSeen)})
 	}
 	for _, s := range st.Shadowed {
 		out.ShadowedFiles = append(out.ShadowedFiles, v1alpha1.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
@@ -56,17 +57,23 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	return out
 }
 
-// configEvent turns a notification of the merge into an event; verdicts
-// are the admission verdicts on an ADD's pods, by UID.
-func configEvent(u merge.PodUpdate, verdicts map[types.UID]v1alpha1.Admission) v1alpha1.Event {
+// configEvent turns a notification of the merge into an event.
+func configEvent(u merge.PodUpdate) v1alpha1.Event {
 	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
+	}
+	return e
+}
+
+// withAdmissions sets the admission verdicts on an ADD's pods, by UID, on
+// its event.
+func withAdmissions(e *v1alpha1.Event, verdicts map[types.UID]v1alpha1.Admission) {
+	for i, p := range e.Pods {
 		if v, ok := verdicts[p.UID]; ok {
 			e.Pods[i].Admission = &v
 		}
 	}
-	return e
 }
 
 // plegEvent turns a pod lifecycle event into an event; podLabels are the

@@ -72,9 +72,10 @@ func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, error) {
 // directory and a fake CRI runtime.
 type testAgent struct {
 	*Agent
-	url       string
-	manifests string
-	runtime   *critest.Server
+	// url is the API's, probeURL the probes' listener's.
+	url, probeURL string
+	manifests     string
+	runtime       *critest.Server
 }
 
 // startAgent runs an agent until the test ends; adjust may change its config.
@@ -115,13 +116,32 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 		t.Fatal(err)
 	}
 	a.sources = append(a.sources, extra...)
+	ta := runAgent(t, a, context.Background())
+	ta.manifests, ta.runtime = manifests, rt
+	// Ready, and the file source's first notification is in the sequence.
+	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && a.ring.LastSeq() > 0 })
+	// Live: until the PLEG's first relist, /livez answers "pleg has yet to
+	// be successful", and on a loaded machine that is a while.
+	if a.pleg != nil {
+		ta.waitFor(t, "the PLEG's first relist", func() bool { ok, _ := a.pleg.Healthy(); return ok })
+	}
+	return ta
+}
+
+// runAgent runs a on loopback with ctx until the test ends.
+func runAgent(t *testing.T, a *Agent, ctx context.Context) *testAgent {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	probes, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx, lis) }()
+	go func() { done <- a.Run(ctx, lis, probes) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -133,15 +153,7 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 			t.Error("agent did not stop")
 		}
 	})
-	ta := &testAgent{Agent: a, url: "http://" + lis.Addr().String(), manifests: manifests, runtime: rt}
-	// Ready, and the file source's first notification is in the sequence.
-	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && a.ring.LastSeq() > 0 })
-	// Live: until the PLEG's first relist, /livez answers "pleg has yet to
-	// be successful", and on a loaded machine that is a while.
-	if a.pleg != nil {
-		ta.waitFor(t, "the PLEG's first relist", func() bool { ok, _ := a.pleg.Healthy(); return ok })
-	}
-	return ta
+	return &testAgent{Agent: a, url: "http://" + lis.Addr().String(), probeURL: "http://" + probes.Addr().String()}
 }
 
 // sourcelessConfig is a valid Config for node-1 with no source and no PLEG.

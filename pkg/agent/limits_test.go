@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +19,24 @@ import (
 // reads. The connection is closed at the end of the test.
 func rawGet(t *testing.T, ta *testAgent, from, path string) net.Conn {
 	t.Helper()
+	return rawGetBuffered(t, ta, from, path, 0)
+}
+
+// rawGetBuffered is rawGet with a receive buffer of readBuffer bytes (the
+// system's when 0).
+func rawGetBuffered(t *testing.T, ta *testAgent, from, path string, readBuffer int) net.Conn {
+	t.Helper()
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: waitLimit}
 	c, err := d.Dial("tcp", strings.TrimPrefix(ta.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	if readBuffer != 0 {
+		if err := c.(*net.TCPConn).SetReadBuffer(readBuffer); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: agent\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +54,8 @@ func answer(t *testing.T, c net.Conn) *http.Response {
 	return resp
 }
 
-// wantUnavailable checks a 503 with Retry-After and a Status that names
-// the limit.
+// wantUnavailable checks a 503 with Retry-After and a Status whose message
+// holds limit.
 func wantUnavailable(t *testing.T, resp *http.Response, limit string) {
 	t.Helper()
 	defer resp.Body.Close()
@@ -56,94 +69,102 @@ func wantUnavailable(t *testing.T, resp *http.Response, limit string) {
 	}
 }
 
-// TestConnectionsBeyondThePeerLimitAreRefused has clients that ask for the
-// pods and never read: one peer gets no more connections than its limit
-// (and so holds no more snapshots than that), the rest are answered 503,
-// while another peer is still served; a place freed is taken again.
-func TestConnectionsBeyondThePeerLimitAreRefused(t *testing.T) {
-	const perPeer, extra = 20, 5
-	ta := startAgent(t, func(c *Config) { c.Limits.MaxConnectionsPerPeer = perPeer })
-	var held []net.Conn
-	for range perPeer {
-		held = append(held, rawGet(t, ta, "127.0.0.2", "/api/v1alpha1/pods"))
-	}
-	// Every admitted connection is answered (its answer waits unread).
-	for _, c := range held {
-		if resp := answer(t, c); resp.StatusCode != http.StatusOK {
-			t.Fatalf("admitted connection answered %s", resp.Status)
-		}
-	}
-	for range extra {
-		wantUnavailable(t, answer(t, rawGet(t, ta, "127.0.0.2", "/api/v1alpha1/pods")), "connections-per-peer")
-	}
-	if code, _ := ta.get(t, "/livez"); code != http.StatusOK {
-		t.Fatalf("another peer's /livez answered %d", code)
-	}
-	held[0].Close()
-	ta.waitFor(t, "a freed place taken again", func() bool {
-		return answer(t, rawGet(t, ta, "127.0.0.2", "/livez")).StatusCode == http.StatusOK
-	})
-}
-
-// TestLimits checks each limit with real HTTP: the request beyond it is
-// answered 503 with Retry-After as a JSON Status, and served again once a
-// place is free.
+// TestLimits checks each limit, in total and per peer, with real HTTP:
+// the request beyond it is answered 503 with Retry-After as a JSON Status
+// naming the limit, another peer is still served when the limit is the
+// peer's, and the request is served again once a place is free.
 func TestLimits(t *testing.T) {
 	tests := []struct {
 		name   string
 		limits func(*Limits)
-		// fill takes every place; it returns what frees one.
-		fill  func(t *testing.T, ta *testAgent) (free func())
-		path  string
-		limit string
+		// fill takes every place from is; it returns what frees one.
+		fill func(t *testing.T, ta *testAgent) (free func())
+		path string
+		// want is in the 503's message; other, when set, is a peer still
+		// served meanwhile (after the 503: its connection may be idle,
+		// and an idle connection makes room).
+		want, other string
 	}{
 		{
-			name:   "connections",
-			limits: func(l *Limits) { l.MaxConnections, l.MaxConnectionsPerPeer, l.MaxStreams = 2, 2, 2 },
+			name: "connections",
+			limits: func(l *Limits) {
+				l.MaxConnections, l.MaxConnectionsPerPeer, l.MaxStreams, l.MaxStreamsPerPeer = 2, 2, 2, 2
+			},
 			fill: func(t *testing.T, ta *testAgent) func() {
-				a, b := rawGet(t, ta, "127.0.0.1", "/healthz"), rawGet(t, ta, "127.0.0.1", "/healthz")
-				answer(t, a)
-				answer(t, b)
-				// A peer that holds no connection still gets one of the
-				// reserve beyond the total: the kubelet's probes.
-				probe := rawGet(t, ta, "127.0.0.5", "/livez")
-				if resp := answer(t, probe); resp.StatusCode != http.StatusOK {
-					t.Fatalf("a new peer's probe answered %s with every place taken", resp.Status)
-				}
-				probe.Close()
+				// Streams, which are never idle: an idle connection
+				// would make room.
+				a, b := openStream(t, ta, "127.0.0.1"), openStream(t, ta, "127.0.0.3")
+				return func() { a.Close(); b.Close() }
+			},
+			// A peer that holds no connection still gets one of the
+			// reserve beyond the total.
+			path: "/livez", want: "(connections limit)", other: "127.0.0.5",
+		},
+		{
+			name:   "connections per peer",
+			limits: func(l *Limits) { l.MaxConnectionsPerPeer = 2 },
+			fill: func(t *testing.T, ta *testAgent) func() {
+				a := openStream(t, ta, "127.0.0.1")
+				openStream(t, ta, "127.0.0.1")
 				return func() { a.Close() }
 			},
-			path: "/livez", limit: "connections limit",
+			path: "/livez", want: "(connections-per-peer limit)", other: "127.0.0.3",
 		},
 		{
 			name:   "event streams",
-			limits: func(l *Limits) { l.MaxStreams = 2 },
+			limits: func(l *Limits) { l.MaxStreams, l.MaxStreamsPerPeer = 2, 1 },
 			fill: func(t *testing.T, ta *testAgent) func() {
-				s1, s2 := ta.stream(t, ""), ta.stream(t, "")
-				s1.next(t)
-				s2.next(t)
-				return func() { s1.resp.Body.Close() }
+				a := openStream(t, ta, "127.0.0.3")
+				openStream(t, ta, "127.0.0.4")
+				return func() { a.Close() }
 			},
-			path: "/api/v1alpha1/events", limit: limitStreams,
+			path: "/api/v1alpha1/events", want: "many " + limitStreams + " as",
+		},
+		{
+			name:   "event streams per peer",
+			limits: func(l *Limits) { l.MaxStreamsPerPeer = 2 },
+			fill: func(t *testing.T, ta *testAgent) func() {
+				a := openStream(t, ta, "127.0.0.1")
+				openStream(t, ta, "127.0.0.1")
+				return func() { a.Close() }
+			},
+			path: "/api/v1alpha1/events", want: "many " + limitStreams + perPeerSuffix + " as", other: "127.0.0.3",
 		},
 		{
 			name:   "snapshot requests",
-			limits: func(l *Limits) { l.MaxSnapshots = 1 },
-			fill:   takeSnapshotSlot,
-			path:   "/api/v1alpha1/pods", limit: limitSnapshots,
+			limits: func(l *Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
+			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.3") },
+			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + " as",
+		},
+		{
+			name:   "snapshot requests per peer",
+			limits: func(l *Limits) { l.MaxSnapshotsPerPeer = 1 },
+			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.1") },
+			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + perPeerSuffix + " as", other: "127.0.0.3",
 		},
 		{
 			name:   "a stream's snapshot",
-			limits: func(l *Limits) { l.MaxSnapshots = 1 },
-			fill:   takeSnapshotSlot,
-			path:   "/api/v1alpha1/events?snapshot=true", limit: limitSnapshots,
+			limits: func(l *Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
+			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.3") },
+			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + " as",
+		},
+		{
+			name:   "a stream's snapshot per peer",
+			limits: func(l *Limits) { l.MaxSnapshotsPerPeer = 1 },
+			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.1") },
+			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + perPeerSuffix + " as", other: "127.0.0.3",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ta := startAgent(t, func(c *Config) { tt.limits(&c.Limits) })
 			free := tt.fill(t, ta)
-			wantUnavailable(t, answer(t, rawGet(t, ta, "127.0.0.1", tt.path)), tt.limit)
+			wantUnavailable(t, answer(t, rawGet(t, ta, "127.0.0.1", tt.path)), tt.want)
+			if tt.other != "" {
+				if resp := answer(t, rawGet(t, ta, tt.other, tt.path)); resp.StatusCode != http.StatusOK {
+					t.Fatalf("another peer answered %s while the first held its share", resp.Status)
+				}
+			}
 			free()
 			ta.waitFor(t, "served again", func() bool {
 				// The body is left unread: a stream's never ends; the
@@ -154,13 +175,27 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-// takeSnapshotSlot takes the only snapshot slot, as a request in progress
-// holds it while it writes, for as long as the test likes.
-func takeSnapshotSlot(t *testing.T, ta *testAgent) func() {
-	if !ta.snapshots.take() {
-		t.Fatal("no snapshot slot free")
+// openStream opens an event stream from the loopback address from and
+// reads its answer's head; the stream stays open, unread, until closed.
+func openStream(t *testing.T, ta *testAgent, from string) net.Conn {
+	t.Helper()
+	c := rawGet(t, ta, from, "/api/v1alpha1/events")
+	if resp := answer(t, c); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a stream from %s answered %s", from, resp.Status)
 	}
-	return ta.snapshots.give
+	return c
+}
+
+// takeSnapshotSlot takes a snapshot slot for the peer at the address from,
+// as a request in progress holds it while it writes, for as long as the
+// test likes.
+func takeSnapshotSlot(t *testing.T, ta *testAgent, from string) func() {
+	t.Helper()
+	peer := netip.PrefixFrom(netip.MustParseAddr(from), 32)
+	if limit := ta.snapshots.take(peer, limitSnapshots); limit != "" {
+		t.Fatalf("no snapshot slot free: %s", limit)
+	}
+	return func() { ta.snapshots.give(peer) }
 }
 
 func TestLimitsRefuseBadValues(t *testing.T) {
@@ -172,6 +207,9 @@ func TestLimitsRefuseBadValues(t *testing.T) {
 		{args: []string{"--max-connections=10", "--max-connections-per-peer=11"}, flag: "--max-connections-per-peer"},
 		{args: []string{"--max-streams=-1"}, flag: "--max-streams"},
 		{args: []string{"--max-snapshot-requests=0"}, flag: "--max-snapshot-requests"},
+		{args: []string{"--max-streams=4", "--max-streams-per-peer=5"}, flag: "--max-streams-per-peer"},
+		{args: []string{"--max-snapshot-requests-per-peer=0"}, flag: "--max-snapshot-requests-per-peer"},
+		{args: []string{"--probe-address=10272"}, flag: "--probe-address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.flag, func(t *testing.T) {

@@ -15,27 +15,45 @@ import (
 const refusedWriteTimeout = 100 * time.Millisecond
 
 // newPeerReserve is how many connections beyond the total limit are kept
-// for peers that hold none: the kubelet's probes (a new connection from the
-// node's address each time) still get through when other peers have taken
-// every place.
+// for peers that hold none, when no connection is idle.
 const newPeerReserve = 32
 
-// limitListener accepts connections up to a total and a per-peer limit
-// (beyond the total, up to newPeerReserve more from peers that hold none);
-// one beyond them is answered 503 with Retry-After and closed at once, so
-// that it holds neither a goroutine nor a buffer of the server's.
-type limitListener struct {
-	net.Listener
+// connLimits are the places of a limitListener.
+type connLimits struct {
+	// total and perPeer bound the connections open at once, in all and
+	// from one address (one /64 for IPv6).
 	total, perPeer int
-	refused        *prometheus.CounterVec
-
-	mu    sync.Mutex
-	open  int
-	peers map[netip.Prefix]int
+	// name is what the listener's 503 answers and metrics call its
+	// connections: "connections" for the API's, "probe-connections".
+	name string
 }
 
-func newLimitListener(l net.Listener, lim Limits, refused *prometheus.CounterVec) *limitListener {
-	return &limitListener{Listener: l, total: lim.MaxConnections, perPeer: lim.MaxConnectionsPerPeer, refused: refused, peers: map[netip.Prefix]int{}}
+// limitListener accepts connections up to a total and a per-peer limit.
+// A connection beyond one of them takes the place of the connection that
+// has been idle the longest (of the same peer, for the per-peer limit):
+// one between requests, or one that has not sent a whole request's headers
+// yet; an idle HTTP connection may be closed at any time, and its client
+// opens another. Beyond the total with no connection idle, up to
+// newPeerReserve more are accepted from peers that hold none. Any other
+// is answered 503 with Retry-After and closed at once, so that it holds
+// neither a goroutine nor a buffer of the server's.
+type limitListener struct {
+	net.Listener
+	limits  connLimits
+	refused *prometheus.CounterVec
+	evicted prometheus.Counter
+
+	mu    sync.Mutex
+	peers map[netip.Prefix]int
+	conns map[*limitedConn]struct{}
+}
+
+func newLimitListener(l net.Listener, lim connLimits, m *metrics) *limitListener {
+	return &limitListener{
+		Listener: l, limits: lim,
+		refused: m.refused, evicted: m.evicted.WithLabelValues(lim.name),
+		peers: map[netip.Prefix]int{}, conns: map[*limitedConn]struct{}{},
+	}
 }
 
 // Accept returns the next connection within the limits.
@@ -45,44 +63,95 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		peer := peerOf(c.RemoteAddr())
-		if reason := l.admit(peer); reason != "" {
+		lc, victim, reason := l.admit(c)
+		if victim != nil {
+			l.evicted.Inc()
+			_ = victim.Conn.Close()
+		}
+		if reason != "" {
 			l.refused.WithLabelValues(reason).Inc()
 			refuse(c, reason)
 			continue
 		}
-		return &limitedConn{Conn: c, release: func() { l.release(peer) }}, nil
+		return lc, nil
 	}
 }
 
-// admit counts a connection from peer, or returns the limit it exceeds.
-func (l *limitListener) admit(peer netip.Prefix) string {
+// admit counts a connection, or returns the limit it exceeds. victim, when
+// not nil, is an idle connection whose place it took, to be closed.
+func (l *limitListener) admit(c net.Conn) (lc *limitedConn, victim *limitedConn, refused string) {
+	peer := peerOf(c.RemoteAddr().String())
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case l.open >= l.total+newPeerReserve, l.open >= l.total && l.peers[peer] > 0:
-		return "connections"
-	case l.peers[peer] >= l.perPeer:
-		return "connections-per-peer"
+	case l.peers[peer] >= l.limits.perPeer:
+		if victim = l.longestIdle(peer); victim == nil {
+			return nil, nil, l.limits.name + "-per-peer"
+		}
+	case len(l.conns) >= l.limits.total:
+		victim = l.longestIdle(netip.Prefix{})
+		if victim == nil && (len(l.conns) >= l.limits.total+newPeerReserve || l.peers[peer] > 0) {
+			return nil, nil, l.limits.name
+		}
 	}
-	l.open++
+	if victim != nil {
+		l.releaseLocked(victim)
+	}
+	lc = &limitedConn{Conn: c, l: l, peer: peer, idleSince: time.Now()}
+	l.conns[lc] = struct{}{}
 	l.peers[peer]++
-	return ""
+	return lc, victim, ""
 }
 
-func (l *limitListener) release(peer netip.Prefix) {
+// longestIdle returns the connection idle the longest, of peer unless peer
+// is the zero Prefix; nil when none is idle.
+func (l *limitListener) longestIdle(peer netip.Prefix) *limitedConn {
+	var oldest *limitedConn
+	for c := range l.conns {
+		if c.idleSince.IsZero() || (peer.IsValid() && c.peer != peer) {
+			continue
+		}
+		if oldest == nil || c.idleSince.Before(oldest.idleSince) {
+			oldest = c
+		}
+	}
+	return oldest
+}
+
+// releaseLocked gives a connection's place back, once.
+func (l *limitListener) releaseLocked(c *limitedConn) {
+	if _, ok := l.conns[c]; !ok {
+		return
+	}
+	delete(l.conns, c)
+	if l.peers[c.peer]--; l.peers[c.peer] <= 0 {
+		delete(l.peers, c.peer)
+	}
+}
+
+// connState follows the server's connections (http.Server.ConnState): a
+// connection is idle from its start until it has read a request's headers,
+// and again between requests.
+func (l *limitListener) connState(c net.Conn, state http.ConnState) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.open--
-	if l.peers[peer]--; l.peers[peer] <= 0 {
-		delete(l.peers, peer)
+	switch state {
+	case http.StateNew, http.StateIdle:
+		lc.idleSince = time.Now()
+	case http.StateActive:
+		lc.idleSince = time.Time{}
 	}
 }
 
-// peerOf returns the address a connection counts against: the IPv4
-// address, or the /64 of an IPv6 one (a host holds a whole /64).
-func peerOf(a net.Addr) netip.Prefix {
-	ap, err := netip.ParseAddrPort(a.String())
+// peerOf returns the address a connection counts against, from its remote
+// address ("host:port"): the IPv4 address, or the /64 of an IPv6 one (a
+// host holds a whole /64).
+func peerOf(remote string) netip.Prefix {
+	ap, err := netip.ParseAddrPort(remote)
 	if err != nil {
 		return netip.Prefix{}
 	}
@@ -104,16 +173,22 @@ func refuse(c net.Conn, limit string) {
 	_ = c.Close()
 }
 
-// limitedConn gives its place back once when closed.
+// limitedConn is a connection a limitListener counts; it gives its place
+// back when closed.
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	l    *limitListener
+	peer netip.Prefix
+	// idleSince is when the connection last became idle, zero while it
+	// serves a request; the listener's mutex guards it.
+	idleSince time.Time
 }
 
 // Close closes the connection and releases its place.
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.l.mu.Lock()
+	c.l.releaseLocked(c)
+	c.l.mu.Unlock()
 	return err
 }

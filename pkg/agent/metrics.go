@@ -6,19 +6,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/merge"
-	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
 // metrics are the agent's Prometheus metrics, in a registry of its own.
 type metrics struct {
 	registry    *prometheus.Registry
 	events      *prometheus.CounterVec
+	handlers    *prometheus.CounterVec
 	subscribers prometheus.Gauge
 	lagging     prometheus.Counter
 	refused     *prometheus.CounterVec
 	admitted    prometheus.Counter
 	rejected    *prometheus.CounterVec
+	evicted     *prometheus.CounterVec
 }
 
 func newMetrics(a *Agent) *metrics {
@@ -28,6 +28,10 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_events_total",
 			Help: "Events published, by kind (config, pleg) and type (the merge's op or the PLEG event type).",
 		}, []string{"kind", "type"}),
+		handlers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_events_by_handler_total",
+			Help: "Events published, by kind (config, pleg) and the kubelet's sync loop handler they go to (HandlePodAdditions, ..., or ignored).",
+		}, []string{"kind", "handler"}),
 		subscribers: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "podsrc_stream_subscribers",
 			Help: "Event streams open now.",
@@ -48,15 +52,15 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_admission_rejections_total",
 			Help: "Added pods the kubelet's admit handlers reject, by reason, as the kubelet's kubelet_admission_rejections_total counts them.",
 		}, []string{"reason"}),
+		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_idle_connections_closed_total",
+			Help: "Idle connections closed to make room for a new one beyond a connection limit, by limit.",
+		}, []string{"limit"}),
 	}
-	m.registry.MustRegister(m.events, m.subscribers, m.lagging, m.refused, m.admitted, m.rejected,
+	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted, m.admitted, m.rejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{a: a})
 	return m
-}
-
-func (m *metrics) configEvent(u merge.PodUpdate) {
-	m.events.WithLabelValues(v1alpha1.EventKindConfig, u.Op.String()).Inc()
 }
 
 // admissions counts the verdicts on the pods of one ADD; skipped pods and
@@ -73,8 +77,14 @@ func (m *metrics) admissions(verdicts map[types.UID]v1alpha1.Admission) {
 	}
 }
 
-func (m *metrics) plegEvent(r pleg.ComputedEvent) {
-	m.events.WithLabelValues(v1alpha1.EventKindPLEG, string(r.Type)).Inc()
+// event counts a published event.
+func (m *metrics) event(e v1alpha1.Event) {
+	typ := e.Op
+	if e.Kind == v1alpha1.EventKindPLEG {
+		typ = e.Type
+	}
+	m.events.WithLabelValues(e.Kind, typ).Inc()
+	m.handlers.WithLabelValues(e.Kind, e.Handler).Inc()
 }
 
 // stateCollector reads the merge's and the PLEG's counters at scrape time.

@@ -35,6 +35,7 @@ type Options struct {
 	RelistPeriod    time.Duration
 	RelistThreshold time.Duration
 	ListenAddress   string
+	ProbeAddress    string
 	Mode            string
 	EventBuffer     int
 	Heartbeat       time.Duration
@@ -47,6 +48,9 @@ type Options struct {
 
 	// RelistOnRuntimeEvents relists when the runtime reports a change.
 	RelistOnRuntimeEvents bool
+	// MaxDeadContainersPerContainer is the kubelet's
+	// --maximum-dead-containers-per-container.
+	MaxDeadContainersPerContainer int
 }
 
 // NewOptions returns the defaults.
@@ -64,10 +68,16 @@ func NewOptions() *Options {
 
 		// The operator sees a change within milliseconds of the runtime
 		// reporting it, not up to a relist period later; each relist
-		// computes the kubelet's events (README, "The PLEG's timing").
+		// computes the kubelet's events (docs/kubelet-differences.md, "When the PLEG relists").
 		RelistOnRuntimeEvents: true,
+
+		MaxDeadContainersPerContainer: DefaultMaxDeadContainersPerContainer,
 	}
 }
+
+// DefaultMaxDeadContainersPerContainer is the kubelet's default
+// --maximum-dead-containers-per-container.
+const DefaultMaxDeadContainersPerContainer = 1
 
 // AddFlags registers the flags on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
@@ -76,8 +86,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RuntimeEndpoint, "runtime-endpoint", o.RuntimeEndpoint, "The CRI socket the PLEG relists, as unix:///path or /path (a host path, read under --host-root). Default: the kubelet config's containerRuntimeEndpoint (the kubelet's default, "+DefaultRuntimeEndpoint+", when it names none); without --kubelet-config the PLEG is off. Set to \"\" to turn the PLEG off.")
 	fs.DurationVar(&o.RelistPeriod, "relist-period", o.RelistPeriod, "The PLEG's relist period.")
 	fs.BoolVar(&o.RelistOnRuntimeEvents, "relist-on-runtime-events", o.RelistOnRuntimeEvents, "Also relist as soon as the runtime reports a container change (CRI GetContainerEvents), no sooner than "+pleg.DefaultEventRelistGap.String()+" (or the last relist's duration) after the last relist; the periodic relist stays. Each relist computes the kubelet's events, but the agent sees a change before the kubelet's next relist does. Set to false for the kubelet's relist timing.")
+	fs.IntVar(&o.MaxDeadContainersPerContainer, "kubelet-maximum-dead-containers-per-container", o.MaxDeadContainersPerContainer, "The kubelet's --maximum-dead-containers-per-container, a command-line flag its configuration file does not carry: how many exited containers of a name the kubelet keeps (at least one) when a container dies, for the containers a ContainerDied event says it removes.")
 	fs.DurationVar(&o.RelistThreshold, "relist-threshold", o.RelistThreshold, "How old the last relist may get before the PLEG is unhealthy, as in the kubelet.")
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "The address the HTTP API listens on. The API server's node proxy cannot reach loopback: listen on the node's address.")
+	fs.StringVar(&o.ProbeAddress, "probe-address", o.ProbeAddress, fmt.Sprintf("Also serve /healthz, /livez and /readyz, for the kubelet's probes, on a listener of their own at this address, which no client of the API can fill; every peer may reach it (--allowed-cidrs does not apply). The kubelet probes a hostNetwork pod at the node's address, so listen there (the DaemonSet sets $(NODE_IP):%d), not on loopback. Empty: the probes are served on --listen-address only.", DefaultProbePort))
 	fs.StringVar(&o.Mode, "mode", o.Mode, "The merge's notification mode: incremental (today's kubelet), snapshot-and-updates or snapshot.")
 	fs.IntVar(&o.EventBuffer, "event-buffer", o.EventBuffer, "How many events are kept for streams that resume with ?since=.")
 	fs.DurationVar(&o.Heartbeat, "heartbeat", o.Heartbeat, "How often an idle event stream gets a heartbeat.")
@@ -98,8 +110,11 @@ type Config struct {
 	RuntimeSocket   string
 	PLEG            pleg.Options
 	ListenAddress   string
-	Mode            merge.Mode
-	EventBuffer     int
+	// ProbeAddress is where the probes' own listener listens; empty
+	// serves them on ListenAddress only.
+	ProbeAddress string
+	Mode         merge.Mode
+	EventBuffer  int
 	// Events, when set, is the ring the agent publishes its events to and
 	// serves its streams from, instead of one of EventBuffer events: what
 	// else is published to it (a benchmark's events) reaches the streams
@@ -115,6 +130,12 @@ type Config struct {
 
 	// RelistOnRuntimeEvents makes the PLEG follow the runtime's events.
 	RelistOnRuntimeEvents bool
+
+	// MaxDeadContainersPerContainer is the kubelet's
+	// --maximum-dead-containers-per-container: with the kubelet's floor of
+	// one, how many exited containers of a name its container deletor
+	// keeps.
+	MaxDeadContainersPerContainer int
 
 	// Admission is the kubelet minor's chain of admit handlers, which judge
 	// each added pod; nil leaves every verdict unknown.
@@ -147,6 +168,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		Sources:         src,
 		PLEG:            pleg.Options{RelistPeriod: o.RelistPeriod, RelistThreshold: o.RelistThreshold},
 		ListenAddress:   o.ListenAddress,
+		ProbeAddress:    o.ProbeAddress,
 		EventBuffer:     o.EventBuffer,
 		Heartbeat:       o.Heartbeat,
 		ExposePodSpecs:  o.ExposePodSpecs,
@@ -156,6 +178,8 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		Limits:           o.Limits,
 
 		RelistOnRuntimeEvents: o.RelistOnRuntimeEvents,
+
+		MaxDeadContainersPerContainer: o.MaxDeadContainersPerContainer,
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {
@@ -215,6 +239,11 @@ func (c *Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.ListenAddress); err != nil {
 		return fmt.Errorf("--listen-address %q: %w", c.ListenAddress, err)
+	}
+	if c.ProbeAddress != "" {
+		if _, _, err := net.SplitHostPort(c.ProbeAddress); err != nil {
+			return fmt.Errorf("--probe-address %q: %w", c.ProbeAddress, err)
+		}
 	}
 	if c.EnableProfiling {
 		if err := checkLoopback(c.ProfilingAddress); err != nil {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/eventring"
@@ -14,18 +15,35 @@ import (
 // event ring keeps is told it lags and closed, and its client, resuming, is told
 // which events it missed.
 type plegPublisher struct {
-	ring    *eventring.Ring
-	metrics *metrics
-	// labels returns the labels of the configured pod with a UID.
-	labels func(types.UID) map[string]string
+	ring     *eventring.Ring
+	metrics  *metrics
+	syncLoop syncLoop
+	// pod returns the pod the kubelet's pod manager holds under a runtime
+	// pod's UID, namespace and name, nil for none.
+	pod func(uid types.UID, namespace, name string) *v1.Pod
+	// cache is the PLEG's, which the relist updated before it computed
+	// the pod's events, as the kubelet's cache is when its sync loop
+	// cleans up after a ContainerDied.
+	cache *pleg.Cache
 }
 
 // HandleEvent implements pleg.EventHandler.
-func (p plegPublisher) HandleEvent(r pleg.ComputedEvent) {
+func (p *plegPublisher) HandleEvent(r pleg.ComputedEvent) {
 	if r.Outcome == pleg.OutcomeInspectionFailed {
 		// The kubelet discards these and computes them again.
 		return
 	}
-	p.ring.Publish(plegEvent(r, p.labels(r.ID)))
-	p.metrics.plegEvent(r)
+	pod := p.pod(r.ID, r.PodNamespace, r.PodName)
+	var cached *pleg.CachedPod
+	if c, ok := p.cache.Get(r.ID); ok {
+		cached = &c
+	}
+	var labels map[string]string
+	if pod != nil {
+		labels = pod.Labels
+	}
+	e := plegEvent(r, labels)
+	p.syncLoop.pleg(r, pod, cached).setOn(&e)
+	p.ring.Publish(e)
+	p.metrics.event(e)
 }

@@ -16,7 +16,8 @@ import (
 const DefaultProfilingAddress = "127.0.0.1:10271"
 
 // checkLoopback refuses a profiling address that is not on loopback:
-// /debug/pprof/cmdline shows the agent's command line, flags included.
+// profiles show the agent's inner workings, and /debug/pprof/cmdline its
+// command line (masked, serveCommandLine).
 func checkLoopback(address string) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -37,7 +38,7 @@ func (a *Agent) serveProfiling(ctx context.Context) (addr net.Addr, stop func(),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", serveCommandLine)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

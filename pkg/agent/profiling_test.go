@@ -3,6 +3,8 @@ package agent
 import (
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,19 +20,8 @@ func TestProfilesOnLoopbackOnly(t *testing.T) {
 		}
 	}
 
-	addr, stop, err := ta.serveProfiling(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	resp, err := http.Get("http://" + addr.String() + "/debug/pprof/cmdline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || len(body) == 0 {
-		t.Fatalf("the profiling listener answers %d %q", resp.StatusCode, body)
+	if body := profilingCmdline(t, ta); len(body) == 0 {
+		t.Fatal("the profiling listener answers no command line")
 	}
 
 	tests := []struct {
@@ -54,4 +45,62 @@ func TestProfilesOnLoopbackOnly(t *testing.T) {
 			t.Errorf("--profiling-address=%s: %v", tt.address, err)
 		}
 	}
+}
+
+// TestProfilingCommandLineIsMasked asks the profiling listener for
+// /debug/pprof/cmdline of an agent started with a static pod URL with
+// credentials and headers, in every form the flags take: the answer has
+// the flags, with the URL masked as the API serves it and no header value.
+func TestProfilingCommandLineIsMasked(t *testing.T) {
+	args := []string{
+		"podsrc-agent", "--node-name=node-1",
+		"--static-pod-url=http://user:pass-c0ffee@10.0.0.1:8080/pods?token=query-c0ffee",
+		"--static-pod-url-header", "Authorization: Bearer header-c0ffee",
+		"--static-pod-url-header=X-Api-Key:key-c0ffee",
+		"-static-pod-url-header=no colon token-c0ffee",
+		"--static-pod-url", "https://user2:pass2-c0ffee@config.example/pods",
+		"-v=4",
+	}
+	want := []string{
+		"podsrc-agent", "--node-name=node-1",
+		"--static-pod-url=http://xxxxx@10.0.0.1:8080/pods?token=xxxxx",
+		"--static-pod-url-header", "Authorization: xxxxx",
+		"--static-pod-url-header=X-Api-Key: xxxxx",
+		"-static-pod-url-header=xxxxx",
+		"--static-pod-url", "https://xxxxx@config.example/pods",
+		"-v=4",
+	}
+	saved := os.Args
+	os.Args = args
+	t.Cleanup(func() { os.Args = saved })
+
+	ta := startAgent(t, func(c *Config) { c.EnableProfiling, c.ProfilingAddress = true, "127.0.0.1:0" })
+	body := profilingCmdline(t, ta)
+	if got := strings.Split(string(body), "\x00"); !slices.Equal(got, want) {
+		t.Errorf("cmdline\n%q\nwant\n%q", got, want)
+	}
+	if strings.Contains(string(body), "c0ffee") {
+		t.Errorf("cmdline shows a credential: %q", body)
+	}
+}
+
+// profilingCmdline serves ta's profiles on their own listener and returns
+// its answer to /debug/pprof/cmdline, which must succeed.
+func profilingCmdline(t *testing.T, ta *testAgent) []byte {
+	t.Helper()
+	addr, stop, err := ta.serveProfiling(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	resp, err := http.Get("http://" + addr.String() + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the profiling listener answers %d %q (%v)", resp.StatusCode, body, err)
+	}
+	return body
 }

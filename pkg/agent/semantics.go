@@ -8,22 +8,38 @@ import (
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// semanticsFor chooses the merge's and the PLEG's semantics by the kubelet
-// version the static pod decoder reproduces: an agent build links one
-// minor's decoder and reproduces that minor throughout. Without a decoder
-// (tests, benchmarks) it is v1.36.
-func semanticsFor(decoder staticpod.Decoder) (merge.Semantics, pleg.Semantics, error) {
-	if decoder == nil {
-		return merge.KubeletV136, pleg.KubeletV136, nil
+// defaultKubelet is the kubelet the agent reproduces without a decoder
+// (tests, benchmarks).
+const defaultKubelet = "v1.36"
+
+// semantics are the kubelet minor's behaviours the agent reproduces besides
+// its static pod decoder.
+type semantics struct {
+	merge    merge.Semantics
+	pleg     pleg.Semantics
+	syncLoop syncLoop
+}
+
+// semanticsFor chooses the merge's and the PLEG's semantics and the sync
+// loop by the kubelet version the static pod decoder reproduces: an agent
+// build links one minor's decoder and reproduces that minor throughout.
+// maxDeadPerContainer is the kubelet's
+// --maximum-dead-containers-per-container.
+func semanticsFor(decoder staticpod.Decoder, maxDeadPerContainer int) (semantics, error) {
+	v := defaultKubelet
+	if decoder != nil {
+		v = decoder.KubeletVersion()
 	}
-	v := decoder.KubeletVersion()
-	ms, err := merge.SemanticsFor(v)
-	if err != nil {
-		return 0, 0, fmt.Errorf("the static pod decoder's kubelet: %w", err)
+	var s semantics
+	var err error
+	if s.merge, err = merge.SemanticsFor(v); err != nil {
+		return s, fmt.Errorf("the static pod decoder's kubelet: %w", err)
 	}
-	ps, err := pleg.SemanticsFor(v)
-	if err != nil {
-		return 0, 0, fmt.Errorf("the static pod decoder's kubelet: %w", err)
+	if s.pleg, err = pleg.SemanticsFor(v); err != nil {
+		return s, fmt.Errorf("the static pod decoder's kubelet: %w", err)
 	}
-	return ms, ps, nil
+	if s.syncLoop, err = newSyncLoop(v, maxDeadPerContainer); err != nil {
+		return s, fmt.Errorf("the static pod decoder's kubelet: %w", err)
+	}
+	return s, nil
 }

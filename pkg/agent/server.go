@@ -20,18 +20,20 @@ const (
 	idleTimeout       = 90 * time.Second
 	maxHeaderBytes    = 16 << 10
 	// writeTimeout bounds every response but the event stream, which sets
-	// a deadline per write instead.
+	// a deadline per write instead; a snapshot must also keep a minimum
+	// rate (withMinRate).
 	writeTimeout = 30 * time.Second
 )
 
-// server returns the HTTP server of the agent's API.
-func (a *Agent) server() *http.Server {
+// server returns the HTTP server of the agent's API, which serves on l.
+func (a *Agent) server(l *limitListener) *http.Server {
 	return &http.Server{
 		Handler:           a.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         l.connState,
 	}
 }
 
@@ -43,7 +45,7 @@ func (a *Agent) Handler() http.Handler {
 		r.HandleFunc(path, h).Methods(http.MethodGet, http.MethodHead)
 	}
 	snapshot := func(h http.HandlerFunc) http.HandlerFunc {
-		return a.limited(a.snapshots, limitSnapshots, a.withDeadline(h))
+		return a.limited(a.snapshots, limitSnapshots, withMinRate(h))
 	}
 	get("/api/v1alpha1/sources", snapshot(a.handleSources))
 	get("/api/v1alpha1/pods", snapshot(a.handlePods))
@@ -53,9 +55,9 @@ func (a *Agent) Handler() http.Handler {
 	// heartbeats went nowhere.
 	r.HandleFunc("/api/v1alpha1/events", a.limited(a.streams, limitStreams, a.handleEvents)).Methods(http.MethodGet)
 	get("/version", a.withDeadline(a.handleVersion))
-	get("/healthz", a.withDeadline(a.handleHealthz))
-	get("/livez", a.withDeadline(a.handleLivez))
-	get("/readyz", a.withDeadline(a.handleReadyz))
+	for path, h := range a.probes() {
+		get(path, h)
+	}
 	r.Handle("/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see /api/v1alpha1/sources, /pods, /pleg, /events)")
@@ -76,7 +78,8 @@ func (a *Agent) withDeadline(h http.HandlerFunc) http.HandlerFunc {
 
 // healthPaths are the endpoints the kubelet probes, from the node's own
 // address; --allowed-cidrs does not guard them, so that a list naming the
-// control plane does not fail the probes and restart the agent in a loop.
+// control plane does not fail the probes and restart the agent in a loop
+// when they are served on the API's port (--probe-address="").
 var healthPaths = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true}
 
 // allowNets refuses connections from outside the allowed networks to

@@ -44,17 +44,15 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	// A stream that starts with a snapshot counts as a snapshot request
 	// until the snapshot is written.
-	snapshotSlot := false
+	var giveSnapshot func()
 	if q.Snapshot {
-		if !a.snapshots.take() {
-			a.metrics.refused.WithLabelValues(limitSnapshots).Inc()
-			writeUnavailable(w, limitSnapshots)
+		var ok bool
+		if giveSnapshot, ok = a.admit(w, r, a.snapshots, limitSnapshots); !ok {
 			return
 		}
-		snapshotSlot = true
 		defer func() {
-			if snapshotSlot {
-				a.snapshots.give()
+			if giveSnapshot != nil {
+				giveSnapshot()
 			}
 		}()
 	}
@@ -70,9 +68,9 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	defer a.metrics.subscribers.Dec()
 	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: a.epoch, timeout: a.streamWriteTimeout}
 	s.snapshotWritten = func() {
-		if snapshotSlot {
-			a.snapshots.give()
-			snapshotSlot = false
+		if giveSnapshot != nil {
+			giveSnapshot()
+			giveSnapshot = nil
 		}
 	}
 	err = a.serveStream(r, s, &q)
@@ -109,7 +107,8 @@ func (s *stream) send(m v1alpha1.StreamMessage) error {
 
 // sendSnapshot writes a snapshot message, its pods one at a time (see
 // writeWithItems), so that a client that reads it slowly holds no encoding
-// of the whole snapshot.
+// of the whole snapshot, at the minimum rate of a snapshot (see
+// snapshotChunkTimeout).
 func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield func(v1alpha1.PodInfo) error) error) error {
 	doc, err := json.Marshal(v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Epoch: s.epoch, Seq: seq, Snapshot: &head, Time: metav1.NowMicro()})
 	if err != nil {
@@ -118,7 +117,7 @@ func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield
 	if err := s.writeBuffered(); err != nil {
 		return err
 	}
-	return writeWithItems(s.w, s.extendDeadline, append(doc, '\n'), "", each)
+	return writeWithItems(s.w, snapshotDeadline(s.rc), append(doc, '\n'), "", each)
 }
 
 // sendEvents writes the events of s.batch: their lines as the event ring encoded

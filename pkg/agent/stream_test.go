@@ -200,7 +200,8 @@ func TestStreamRefusesASinceAhead(t *testing.T) {
 // one is cut off.
 func TestManyStreamsOneStuck(t *testing.T) {
 	const readers, events, batch = 99, 2000, 200
-	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000 })
+	// Every stream comes from 127.0.0.1: one peer, allowed them all here.
+	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000; c.Limits.MaxStreamsPerPeer = c.Limits.MaxStreams })
 	ta.streamWriteTimeout = 5 * time.Second
 	start := ta.ring.LastSeq()
 

@@ -68,6 +68,35 @@ func (v *view) get(uid types.UID) (sourced, bool) {
 	return sourced{}, false
 }
 
+// managed returns the pod the kubelet's pod manager holds under a runtime
+// pod's UID, namespace and name, nil for none: the view's pod of the UID
+// unless it is a mirror pod (the pod manager looks only the others up by
+// UID); else the static pod of the namespace and name whose mirror pod
+// names the UID as the kubelet's for it (podsrc decoded the static pod with
+// another UID than the kubelet: another minor, or a bug). The pod is
+// shared: callers must not modify it.
+func (v *view) managed(uid types.UID, namespace, name string) *v1.Pod {
+	if s, ok := v.get(uid); ok {
+		if _, mirror := s.pod.Annotations[merge.ConfigMirrorAnnotation]; !mirror {
+			return s.pod
+		}
+	}
+	var static *v1.Pod
+	mirrored := false
+	for _, s := range v.named(namespace, name) {
+		switch {
+		case s.pod.Annotations[merge.ConfigMirrorAnnotation] == string(uid):
+			mirrored = true
+		case s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP:
+			static = s.pod
+		}
+	}
+	if mirrored {
+		return static
+	}
+	return nil
+}
+
 // named returns the view's pods of one namespace and name, in no order.
 // The pods are shared: callers must not modify them.
 func (v *view) named(namespace, name string) []sourced {

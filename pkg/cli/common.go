@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -33,6 +34,9 @@ type CommonOptions struct {
 	// NodeTimeout bounds everything a command asks one node's agent
 	// (fanout.go).
 	NodeTimeout time.Duration
+	// MaxBytes bounds what a command reads from its agents across nodes
+	// (client.Budget); zero means no bound but each answer's.
+	MaxBytes resource.QuantityValue
 	// Terminal is stderr when it is a terminal, for the fan-out's progress
 	// line; nil otherwise.
 	Terminal *Terminal
@@ -65,6 +69,7 @@ func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
 		AgentPort:      v1alpha1.DefaultAgentPort,
 		AgentNamespace: client.AgentNamespace,
 		NodeTimeout:    DefaultNodeTimeout,
+		MaxBytes:       resource.QuantityValue{Quantity: *resource.NewQuantity(client.DefaultBudget, resource.BinarySI)},
 		Terminal:       terminal,
 		Now:            time.Now,
 	}
@@ -80,6 +85,7 @@ func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.AgentTLS, "agent-tls", o.AgentTLS, "The agents serve HTTPS: proxy to https:<node>:<port>.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "The namespace of the agent's pods (--via=pod-proxy).")
 	addNodeTimeoutFlag(fs, &o.NodeTimeout)
+	fs.Var(&o.MaxBytes, "max-bytes", "The most a command reads from agents across all its nodes (answers and event histories, not a live watch's events), such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
 	_ = cmd.RegisterFlagCompletionFunc("via", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{string(client.ViaNodeProxy), string(client.ViaPodProxy)}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -100,6 +106,9 @@ func (o *CommonOptions) Validate() error {
 	}
 	if o.NodeTimeout < 0 {
 		return fmt.Errorf("--node-timeout %s: want a duration, or 0 for no limit", o.NodeTimeout)
+	}
+	if o.MaxBytes.Sign() < 0 {
+		return fmt.Errorf("--max-bytes %s: want a size such as 256Mi, or 0 for no bound", o.MaxBytes.String())
 	}
 	return nil
 }
@@ -137,6 +146,9 @@ func (o *CommonOptions) Connector() (*client.Connector, error) {
 		return nil, err
 	}
 	c := &client.Connector{Via: client.Via(o.Via), Port: o.AgentPort, TLS: o.AgentTLS, Namespace: o.AgentNamespace, Timeout: timeout}
+	if n := o.MaxBytes.Value(); n > 0 {
+		c.Budget = client.NewBudget(n)
+	}
 	if o.Direct() {
 		c.Via, c.AgentURL = client.ViaDirect, o.AgentURL
 		return c, nil

@@ -23,6 +23,7 @@ type EventQueryFlags struct {
 	Sources       []string
 	Pods          []string
 	Containers    []string
+	Handlers      []string
 	Selector      string
 	AllNamespaces bool
 }
@@ -40,6 +41,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	fs.StringSliceVar(&f.Sources, "source", f.Sources, "Only config events from these sources: file, http or api. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*). Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Containers, "container", f.Containers, "Only PLEG events of these containers, a glob. Repeatable; a leading ! excludes.")
+	fs.StringSliceVar(&f.Handlers, "handler", f.Handlers, "Only events the kubelet's sync loop sends to these handlers: "+strings.Join(v1alpha1.Handlers, ", ")+" (in any case; ignored is an event it acts on with none). Repeatable; a leading ! excludes.")
 	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Events of all namespaces (the default unless -n is given).")
 	complete := func(values ...[]string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -54,12 +56,13 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	_ = cmd.RegisterFlagCompletionFunc("op", complete(v1alpha1.ConfigOps))
 	_ = cmd.RegisterFlagCompletionFunc("type", complete(v1alpha1.PLEGTypes))
 	_ = cmd.RegisterFlagCompletionFunc("source", complete(v1alpha1.Sources))
+	_ = cmd.RegisterFlagCompletionFunc("handler", complete(v1alpha1.Handlers))
 }
 
 // ToQuery returns the query the flags describe, with namespace (-n) and
 // the pod label selector, checked as the agent checks it.
 func (f *EventQueryFlags) ToQuery(namespace string) (v1alpha1.EventQuery, error) {
-	q := v1alpha1.EventQuery{Kinds: f.Kinds, Types: f.Types, Sources: f.Sources, Pods: f.Pods, Containers: f.Containers, Selector: f.Selector, Tail: f.Tail}
+	q := v1alpha1.EventQuery{Kinds: f.Kinds, Types: f.Types, Sources: f.Sources, Pods: f.Pods, Containers: f.Containers, Handlers: f.Handlers, Selector: f.Selector, Tail: f.Tail}
 	if f.AllNamespaces && namespace != "" {
 		return q, fmt.Errorf("-A/--all-namespaces and -n/--namespace exclude each other")
 	}
@@ -102,5 +105,5 @@ func queryFlagError(err error) error {
 // queryFlags are the flags of the event and pod queries' filter parameters.
 var queryFlags = map[string]string{
 	"kind": "--kind", "op": "--op", "type": "--type", "source": "--source", "namespace": "-n/--namespace",
-	"pod": "--pod", "container": "--container", "labelSelector": "-l/--selector",
+	"pod": "--pod", "container": "--container", "handler": "--handler", "labelSelector": "-l/--selector",
 }

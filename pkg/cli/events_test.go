@@ -22,10 +22,10 @@ func eventsCluster(t *testing.T) (kubeconfigPath string, node1 *fakeagent.Agent)
 	fa2, u2 := newAgent(t, "node-2")
 	for _, fa := range []*fakeagent.Agent{fa1, fa2} {
 		fa.Publish(
-			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "file", Pods: []v1alpha1.PodRef{{Name: "etcd", Namespace: "kube-system", Labels: map[string]string{"component": "etcd"}}}},
-			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}, {Name: "db-1", Namespace: "default"}}},
-			v1alpha1.Event{Kind: "pleg", Type: "ContainerDied", Namespace: "default", PodName: "web-1", ContainerName: "nginx", Labels: map[string]string{"app": "web"}},
-			v1alpha1.Event{Kind: "config", Op: "UPDATE", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}}},
+			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "file", Pods: []v1alpha1.PodRef{{Name: "etcd", Namespace: "kube-system", Labels: map[string]string{"component": "etcd"}}}, Handler: v1alpha1.HandlerPodAdditions},
+			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}, {Name: "db-1", Namespace: "default"}}, Handler: v1alpha1.HandlerPodAdditions},
+			v1alpha1.Event{Kind: "pleg", Type: "ContainerDied", Namespace: "default", PodName: "web-1", ContainerName: "nginx", Labels: map[string]string{"app": "web"}, Handler: v1alpha1.HandlerPodSyncs},
+			v1alpha1.Event{Kind: "config", Op: "UPDATE", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}}, Handler: v1alpha1.HandlerPodUpdates},
 		)
 	}
 	srv := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u1, "node-2": u2}, nodes: []string{"node-1", "node-2"}})
@@ -51,6 +51,7 @@ func TestEventsEndsOnItsOwn(t *testing.T) {
 		{name: "ops, case-insensitive, and a negation", args: []string{"node-1", "--op=add", "--source=!file"}, want: []string{"node-1 2"}, query: "op=ADD"},
 		{name: "a pod label selector and a type", args: []string{"node-1", "-l", "app=web", "--type=ContainerDied"}, want: []string{"node-1 3"}, query: "labelSelector=app%3Dweb"},
 		{name: "a pod glob with its namespace and a container", args: []string{"node-1", "--pod=default/web-*", "--container=nginx"}, want: []string{"node-1 3"}, query: "pod=default%2Fweb-%2A"},
+		{name: "handlers, in any case, filtered by the agent", args: []string{"node-1", "--handler=handlepodsyncs,HandlePodUpdates"}, want: []string{"node-1 3", "node-1 4"}, query: "handler=handlepodsyncs&handler=HandlePodUpdates"},
 		{name: "a namespace", args: []string{"node-1", "-n", "kube-system"}, want: []string{"node-1 1"}, query: "namespace=kube-system"},
 		{name: "all nodes", args: []string{"--all-nodes", "--kind=pleg"}, want: []string{"node-1 3", "node-2 3"}},
 		{name: "node selector", args: []string{"--node-selector=x=y", "--kind=pleg"}, want: []string{"node-1 3", "node-2 3"}},
@@ -115,6 +116,7 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 		{"a bad pod selector of pods", []string{"pods", "n1", "-l", "app==web="}, `-l/--selector "app==web="`},
 		{"a bad namespace of pods", []string{"pods", "n1", "-n", "Kube_System"}, `-n/--namespace "Kube_System": a lowercase RFC 1123 label`},
 		{"a bad op", []string{"events", "n1", "--op", "CREATE"}, `--op "CREATE": want one of ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET`},
+		{"a bad handler", []string{"events", "n1", "--handler", "HandlePod"}, `--handler "HandlePod": want one of HandlePodAdditions, HandlePodUpdates, HandlePodRemoves, HandlePodReconcile, HandlePodSyncs, ignored`},
 		{"a bad until", []string{"events", "n1", "--until", "tomorrow"}, `--until "tomorrow": want an event sequence number, a duration such as 5m, or now`},
 		{"a negative tail", []string{"watch", "n1", "--tail=-1"}, "--tail -1"},
 		{"-A and -n", []string{"events", "n1", "-A", "-n", "x"}, "exclude each other"},

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -203,4 +204,35 @@ func TestWatchSaysWhichNodesItWatches(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestMaxBytesAcrossNodes: --max-bytes bounds what one command reads from
+// all its nodes together. Two nodes answer about 1 MiB each; with room for
+// one, one node prints and the other fails naming the flag.
+func TestMaxBytesAcrossNodes(t *testing.T) {
+	agents := map[string]string{}
+	long := strings.Repeat("p", 1000)
+	for _, node := range []string{"node-1", "node-2"} {
+		fa, u := newAgent(t, node)
+		for i := range 1000 {
+			fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: fmt.Sprintf("%s-%d", long, i), Namespace: "default", Source: "api"})
+		}
+		agents[node] = u
+	}
+	srv := httptest.NewServer(&fakeAPIServer{agents: agents, nodes: []string{"node-1", "node-2"}})
+	defer srv.Close()
+	kc := kubeconfig(t, srv.URL)
+	out, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kc, "--max-bytes=1536Ki", "--max-concurrency=1")
+	if !errors.Is(err, errFailed) {
+		t.Fatalf("err %v, want the silent non-zero exit; stderr %q", err, errOut)
+	}
+	if !strings.Contains(out, "node-1") || strings.Contains(out, "node-2") {
+		t.Errorf("node-1 should print, node-2 not:\n%.400s", out)
+	}
+	if !strings.Contains(errOut, `error: node "node-2": reading the answer of /api/v1alpha1/pods from the agent on node "node-2" went past the 1 MiB this command reads from agents across nodes (--max-bytes)`) {
+		t.Errorf("stderr %q, want node-2's error naming --max-bytes", errOut)
+	}
+	if _, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kc); err != nil {
+		t.Errorf("within the default budget: %v\n%s", err, errOut)
+	}
 }

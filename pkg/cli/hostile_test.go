@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/podsrc/podsrc/internal/syncbuf"
+	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
@@ -53,13 +54,21 @@ func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
 		nodes = append(nodes, node)
 	}
 	serve("answers", func(*fakeagent.Agent) {})
+	// named answers as answers does, under its own node's name: why takes
+	// its answers (an agent that names another node gets none taken).
+	serve("named", func(fa *fakeagent.Agent) { ownName(fa, "named") })
 	serve("status", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStatus })
 	serve("text", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultText })
 	serve("skew", func(fa *fakeagent.Agent) { fa.Served = "v9" })
 	serve("stall", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultStall })
 	serve("endless", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndless })
-	serve("endless-line", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndlessLine })
+	serve("endless-line", func(fa *fakeagent.Agent) { fa.Fault = fakeagent.FaultEndlessLine; ownName(fa, "endless-line") })
 	return kubeconfig(t, serveUntilCleanup(t, &fakeAPIServer{agents: agents, nodes: nodes})), nodes
+}
+
+// ownName gives a hostile agent its node's name back.
+func ownName(fa *fakeagent.Agent, node string) {
+	fa.Sources.NodeName, fa.Pods.NodeName, fa.PLEG.NodeName, fa.Version.NodeName = node, node, node, node
 }
 
 // hostileCommands are the extra arguments of every command of kubectl
@@ -200,7 +209,18 @@ func TestHostileAgents(t *testing.T) {
 				if r.code != 1 {
 					t.Errorf("exit code %d, want 1 for the failing nodes", r.code)
 				}
-				if want := escapedPayload(extra); !strings.Contains(r.out, want) {
+				switch want := escapedPayload(extra); {
+				case cmd == "version":
+					// An agent's versions show only when they are versions.
+					for _, l := range strings.Split(r.out, "\n") {
+						if (strings.Contains(l, "ersion") || strings.Contains(l, "emantics")) && strings.Contains(l, want) {
+							t.Errorf("stdout shows the agent's version text, not %q: %s", client.UnknownVersion, l)
+						}
+					}
+					if !strings.Contains(r.out, client.UnknownVersion) {
+						t.Errorf("stdout lacks %q:\n%s", client.UnknownVersion, r.out)
+					}
+				case !strings.Contains(r.out, want):
 					t.Errorf("stdout lacks the agent's strings escaped as %q:\n%s", want, r.out)
 				}
 				for node, w := range want {
@@ -223,7 +243,7 @@ func hostileErrors(timeout time.Duration) map[string]string {
 	return map[string]string{
 		"status":  `answered 500: \x1b]0;pwned\a`,
 		"text":    `answered 502: \x1b]0;pwned\a`,
-		"skew":    `serves podsrc.io/\x1b]0;pwned\a`,
+		"skew":    `serves podsrc.io/unknown`,
 		"stall":   "did not answer within " + timeout.String(),
 		"endless": "more than 16 MiB",
 	}

@@ -135,7 +135,9 @@ func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.P
 		}
 		matches := list.Items
 		if len(matches) == 0 {
-			return d, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", ref, sources.NodeName, sources.NodeName, ns)
+			// The node asked for, not the agent's name for it, goes into
+			// the suggestion.
+			return d, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", ref, a.Node, a.Node, ns)
 		}
 		// A static pod and its mirror share the name: the static pod is
 		// the one the kubelet runs.

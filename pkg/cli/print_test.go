@@ -32,7 +32,7 @@ func richAgent(t *testing.T, node string, n int) (*fakeagent.Agent, string) {
 	t.Helper()
 	ago := func(d time.Duration) *metav1.Time { tm := metav1.NewTime(testNow.Add(-d)); return &tm }
 	fa := fakeagent.New(node)
-	fa.Version.GoVersion = "go-of-the-agent"
+	fa.Version.GoVersion = "go1.25.4"
 	fa.Sources.Items = []v1alpha1.Source{
 		{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(time.Duration(n) * time.Second), Pods: n, Updates: 10 * int64(n)},
 		{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(time.Duration(n) * time.Minute), Pods: 1, Updates: 2,

@@ -155,8 +155,12 @@ func skewWarnings(found []NodeVersion) []string {
 		ns := nodes[k]
 		switch k.kind {
 		case "release":
-			out = append(out, fmt.Sprintf("kubectl-podsrc %s and the %s %s (%s) are different releases; run kubectl podsrc deploy to run this release's agent, or install kubectl-podsrc %s",
-				version.Version, plural(ns, "agent on", "agents on"), nodeList(ns), k.a, k.a))
+			w := fmt.Sprintf("kubectl-podsrc %s and the %s %s (%s) are different releases; run kubectl podsrc deploy to run this release's agent",
+				version.Version, plural(ns, "agent on", "agents on"), nodeList(ns), k.a)
+			if k.a != client.UnknownVersion {
+				w += ", or install kubectl-podsrc " + k.a
+			}
+			out = append(out, w)
 		case "api":
 			out = append(out, fmt.Sprintf("the %s %s %s %s/%s, this kubectl-podsrc speaks %s",
 				plural(ns, "agent on", "agents on"), nodeList(ns), plural(ns, "serves", "serve"), v1alpha1.GroupName, k.a, v1alpha1.GroupVersion))

@@ -61,6 +61,14 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			are printed as a GAP line rather than silently lost. An agent restart is
 			printed as a RESET line. Reconnections are reported on stderr.
 
+			The KUBELET column says what the kubelet's sync loop does with each event,
+			in one word: add, update, remove, reconcile (the handler it calls), sync
+			(a PLEG event it syncs the pod for) or ignored, with the reason in DETAIL
+			(a ContainerRemoved is not sync-worthy; a pod not in its pod manager).
+			-o wide names the handler (HandlePodAdditions, ...) in a HANDLER column;
+			--handler keeps the events of some handlers. A ContainerDied's DETAIL
+			lists the exited containers the kubelet then removes (removes=...).
+
 			-o json prints one JSON message per line (events, gaps and resets, each
 			with the node); watch keeps one stream open per node.`),
 		Example: templates.Examples(`
@@ -76,6 +84,9 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 
 			# Replay the last 10 minutes of static pod file notifications on all nodes, then follow
 			kubectl podsrc watch --all-nodes --since=10m --source=file
+
+			# The PLEG events the kubelet's sync loop ignores, and why
+			kubectl podsrc watch node-1 --kind=pleg --handler=ignored
 
 			# Resume after event 1234, as JSON lines
 			kubectl podsrc watch node-1 --since=1234 -o json`),

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -37,6 +38,11 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if g.sources, err = a.Sources(ctx); err != nil {
 		return nil, err
 	}
+	// The report, and every command it suggests, names the node asked
+	// for; an agent that says it is another node is not taken at its word.
+	if said := g.sources.NodeName; said != "" && said != a.Node {
+		return nil, fmt.Errorf("the agent of node %s says it runs for node %q, not %s", a.Node, said, a.Node)
+	}
 	if g.pods, err = a.Pods(ctx, v1alpha1.PodQuery{}); err != nil {
 		return nil, err
 	}
@@ -61,13 +67,8 @@ func (o *WhyOptions) clusterFacts() clusterFacts {
 	return clusterFacts{cs: cs}
 }
 
-// node is the node's name as its agent gives it.
-func (g *gatherer) node() string {
-	if g.sources.NodeName != "" {
-		return g.sources.NodeName
-	}
-	return g.agent.Node
-}
+// node is the node's name as it was asked for (its agent says the same).
+func (g *gatherer) node() string { return g.agent.Node }
 
 // report analyzes the pod t names.
 func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport, error) {

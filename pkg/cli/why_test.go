@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +214,21 @@ func TestWhyDeadline(t *testing.T) {
 				t.Errorf("%v: stderr %q lacks %q", target, errOut, want)
 			}
 		}
+	}
+}
+
+// TestWhyTakesNoNodeNameFromTheAgent: an agent that names its node to run
+// a command when pasted gets why's error, naming the node asked for and
+// the agent's name quoted, and no report nor suggestion.
+func TestWhyTakesNoNodeNameFromTheAgent(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "ran")
+	fa := whyFakeAgent()
+	fa.Sources.NodeName = "$(touch${IFS}" + mark + ")"
+	srv := httptest.NewServer(fa)
+	t.Cleanup(srv.Close)
+	out, errOut, status := runWhy(t, whyCluster(), "why", whyNode, "broken", "--agent-url", srv.URL)
+	want := `the agent of node ` + whyNode + ` says it runs for node "$(touch${IFS}` + mark + `)", not ` + whyNode
+	if status != 1 || !strings.Contains(errOut, want) || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing and %q", status, out, errOut, want)
 	}
 }

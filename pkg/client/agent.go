@@ -48,6 +48,8 @@ type Agent struct {
 	// long-lived event stream requests.
 	http   *http.Client
 	stream *http.Client
+	// budget is the command's, shared with its other agents.
+	budget *Budget
 }
 
 // String names the agent in messages.
@@ -103,13 +105,14 @@ func (a *Agent) PLEG(ctx context.Context) (*v1alpha1.PLEGStatus, error) {
 	return out, nil
 }
 
-// Version returns the agent's version.
+// Version returns the agent's version; a version in it that does not
+// parse as one reads UnknownVersion.
 func (a *Agent) Version(ctx context.Context) (*v1alpha1.Version, error) {
 	out := &v1alpha1.Version{}
 	if err := a.get(ctx, "/version", nil, out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return checkedVersion(out), nil
 }
 
 // get fetches path and decodes the JSON answer into out, which must be a
@@ -166,13 +169,13 @@ func (a *Agent) do(ctx context.Context, client *http.Client, path string, q url.
 // agentVersion is its release when known.
 func (a *Agent) skewError(served, agentVersion string) error {
 	rel := ""
-	if agentVersion != "" {
-		rel = " " + agentVersion
+	if v := releaseVersion(agentVersion); agentVersion != "" && v != UnknownVersion {
+		rel = " " + v
 	}
 	if served == "" {
 		return newError(ReasonSkew, nil, "%s%s does not serve %s: it is older than this kubectl-podsrc or not a podsrc agent; upgrade it (%s)", a, rel, v1alpha1.APIPrefix, DeployCommand)
 	}
-	servedVersion := strings.TrimPrefix(served, v1alpha1.GroupName+"/")
+	servedVersion := apiVersion(strings.TrimPrefix(served, v1alpha1.GroupName+"/"))
 	if apiversion.CompareKubeAwareVersionStrings(servedVersion, v1alpha1.VersionName) > 0 {
 		return newError(ReasonSkew, nil, "%s%s is too new: it serves podsrc.io/%s, this kubectl-podsrc speaks %s; upgrade kubectl-podsrc", a, rel, servedVersion, v1alpha1.GroupVersion)
 	}

@@ -42,6 +42,9 @@ type Connector struct {
 	Clientset kubernetes.Interface
 	// Timeout bounds each request but the event stream; zero means none.
 	Timeout time.Duration
+	// Budget bounds the bytes read from all the agents made, together;
+	// nil means no bound but each answer's.
+	Budget *Budget
 
 	mu           sync.Mutex
 	httpClient   *http.Client
@@ -106,7 +109,7 @@ func (c *Connector) Agent(node string) (*Agent, error) {
 	if err := c.init(); err != nil {
 		return nil, err
 	}
-	a := &Agent{Node: node, Via: c.Via, Port: c.Port, http: c.httpClient, stream: c.streamClient}
+	a := &Agent{Node: node, Via: c.Via, Port: c.Port, http: c.httpClient, stream: c.streamClient, budget: c.Budget}
 	switch c.Via {
 	case ViaDirect:
 		u, err := url.Parse(c.AgentURL)

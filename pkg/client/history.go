@@ -12,7 +12,8 @@ import (
 // the last one it had numbered when asked, and whether it had evicted
 // older ones: it learns that number from a plain stream's first heartbeat,
 // then reads a stream from the first event until it passes it, and fails
-// rather than read more than maxHistory events.
+// rather than read more than maxHistory events or past the command's
+// Budget.
 func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -29,6 +30,7 @@ func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bo
 		return nil, false, err
 	}
 	defer s.Close()
+	s.budget = a.budget
 	for {
 		m, err := s.Next()
 		if err != nil {

@@ -36,6 +36,9 @@ func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) 
 	if len(body) > maxBody {
 		return nil, a.tooLargeError(path)
 	}
+	if !a.budget.take(len(body)) {
+		return nil, a.budget.spentError(a, "the answer of "+path)
+	}
 	return body, nil
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -65,5 +66,53 @@ func TestAnswerBounds(t *testing.T) {
 				t.Fatalf("error %v (%s), want a permanent %s error saying %q", err, ReasonOf(err), ReasonTooLarge, tc.want)
 			}
 		})
+	}
+}
+
+// TestBudgetAcrossAgents checks that the agents of one Connector share its
+// Budget: answers that each fit their own bound fail, with an error naming
+// --max-bytes, once together they go past it; so does a history.
+func TestBudgetAcrossAgents(t *testing.T) {
+	fa := fakeagent.New("node-1")
+	long := strings.Repeat("p", 1000)
+	for i := range 1000 {
+		fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: fmt.Sprintf("%s-%d", long, i), Namespace: "default"})
+		fa.Publish(configEvent("ADD", fmt.Sprintf("%s-%d", long, i)))
+	}
+	srv := httptest.NewServer(fa)
+	t.Cleanup(srv.Close)
+	// About 1 MiB each: two answers fit, the third does not.
+	conn := &Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: time.Minute, Budget: NewBudget(5 << 19)}
+	ctx := context.Background()
+	var agents []*Agent
+	for _, node := range []string{"node-1", "node-2", "node-3"} {
+		a, err := conn.Agent(node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agents = append(agents, a)
+	}
+	for i, a := range agents {
+		_, err := a.Pods(ctx, v1alpha1.PodQuery{})
+		switch {
+		case i < 2 && err != nil:
+			t.Fatalf("answer %d, within the budget: %v", i+1, err)
+		case i == 2 && (ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "went past the 2 MiB this command reads from agents across nodes (--max-bytes)")):
+			t.Fatalf("answer 3, past the budget: error %v (%s)", err, ReasonOf(err))
+		}
+	}
+
+	// A history of about 1 MiB, against a budget of half that.
+	hist := &Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: time.Minute, Budget: NewBudget(1 << 19)}
+	a, err := hist.Agent("node-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.History(ctx); ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "reading the event history from the agent on node \"node-1\" went past") {
+		t.Fatalf("history past the budget: error %v (%s)", err, ReasonOf(err))
+	}
+	// Without a budget, each answer has its own bound only.
+	if _, _, err := startAgent(t, fa).History(ctx); err != nil {
+		t.Fatalf("history without a budget: %v", err)
 	}
 }

@@ -24,6 +24,12 @@ type Stream struct {
 	// pods, when set, is the pod filter of the query's snapshot, applied
 	// to it again for agents older than the filter, which send every pod.
 	pods *v1alpha1.PodQuery
+	// budget, when set, is charged each message's bytes: those of a
+	// history, which the caller holds.
+	budget *Budget
+	// handlers says the query filters by handler, which an agent older
+	// than the handlers ignores.
+	handlers bool
 }
 
 // Events opens the agent's event stream with query q.
@@ -38,7 +44,7 @@ func (a *Agent) Events(ctx context.Context, q v1alpha1.EventQuery) (*Stream, err
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	st := &Stream{agent: a, body: resp.Body, scanner: sc, unbounded: q.Until != nil}
+	st := &Stream{agent: a, body: resp.Body, scanner: sc, unbounded: q.Until != nil, handlers: len(q.Handlers) > 0}
 	if pq := q.PodQuery(); q.Snapshot && pq.Filtered() && pq.Validate() == nil {
 		st.pods = &pq
 	}
@@ -53,6 +59,9 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 		if len(line) == 0 {
 			continue
 		}
+		if !s.budget.take(len(line)) {
+			return nil, s.budget.spentError(s.agent, "the event history")
+		}
 		m := &v1alpha1.StreamMessage{}
 		if err := json.Unmarshal(line, m); err != nil {
 			return nil, fmt.Errorf("decoding a stream message: %w", err)
@@ -65,6 +74,10 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 				// An agent older than until would stream on forever.
 				return nil, newError(ReasonSkew, nil, "%s does not end its event stream at --until: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
 			}
+		}
+		if s.handlers && m.Event != nil && m.Event.Handler == "" {
+			// Every config and PLEG event of a newer agent has one.
+			return nil, newError(ReasonSkew, nil, "%s does not tell the kubelet's handler of its events, for --handler: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
 		}
 		if m.Type == v1alpha1.MessageSnapshot && m.Snapshot != nil && s.pods != nil {
 			m.Snapshot.Items = slices.DeleteFunc(m.Snapshot.Items, func(p v1alpha1.PodInfo) bool { return !s.pods.Match(p) })

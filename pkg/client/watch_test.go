@@ -369,30 +369,45 @@ func TestWatcherEndsAtUntil(t *testing.T) {
 	}
 }
 
-// TestWatcherRefusesAnAgentThatIgnoresUntil: an agent older than until
-// streams on without the bounded stream's opening heartbeat; the watcher
-// says so at once rather than following forever.
-func TestWatcherRefusesAnAgentThatIgnoresUntil(t *testing.T) {
-	fa := fakeagent.New("node-1")
-	fa.Publish(configEvent("ADD", "a"))
-	old := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The old agent's answer to since=0: the events, no heartbeat.
-		q := r.URL.Query()
-		q.Del("until")
-		r.URL.RawQuery = q.Encode()
-		fa.ServeHTTP(w, r)
-	})
-	srv := httptest.NewServer(old)
-	t.Cleanup(srv.Close)
-	a, err := (&Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: 10 * time.Second}).Agent("")
-	if err != nil {
-		t.Fatal(err)
+// TestWatcherRefusesAnOlderAgent: an agent older than a query parameter
+// ignores it: older than until, it streams on without the bounded stream's
+// opening heartbeat; older than handler, it sends events without a
+// handler, unfiltered. The watcher says so at once rather than following
+// forever or printing what was not asked for.
+func TestWatcherRefusesAnOlderAgent(t *testing.T) {
+	tests := []struct {
+		name, ignored string
+		query         v1alpha1.EventQuery
+		want          string
+	}{
+		{name: "until", ignored: "until", query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Until: v1alpha1.AgeMark(0)},
+			want: "does not end its event stream at --until"},
+		{name: "handler", ignored: "handler", query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Handlers: []string{"!ignored"}},
+			want: "does not tell the kubelet's handler of its events"},
 	}
-	w := &Watcher{Open: a.Events, Query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Until: v1alpha1.AgeMark(0)}, InitialBackoff: time.Millisecond, MaxAttempts: -1}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	err = w.Run(ctx, newCollector().handle)
-	if ReasonOf(err) != ReasonSkew || !strings.Contains(err.Error(), "does not end its event stream at --until") || ctx.Err() != nil {
-		t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fa := fakeagent.New("node-1")
+			fa.Publish(configEvent("ADD", "a"))
+			old := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				q := r.URL.Query()
+				q.Del(tt.ignored)
+				r.URL.RawQuery = q.Encode()
+				fa.ServeHTTP(w, r)
+			})
+			srv := httptest.NewServer(old)
+			t.Cleanup(srv.Close)
+			a, err := (&Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: 10 * time.Second}).Agent("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := &Watcher{Open: a.Events, Query: tt.query, InitialBackoff: time.Millisecond, MaxAttempts: -1}
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			err = w.Run(ctx, newCollector().handle)
+			if ReasonOf(err) != ReasonSkew || !strings.Contains(err.Error(), tt.want) || ctx.Err() != nil {
+				t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
+			}
+		})
 	}
 }

@@ -175,7 +175,7 @@ func (c *Cluster) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 	}
 	var stale []resource
 	if nsExists != namespaceAbsent {
-		if stale, err = c.staleDaemonSets(ctx, namespace, objs); err != nil {
+		if stale, err = c.staleLayoutObjects(ctx, namespace, objs); err != nil {
 			return err
 		}
 	}
@@ -259,42 +259,55 @@ func withoutKind(objs []*unstructured.Unstructured, kind string) []*unstructured
 	return out
 }
 
-// staleDaemonSets lists deploy's DaemonSets in namespace that objs does not
-// name: the layouts no selected node has now.
-func (c *Cluster) staleDaemonSets(ctx context.Context, namespace string, objs []*unstructured.Unstructured) ([]resource, error) {
+// staleLayoutObjects lists deploy's DaemonSets and Secrets in namespace that
+// objs does not name: those of the layouts no selected node has now.
+func (c *Cluster) staleLayoutObjects(ctx context.Context, namespace string, objs []*unstructured.Unstructured) ([]resource, error) {
 	keep := map[string]bool{}
 	for _, obj := range objs {
-		if obj.GetKind() == "DaemonSet" {
-			keep[obj.GetName()] = true
-		}
+		keep[obj.GetKind()+"/"+obj.GetName()] = true
 	}
-	all, err := c.daemonSets(ctx, namespace)
+	all, err := c.layoutObjects(ctx, namespace)
 	if err != nil {
 		return nil, err
 	}
 	var out []resource
 	for _, r := range all {
-		if !keep[r.obj.GetName()] {
+		if !keep[r.obj.GetKind()+"/"+r.obj.GetName()] {
 			out = append(out, r)
 		}
 	}
 	return out, nil
 }
 
-// daemonSets lists deploy's DaemonSets in namespace.
-func (c *Cluster) daemonSets(ctx context.Context, namespace string) ([]resource, error) {
-	list, err := c.Dynamic.Resource(daemonSetResource).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: PartOfLabel})
-	if err != nil {
-		return nil, fmt.Errorf("listing the DaemonSets (%s) in namespace %s: %w", PartOfLabel, namespace, err)
-	}
-	m, err := c.Mapper.RESTMapping(schema.GroupKind{Group: "apps", Kind: "DaemonSet"}, "v1")
-	if err != nil {
-		return nil, fmt.Errorf("finding the API resource of DaemonSets: %w", err)
-	}
+// perLayout are the kinds deploy makes one of per layout, found by
+// PartOfLabel and their names: agentName first, suffix last.
+var perLayout = []struct {
+	gvk    schema.GroupVersionKind
+	gvr    schema.GroupVersionResource
+	suffix string
+}{
+	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, daemonSetResource, ""},
+	{schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, urlSecretSuffix},
+}
+
+// layoutObjects lists deploy's DaemonSets in namespace, and the Secrets of
+// their static pod URLs.
+func (c *Cluster) layoutObjects(ctx context.Context, namespace string) ([]resource, error) {
 	var out []resource
-	for i := range list.Items {
-		if strings.HasPrefix(list.Items[i].GetName(), agentName) {
-			out = append(out, resource{obj: &list.Items[i], mapping: m, namespaced: true})
+	for _, k := range perLayout {
+		list, err := c.Dynamic.Resource(k.gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: PartOfLabel})
+		if err != nil {
+			return nil, fmt.Errorf("listing the %s (%s) in namespace %s: %w", k.gvr.Resource, PartOfLabel, namespace, err)
+		}
+		m, err := c.Mapper.RESTMapping(k.gvk.GroupKind(), k.gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("finding the API resource of %s: %w", k.gvr.Resource, err)
+		}
+		for i := range list.Items {
+			name := list.Items[i].GetName()
+			if strings.HasPrefix(name, agentName) && strings.HasSuffix(name, k.suffix) {
+				out = append(out, resource{obj: &list.Items[i], mapping: m, namespaced: true})
+			}
 		}
 	}
 	return out, nil

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -64,5 +66,51 @@ nothing was changed`
 	}
 	if out.Len() > 0 {
 		t.Errorf("output of a refused deploy: %s", out.String())
+	}
+}
+
+// TestStaleLayoutObjects checks that the DaemonSet of a layout no node has
+// any more is pruned with the Secret of its static pod URL, and that
+// nothing deploy did not make, nor what it renders now, is.
+func TestStaleLayoutObjects(t *testing.T) {
+	obj := func(apiVersion, kind, name string, lbls map[string]string) runtime.Object {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetName(name)
+		u.SetNamespace("podsrc-system")
+		u.SetLabels(lbls)
+		return u
+	}
+	ours := map[string]string{"app.kubernetes.io/part-of": "podsrc"}
+	scheme := runtime.NewScheme()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
+		daemonSetResource: "DaemonSetList", {Version: "v1", Resource: "secrets"}: "SecretList",
+	},
+		obj("apps/v1", "DaemonSet", "podsrc-agent", ours),
+		obj("apps/v1", "DaemonSet", "podsrc-agent-0ld-kubelet1-36", ours),
+		obj("v1", "Secret", "podsrc-agent-0ld-kubelet1-36-static-pod-url", ours),
+		obj("v1", "Secret", "podsrc-agent-token", ours),
+		obj("v1", "Secret", "podsrc-agent-theirs-static-pod-url", nil),
+		obj("v1", "Secret", "podsrc-agent-n3w-kubelet1-36-static-pod-url", ours),
+	)
+	m := testMapper().(*meta.DefaultRESTMapper)
+	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, meta.RESTScopeNamespace)
+	c := &Cluster{Client: fake.NewClientset(), Dynamic: dyn, Mapper: m}
+	keep := []*unstructured.Unstructured{
+		obj("apps/v1", "DaemonSet", "podsrc-agent", ours).(*unstructured.Unstructured),
+		obj("v1", "Secret", "podsrc-agent-n3w-kubelet1-36-static-pod-url", ours).(*unstructured.Unstructured),
+	}
+	stale, err := c.staleLayoutObjects(context.Background(), "podsrc-system", keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range stale {
+		got = append(got, r.describe())
+	}
+	want := []string{"daemonset.apps/podsrc-agent-0ld-kubelet1-36", "secret/podsrc-agent-0ld-kubelet1-36-static-pod-url"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("stale %v, want %v", got, want)
 	}
 }

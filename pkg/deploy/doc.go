@@ -8,6 +8,14 @@
 // Nodes are matched to layouts by name: the DaemonSet of every layout but the
 // most common one selects its nodes by metadata.name; the most common
 // layout's DaemonSet, named podsrc-agent, runs on every other node, so a node
-// added later gets that layout until deploy runs again. Nodes are never
+// added later gets that layout until deploy runs again. A tie for the most
+// common is the caller's to settle (GroupNodes' defaultNode), never settled
+// by what the nodes answer. Nodes are never
 // labelled or otherwise written to.
+//
+// What a node's /configz says is not trusted: at most 1 MiB of it is read
+// (ReadConfigz), the host paths it names are mounted only where kubelets
+// keep theirs or where the caller allows (Overrides.AllowHostPaths), and a
+// static pod URL with its headers goes into a Secret the agent reads, not
+// into the DaemonSet's arguments.
 package deploy

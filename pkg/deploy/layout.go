@@ -4,11 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/podsrc/podsrc/pkg/printers"
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // Layout is what the agent must know of a node to see what its kubelet sees:
@@ -65,6 +70,19 @@ func LayoutFromKubelet(kc *kubeletconfig.KubeletConfiguration) Layout {
 type Overrides struct {
 	StaticPodPath   *string
 	RuntimeEndpoint *string
+	// AllowHostPaths are host paths (and what lies under them) a layout may
+	// mount besides the kubelet locations; the paths of the overrides are
+	// allowed too, being the caller's.
+	AllowHostPaths []string
+}
+
+// allowedHostPaths are the host paths the caller allows.
+func (o Overrides) allowedHostPaths() []string {
+	allowed := slices.Clone(o.AllowHostPaths)
+	for _, hp := range o.Apply(Layout{}).hostPaths() {
+		allowed = append(allowed, hp.path)
+	}
+	return allowed
 }
 
 // Apply returns l with the overrides set.
@@ -80,22 +98,18 @@ func (o Overrides) Apply(l Layout) Layout {
 
 // Args are the agent's flags for the layout, in a fixed order. Sources the
 // node does not have get no flags (the agent's defaults leave them off).
+// The static pod URL and its headers, which may hold credentials, are not
+// among them: the agent reads them from the files of the layout's Secret
+// (urlSecretData), mounted at urlSecretDir.
 func (l Layout) Args() []string {
 	var args []string
 	if l.StaticPodPath != "" {
 		args = append(args, "--static-pod-path="+l.StaticPodPath, "--file-check-frequency="+l.FileCheckFrequency.String())
 	}
 	if l.StaticPodURL != "" {
-		args = append(args, "--static-pod-url="+l.StaticPodURL)
-		names := make([]string, 0, len(l.StaticPodURLHeader))
-		for name := range l.StaticPodURLHeader {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			for _, v := range l.StaticPodURLHeader[name] {
-				args = append(args, "--static-pod-url-header="+name+": "+v)
-			}
+		args = append(args, "--static-pod-url-file="+path.Join(urlSecretDir, urlSecretKey))
+		if len(l.StaticPodURLHeader) > 0 {
+			args = append(args, "--static-pod-url-header-file="+path.Join(urlSecretDir, headerSecretKey))
 		}
 		args = append(args, "--http-check-frequency="+l.HTTPCheckFrequency.String())
 	}
@@ -113,10 +127,35 @@ func (l Layout) Args() []string {
 	return args
 }
 
+// headerLines are the static pod URL's headers, one 'Name: value' a line,
+// by name; with mask, each value is source.Masked.
+func (l Layout) headerLines(mask bool) []string {
+	names := make([]string, 0, len(l.StaticPodURLHeader))
+	for name := range l.StaticPodURLHeader {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var lines []string
+	for _, name := range names {
+		for _, v := range l.StaticPodURLHeader[name] {
+			if mask {
+				v = source.Masked
+			}
+			lines = append(lines, name+": "+v)
+		}
+	}
+	return lines
+}
+
+// identity tells layouts apart, credentials included; it is never shown.
+func (l Layout) identity() string {
+	return strings.Join(append(l.Args(), l.StaticPodURL, strings.Join(l.headerLines(false), "\n")), "\n")
+}
+
 // layoutFlags are the agent's flags a Layout sets; the template's own
 // values of them are replaced. --kubelet-config is among them: with every
 // setting given as a flag, the agent need not read the kubelet's file.
-var layoutFlags = []string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--http-check-frequency", "--runtime-endpoint", "--feature-gates", "--kubelet-config"}
+var layoutFlags = []string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--static-pod-url-file", "--static-pod-url-header-file", "--http-check-frequency", "--runtime-endpoint", "--feature-gates", "--kubelet-config"}
 
 // isLayoutFlag reports whether arg sets one of layoutFlags.
 func isLayoutFlag(arg string) bool {
@@ -147,9 +186,12 @@ func (l Layout) staticPodPathIsFile() bool {
 }
 
 // Hash is a short, stable name for the layout: the first 8 hex digits of
-// the SHA-256 of its agent flags.
+// the SHA-256 of its agent flags, its static pod URL and its headers'
+// names, with credentials masked, so that the name tells nothing of them.
+// Layouts that differ in credentials only share it.
 func (l Layout) Hash() string {
-	sum := sha256.Sum256([]byte(strings.Join(l.Args(), "\n")))
+	parts := append(l.Args(), source.MaskURL(l.StaticPodURL), strings.Join(l.headerLines(true), "\n"))
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
 	return hex.EncodeToString(sum[:])[:8]
 }
 
@@ -160,7 +202,7 @@ func (l Layout) String() string {
 		parts = append(parts, "static pods "+l.StaticPodPath)
 	}
 	if l.StaticPodURL != "" {
-		parts = append(parts, "static pod URL "+l.StaticPodURL)
+		parts = append(parts, "static pod URL "+source.MaskURL(l.StaticPodURL))
 	}
 	if l.RuntimeEndpoint != "" {
 		parts = append(parts, "CRI "+l.RuntimeEndpoint)
@@ -178,6 +220,11 @@ func (l Layout) validate() error {
 	}
 	if l.StaticPodPath != "" && !strings.HasPrefix(l.StaticPodPath, "/") {
 		return fmt.Errorf("static pod path %q is not an absolute path", l.StaticPodPath)
+	}
+	for _, hp := range l.hostPaths() {
+		if printers.EscapeControls(hp.path) != hp.path {
+			return fmt.Errorf("%s %q has control characters", hp.what, hp.path)
+		}
 	}
 	return nil
 }

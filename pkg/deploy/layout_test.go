@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -99,8 +100,10 @@ func TestGroupNodes(t *testing.T) {
 	tests := []struct {
 		name        string
 		nodes       []NodeLayout
+		defaultNode string
 		want        []Group
 		unsupported []string
+		wantErr     string
 	}{{
 		name: "no nodes: one default group of the fallback and the newest minor, for nodes that join later",
 		want: []Group{{Layout: kubeadm, Minor: v136, Default: true}},
@@ -141,13 +144,34 @@ func TestGroupNodes(t *testing.T) {
 		want:        []Group{{Layout: kubeadm, Minor: v136, Default: true}},
 		unsupported: []string{"old"},
 	}, {
-		name:  "a tie is broken by hash, the same on every run",
-		nodes: []NodeLayout{{Node: "a", Layout: kubeadm, Minor: v136}, {Node: "b", Layout: crio, Minor: v136}},
-		want:  tie(Group{Layout: kubeadm, Minor: v136, Nodes: []string{"a"}}, Group{Layout: crio, Minor: v136, Nodes: []string{"b"}}),
+		name:    "a tie is the user's to break, never the hash's",
+		nodes:   []NodeLayout{{Node: "a", Layout: kubeadm, Minor: v136}, {Node: "b", Layout: crio, Minor: v136}, {Node: "c", Layout: crio, Minor: v136}, {Node: "d", Layout: kubeadm, Minor: v136}},
+		wantErr: "2 layouts have 2 nodes each, the most, and nodes added later get one of them: say which with --default-layout=NODE, naming a node of that layout: a, d (static pods /etc/kubernetes/manifests, CRI unix:///run/containerd/containerd.sock, kubelet v1.36); b, c (static pods /etc/kubernetes/manifests, CRI unix:///var/run/crio/crio.sock, kubelet v1.36)",
+	}, {
+		name:        "--default-layout breaks the tie",
+		nodes:       []NodeLayout{{Node: "a", Layout: kubeadm, Minor: v136}, {Node: "b", Layout: crio, Minor: v136}},
+		defaultNode: "b",
+		want:        []Group{{Layout: crio, Minor: v136, Nodes: []string{"b"}, Default: true}, {Layout: kubeadm, Minor: v136, Nodes: []string{"a"}}},
+	}, {
+		name:        "--default-layout outweighs the count",
+		nodes:       []NodeLayout{{Node: "a", Layout: kubeadm, Minor: v136}, {Node: "b", Layout: crio, Minor: v136}, {Node: "c", Layout: kubeadm, Minor: v136}},
+		defaultNode: "b",
+		want:        []Group{{Layout: crio, Minor: v136, Nodes: []string{"b"}, Default: true}, {Layout: kubeadm, Minor: v136, Nodes: []string{"a", "c"}}},
+	}, {
+		name:        "--default-layout names a node deploy does not deploy to",
+		nodes:       []NodeLayout{{Node: "a", Layout: kubeadm, Minor: v136}, {Node: "old", Layout: crio, Minor: 31}},
+		defaultNode: "old",
+		wantErr:     "--default-layout=old: no node podsrc deploys to has that name",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			groups, unsupported := GroupNodes(tc.nodes, kubeadm)
+			groups, unsupported, err := GroupNodes(tc.nodes, kubeadm, tc.defaultNode)
+			if tc.wantErr != "" || err != nil {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
 			if diff := cmp.Diff(tc.want, groups); diff != "" {
 				t.Errorf("groups (-want +got):\n%s", diff)
 			}
@@ -170,13 +194,29 @@ func sortedByKey(def Group, others ...Group) []Group {
 	return append([]Group{def}, others...)
 }
 
-// tie returns two one-node groups with the lower key as the default.
-func tie(a, b Group) []Group {
-	if a.key() > b.key() {
-		a, b = b, a
+// TestTuningCannotWinATie tunes a node's layout (one more feature gate,
+// which changes its hash and nothing else deploy looks at) in many ways
+// against a group of as many nodes: none of them makes it the default;
+// only --default-layout does.
+func TestTuningCannotWinATie(t *testing.T) {
+	honest := NodeLayout{Node: "honest", Layout: DefaultLayout(), Minor: kubeletminor.V136}
+	for i := range 64 {
+		tuned := NodeLayout{Node: "tuned", Layout: DefaultLayout(), Minor: kubeletminor.V136}
+		tuned.Layout.FeatureGates = map[string]bool{fmt.Sprintf("Gate%d", i): true}
+		for _, nodes := range [][]NodeLayout{{honest, tuned}, {tuned, honest}} {
+			groups, _, err := GroupNodes(nodes, DefaultLayout(), "")
+			if err == nil {
+				t.Fatalf("gate %d: a tie chose %v as the default", i, groups[0].Nodes)
+			}
+			if !strings.Contains(err.Error(), "--default-layout=NODE") {
+				t.Fatalf("gate %d: error %q does not name --default-layout", i, err)
+			}
+		}
+		groups, _, err := GroupNodes([]NodeLayout{honest, tuned}, DefaultLayout(), "honest")
+		if err != nil || !cmp.Equal(groups[0].Nodes, []string{"honest"}) || !groups[0].Default {
+			t.Fatalf("gate %d with --default-layout=honest: %+v, %v", i, groups, err)
+		}
 	}
-	a.Default = true
-	return []Group{a, b}
 }
 
 func TestLayoutValidate(t *testing.T) {

@@ -50,6 +50,12 @@ type RenderOptions struct {
 	// Excluded are nodes no DaemonSet may run on (kubelets of a minor
 	// podsrc does not reproduce).
 	Excluded []string
+	// AllowedCIDRs are the peers the agents answer (--allowed-cidrs);
+	// empty lets every peer in.
+	AllowedCIDRs []string
+	// MaskCredentials masks the static pod URLs' credentials in their
+	// Secrets, for printing.
+	MaskCredentials bool
 }
 
 // Render fits the manifest to the options: the namespace set everywhere, and
@@ -92,6 +98,9 @@ func Render(manifest []byte, o RenderOptions) ([]*unstructured.Unstructured, err
 		}
 		others := append(otherNodes(o.Groups), o.Excluded...)
 		sort.Strings(others)
+		if err := checkNames(o.Groups); err != nil {
+			return nil, err
+		}
 		for _, g := range o.Groups {
 			image := ""
 			if o.Image != "" {
@@ -99,9 +108,16 @@ func Render(manifest []byte, o RenderOptions) ([]*unstructured.Unstructured, err
 					return nil, err
 				}
 			}
-			ds, err := renderDaemonSet(&tmpl, g, image, env, nodeReqs, others)
+			ds, err := renderDaemonSet(&tmpl, g, image, env, allowedCIDRsArgs(o.AllowedCIDRs), nodeReqs, others)
 			if err != nil {
 				return nil, err
+			}
+			secret, err := urlSecret(g, o.Namespace, o.MaskCredentials)
+			if err != nil {
+				return nil, err
+			}
+			if secret != nil {
+				out = append(out, secret)
 			}
 			out = append(out, ds)
 		}
@@ -165,8 +181,23 @@ func DaemonSetName(g Group) string {
 	return fmt.Sprintf("%s-%s-kubelet1-%d", agentName, g.Layout.Hash(), int(g.Minor))
 }
 
+// checkNames refuses groups whose DaemonSets would share a name: layouts
+// that differ only in their static pod URL's credentials, which the name
+// does not tell apart.
+func checkNames(groups []Group) error {
+	seen := map[string]Group{}
+	for _, g := range groups {
+		name := DaemonSetName(g)
+		if other, ok := seen[name]; ok {
+			return fmt.Errorf("two layouts differ only in their static pod URL's credentials (on %s; on %s), and deploy cannot give them DaemonSets of their own: leave one of them out with --node-selector", nodeNames(other.Nodes), nodeNames(g.Nodes))
+		}
+		seen[name] = g
+	}
+	return nil
+}
+
 // renderDaemonSet makes the DaemonSet of one group from the template.
-func renderDaemonSet(tmpl *appsv1.DaemonSet, g Group, image string, env []corev1.EnvVar, nodeReqs []corev1.NodeSelectorRequirement, others []string) (*unstructured.Unstructured, error) {
+func renderDaemonSet(tmpl *appsv1.DaemonSet, g Group, image string, env []corev1.EnvVar, allowed []string, nodeReqs []corev1.NodeSelectorRequirement, others []string) (*unstructured.Unstructured, error) {
 	ds := tmpl.DeepCopy()
 	name := DaemonSetName(g)
 	ds.Name = name
@@ -189,7 +220,7 @@ func renderDaemonSet(tmpl *appsv1.DaemonSet, g Group, image string, env []corev1
 	if image != "" {
 		c.Image = image
 	}
-	c.Args = layoutArgs(c.Args, g.Layout.Args())
+	c.Args = append(layoutArgs(c.Args, g.Layout.Args()), allowed...)
 	c.Env = setEnv(c.Env, env)
 
 	staticPods, socketDir := g.Layout.StaticPodPath, ""
@@ -208,6 +239,7 @@ func renderDaemonSet(tmpl *appsv1.DaemonSet, g Group, image string, env []corev1
 			return nil, err
 		}
 	}
+	mountURLSecret(spec, c, g)
 	spec.Affinity = nodeAffinity(g, nodeReqs, others)
 
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ds)

@@ -2,10 +2,13 @@ package deploy
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,22 +28,28 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // goldenOptions are three groups: kubeadm nodes with kubelet v1.36, one
 // kubeadm node with kubelet v1.34, and one k3s node whose kubelet also
-// polls a static pod URL; a v1.31 node is left out.
-func goldenOptions() RenderOptions {
+// polls a static pod URL with credentials ("s3cret"); a v1.31 node is left
+// out.
+func goldenOptions(t *testing.T) RenderOptions {
+	t.Helper()
 	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
-	k3s.StaticPodURL = "http://10.0.0.9/pods"
-	k3s.StaticPodURLHeader = map[string][]string{"X-B": {"2"}, "X-A": {"1", "0"}}
+	k3s.StaticPodURL = "http://pods:s3cret@10.0.0.9/pods"
+	k3s.StaticPodURLHeader = map[string][]string{"X-B": {"2"}, "X-A": {"1", "0"}, "Authorization": {"Bearer s3cret"}}
 	k3s.HTTPCheckFrequency = 30 * time.Second
-	groups, unsupported := GroupNodes([]NodeLayout{
+	groups, unsupported, err := GroupNodes([]NodeLayout{
 		{Node: "cp-1", Layout: DefaultLayout(), Minor: kubeletminor.V136}, {Node: "cp-2", Layout: DefaultLayout(), Minor: kubeletminor.V136},
 		{Node: "old-1", Layout: DefaultLayout(), Minor: kubeletminor.V134},
 		{Node: "edge-1", Layout: k3s, Minor: kubeletminor.V136}, {Node: "legacy-1", Layout: DefaultLayout(), Minor: 31},
-	}, DefaultLayout())
+	}, DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return RenderOptions{
 		Namespace:    "podsrc-test",
 		Image:        "registry.example/podsrc-agent:v1.2.3",
 		APIServerURL: "https://10.0.0.1:6443",
 		NodeSelector: "pool in (a,b),!spot",
+		AllowedCIDRs: []string{"10.0.0.1/32", "fd00::1/128"},
 		Groups:       groups,
 		Excluded:     []string{unsupported[0].Node},
 	}
@@ -49,7 +58,7 @@ func goldenOptions() RenderOptions {
 // TestRenderGolden is the output of deploy --print-only for goldenOptions.
 // Run with -update to accept a changed manifest.
 func TestRenderGolden(t *testing.T) {
-	objs, err := Render(manifests.DaemonSet, goldenOptions())
+	objs, err := Render(manifests.DaemonSet, goldenOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +84,13 @@ func TestRenderGolden(t *testing.T) {
 // TestRenderDaemonSets checks what each layout's DaemonSet gets, and that
 // the agent accepts its arguments.
 func TestRenderDaemonSets(t *testing.T) {
-	o := goldenOptions()
+	o := goldenOptions(t)
 	objs, err := Render(manifests.DaemonSet, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dss []appsv1.DaemonSet
+	secrets := map[string]corev1.Secret{}
 	for _, obj := range objs {
 		if obj.GetNamespace() != "" && obj.GetNamespace() != o.Namespace {
 			t.Errorf("%s %s is in namespace %s, want %s", obj.GetKind(), obj.GetName(), obj.GetNamespace(), o.Namespace)
@@ -88,8 +98,18 @@ func TestRenderDaemonSets(t *testing.T) {
 		if obj.GetKind() == "Namespace" && obj.GetName() != o.Namespace {
 			t.Errorf("Namespace %s, want %s", obj.GetName(), o.Namespace)
 		}
+		if obj.GetKind() == "Secret" {
+			var s corev1.Secret
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &s); err != nil {
+				t.Fatal(err)
+			}
+			secrets[s.Name] = s
+		}
 		if obj.GetKind() != "DaemonSet" {
 			continue
+		}
+		if b, err := json.Marshal(obj.Object); err != nil || bytes.Contains(b, []byte("s3cret")) {
+			t.Errorf("DaemonSet %s holds a credential of the static pod URL: %s", obj.GetName(), b)
 		}
 		var ds appsv1.DaemonSet
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &ds); err != nil {
@@ -115,6 +135,9 @@ func TestRenderDaemonSets(t *testing.T) {
 		if err := fs.Parse(c.Args); err != nil {
 			t.Errorf("%s: the agent rejects its arguments %q: %v", ds.Name, c.Args, err)
 		}
+		if !slices.Contains(c.Args, "--allowed-cidrs=10.0.0.1/32,fd00::1/128") {
+			t.Errorf("%s: the agent answers more than the API server's addresses: %q", ds.Name, c.Args)
+		}
 		for _, a := range c.Args {
 			if strings.HasPrefix(a, "--kubelet-config") {
 				t.Errorf("%s: the agent is told to read the kubelet's file (%s); its settings should be flags", ds.Name, a)
@@ -129,6 +152,10 @@ func TestRenderDaemonSets(t *testing.T) {
 		want := map[string]string{staticPodsVol: g.Layout.StaticPodPath, criRuntimeVol: filepath.Dir(g.Layout.SocketPath())}
 		for _, v := range ds.Spec.Template.Spec.Volumes {
 			m := mounts[v.Name]
+			if v.Secret != nil {
+				checkURLSecret(t, g, v, m, secrets)
+				continue
+			}
 			if v.HostPath == nil || v.HostPath.Path != want[v.Name] || m.MountPath != "/host"+want[v.Name] || !m.ReadOnly {
 				t.Errorf("%s: volume %s = %+v mounted %+v, want host path %s read-only at /host%s", ds.Name, v.Name, v.VolumeSource, m, want[v.Name], want[v.Name])
 			}
@@ -154,6 +181,95 @@ func TestRenderDaemonSets(t *testing.T) {
 		case !g.Default && (f.Operator != corev1.NodeSelectorOpIn || !cmp.Equal(f.Values, g.Nodes)):
 			t.Errorf("%s: should run on %v only: %+v", ds.Name, g.Nodes, f)
 		}
+	}
+}
+
+// checkURLSecret checks that the group's static pod URL and headers reach
+// its agent through the Secret volume v mounted at m, in files its
+// arguments name.
+func checkURLSecret(t *testing.T, g Group, v corev1.Volume, m corev1.VolumeMount, secrets map[string]corev1.Secret) {
+	t.Helper()
+	s, ok := secrets[v.Secret.SecretName]
+	if !ok || m.MountPath != urlSecretDir || !m.ReadOnly || *v.Secret.DefaultMode != 0o400 {
+		t.Fatalf("static pod URL Secret volume %+v mounted %+v; Secrets %v", v.Secret, m, secrets)
+	}
+	wantData := map[string]string{urlSecretKey: g.Layout.StaticPodURL, headerSecretKey: "Authorization: Bearer s3cret\nX-A: 1\nX-A: 0\nX-B: 2\n"}
+	if got := map[string]string{urlSecretKey: string(s.Data[urlSecretKey]), headerSecretKey: string(s.Data[headerSecretKey])}; !cmp.Equal(got, wantData) {
+		t.Errorf("Secret %s holds %q, want %q", s.Name, got, wantData)
+	}
+	// The agent reads what the files hold as the layout's URL and headers.
+	dir := t.TempDir()
+	var args []string
+	for _, a := range g.Layout.Args() {
+		args = append(args, strings.ReplaceAll(a, urlSecretDir, dir))
+	}
+	for k, b := range s.Data {
+		if err := os.WriteFile(filepath.Join(dir, k), b, 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := agent.NewOptions()
+	fs := pflag.NewFlagSet("podsrc-agent", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	src, err := o.Sources.Resolve(fs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.StaticPodURL != g.Layout.StaticPodURL || !cmp.Equal(map[string][]string(src.StaticPodURLHeader), g.Layout.StaticPodURLHeader) {
+		t.Errorf("the agent reads URL %q, headers %v from the Secret's files", src.StaticPodURL, src.StaticPodURLHeader)
+	}
+}
+
+// TestRenderMaskedCredentials renders for printing: the Secret holds the
+// URL and headers with their credentials masked.
+func TestRenderMaskedCredentials(t *testing.T) {
+	o := goldenOptions(t)
+	o.MaskCredentials = true
+	objs, err := Render(manifests.DaemonSet, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, objs); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, obj := range objs {
+		if obj.GetKind() != "Secret" {
+			continue
+		}
+		found = true
+		var s corev1.Secret
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &s); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(s.Data[urlSecretKey]); got != "http://xxxxx@10.0.0.9/pods" {
+			t.Errorf("masked URL %q", got)
+		}
+		if got := string(s.Data[headerSecretKey]); got != "Authorization: xxxxx\nX-A: xxxxx\nX-A: xxxxx\nX-B: xxxxx\n" {
+			t.Errorf("masked headers %q", got)
+		}
+	}
+	if !found || strings.Contains(buf.String(), "s3cret") || strings.Contains(buf.String(), base64.StdEncoding.EncodeToString([]byte("s3cret"))[:6]) {
+		t.Errorf("masked rendering (Secret found: %t):\n%s", found, buf.String())
+	}
+}
+
+// TestRenderCredentialsOnly refuses layouts that differ only in their
+// static pod URL's credentials, whose DaemonSets would share a name.
+func TestRenderCredentialsOnly(t *testing.T) {
+	a, b := DefaultLayout(), DefaultLayout()
+	a.StaticPodURL, b.StaticPodURL = "http://u:one@10.0.0.9/pods", "http://u:two@10.0.0.9/pods"
+	groups, _, err := GroupNodes([]NodeLayout{{Node: "a", Layout: a, Minor: kubeletminor.V136}, {Node: "b", Layout: b, Minor: kubeletminor.V136}, {Node: "c", Layout: DefaultLayout(), Minor: kubeletminor.V136}, {Node: "d", Layout: DefaultLayout(), Minor: kubeletminor.V136}}, DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Render(manifests.DaemonSet, RenderOptions{Namespace: "ns", Groups: groups})
+	if err == nil || !strings.Contains(err.Error(), "two layouts differ only in their static pod URL's credentials (on a; on b)") || strings.Contains(err.Error(), "u:one") {
+		t.Errorf("error %v", err)
 	}
 }
 

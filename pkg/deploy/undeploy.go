@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// Undeploy deletes what deploy made: every DaemonSet of deploy in namespace,
-// then the manifest's other objects in reverse order, the namespace last
-// (only if deploy made it). Only objects that carry PartOfLabel are touched.
+// Undeploy deletes what deploy made: every DaemonSet of deploy in namespace
+// and the Secrets of their static pod URLs, then the manifest's other
+// objects in reverse order, the namespace last (only if deploy made it). Only objects that carry PartOfLabel are touched.
 // It checks that every deletion may be made before the first, prints each
 // object it removed, and returns what it removed; a second run finds
 // nothing.
@@ -26,7 +26,7 @@ func (c *Cluster) Undeploy(ctx context.Context, objs []*unstructured.Unstructure
 	}
 	var found []resource
 	if state != namespaceAbsent {
-		if found, err = c.daemonSets(ctx, namespace); err != nil {
+		if found, err = c.layoutObjects(ctx, namespace); err != nil {
 			return Removed{}, err
 		}
 	}

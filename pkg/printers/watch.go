@@ -117,15 +117,18 @@ func (g *genericWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) erro
 	return g.p.PrintObj(obj, g.out)
 }
 
-// watchColumns are the live table's columns; the last two only with -o wide.
+// watchColumns are the live table's columns: those marked wide only with
+// -o wide, those marked narrow only without. KUBELET is the event's
+// handler in one word, HANDLER the kubelet's own name of it.
 var watchColumns = []struct {
-	name string
-	min  int
-	wide bool
+	name         string
+	min          int
+	wide, narrow bool
 }{
-	{"TIME", 12, false}, {"NODE", 16, false}, {"KIND", 6, false}, {"OP/EVENT", 16, false},
-	{"SOURCE", 6, false}, {"NAMESPACE/NAME", 36, false}, {"CONTAINER", 10, false},
-	{"SEQ", 5, true}, {"UID", 36, true}, {"DETAIL", 0, false},
+	{"TIME", 12, false, false}, {"NODE", 16, false, false}, {"KIND", 6, false, false}, {"OP/EVENT", 16, false, false},
+	{"SOURCE", 6, false, false}, {"NAMESPACE/NAME", 36, false, false}, {"CONTAINER", 10, false, false},
+	{"KUBELET", 7, false, true}, {"SEQ", 5, true, false}, {"UID", 36, true, false}, {"HANDLER", 18, true, false},
+	{"DETAIL", 0, false, false},
 }
 
 // WatchTable prints stream messages as a live table like kubectl get -w:
@@ -184,7 +187,7 @@ func (t *WatchTable) line(r Row, nodeColor Color) error {
 	var b strings.Builder
 	last := len(watchColumns) - 1
 	for i, c := range watchColumns {
-		if c.wide && !t.Wide {
+		if c.wide && !t.Wide || c.narrow && t.Wide {
 			continue
 		}
 		v := cellText(r.Cells[i])
@@ -232,8 +235,13 @@ func messageTime(m *v1alpha1.StreamMessage) time.Time {
 // of a config event or snapshot, one for a PLEG event, a gap or a reset,
 // with clock in the TIME column. Cells follow watchColumns.
 func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
+	handler := ""
+	if m.Event != nil {
+		handler = m.Event.Handler
+	}
 	row := func(kind, op, source, pod, container, seq, uid, detail string, c Color) Row {
-		return Row{Cells: []any{clock, node, kind, op, orDash(source), orDash(pod), orDash(container), seq, orDash(uid), detail}, Color: c}
+		return Row{Cells: []any{clock, node, kind, op, orDash(source), orDash(pod), orDash(container),
+			orDash(v1alpha1.Verdict(handler)), seq, orDash(uid), orDash(handler), detail}, Color: c}
 	}
 	switch m.Type {
 	case v1alpha1.MessageGap:
@@ -277,9 +285,13 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 		if ev.ExitCode != nil {
 			details = append(details, fmt.Sprintf("exit=%d", *ev.ExitCode))
 		}
-		if ev.KubeletSends != nil && !*ev.KubeletSends {
+		switch {
+		case ev.KubeletSends != nil && !*ev.KubeletSends:
 			details = append(details, "(the kubelet does not send this event)")
+		case ev.Ignored != "":
+			details = append(details, "(ignored: "+ev.Ignored+")")
 		}
+		details = append(details, removals(ev)...)
 		var c Color
 		switch ev.Type {
 		case "ContainerStarted":
@@ -303,18 +315,38 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 	case "DELETE", "REMOVE":
 		c = Red
 	}
+	ignored := ""
+	if ev.Ignored != "" {
+		ignored = "(ignored: " + ev.Ignored + ")"
+	}
 	if len(ev.Pods) == 0 {
-		return []Row{row(ev.Kind, ev.Op, ev.Source, "", "", seq, "", "no pods", c)}
+		return []Row{row(ev.Kind, ev.Op, ev.Source, "", "", seq, "", strings.TrimSpace("no pods "+ignored), c)}
 	}
 	var rows []Row
 	for i, p := range ev.Pods {
-		detail := ""
+		detail := ignored
 		if len(ev.Pods) > 1 {
-			detail = fmt.Sprintf("pod %d of %d", i+1, len(ev.Pods))
+			detail = strings.TrimSpace(fmt.Sprintf("pod %d of %d %s", i+1, len(ev.Pods), ignored))
 		}
 		rows = append(rows, row(ev.Kind, ev.Op, ev.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, c))
 	}
 	return rows
+}
+
+// removals describes the containers the kubelet removes after a
+// ContainerDied: "removes=" and their short IDs, or unknown.
+func removals(ev *v1alpha1.Event) []string {
+	switch {
+	case ev.RemovesUnknown != "":
+		return []string{"removes=unknown"}
+	case len(ev.Removes) > 0:
+		ids := make([]string, len(ev.Removes))
+		for i, id := range ev.Removes {
+			ids[i] = shortID(id)
+		}
+		return []string{"removes=" + strings.Join(ids, ",")}
+	}
+	return nil
 }
 
 // orDash returns s, or "-" when empty.

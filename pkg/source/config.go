@@ -25,8 +25,13 @@ type Flags struct {
 	StaticPodPath      string
 	StaticPodURL       string
 	StaticPodURLHeader []string
-	FileCheckFrequency time.Duration
-	HTTPCheckFrequency time.Duration
+	// StaticPodURLFile and StaticPodURLHeaderFile name files in podsrc's
+	// own file system (a mounted Secret) that hold the static pod URL and
+	// its headers, so that credentials need not be flags.
+	StaticPodURLFile       string
+	StaticPodURLHeaderFile string
+	FileCheckFrequency     time.Duration
+	HTTPCheckFrequency     time.Duration
 	// FeatureGates are the kubelet's --feature-gates: they override the
 	// configuration file's featureGates one gate at a time, as in the
 	// kubelet.
@@ -46,11 +51,15 @@ const (
 	FlagStaticPodPath      = "static-pod-path"
 	FlagStaticPodURL       = "static-pod-url"
 	FlagStaticPodURLHeader = "static-pod-url-header"
-	FlagFileCheckFrequency = "file-check-frequency"
-	FlagHTTPCheckFrequency = "http-check-frequency"
-	FlagFeatureGates       = "feature-gates"
-	FlagAPISource          = "api-source"
-	FlagKubeconfig         = "kubeconfig"
+	// FlagStaticPodURLFile and FlagStaticPodURLHeaderFile read the URL and
+	// the headers from files instead.
+	FlagStaticPodURLFile       = "static-pod-url-file"
+	FlagStaticPodURLHeaderFile = "static-pod-url-header-file"
+	FlagFileCheckFrequency     = "file-check-frequency"
+	FlagHTTPCheckFrequency     = "http-check-frequency"
+	FlagFeatureGates           = "feature-gates"
+	FlagAPISource              = "api-source"
+	FlagKubeconfig             = "kubeconfig"
 )
 
 // AddFlags registers the flags on fs.
@@ -58,6 +67,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.StaticPodPath, FlagStaticPodPath, "", "The kubelet's staticPodPath (a host path; empty turns the file source off).")
 	fs.StringVar(&f.StaticPodURL, FlagStaticPodURL, "", "The kubelet's staticPodURL (empty turns the URL source off).")
 	fs.StringArrayVar(&f.StaticPodURLHeader, FlagStaticPodURLHeader, nil, "A header sent to the static pod URL, as 'Name: value'; repeat for more (replaces all of staticPodURLHeader).")
+	fs.StringVar(&f.StaticPodURLFile, FlagStaticPodURLFile, "", "A file (in podsrc's own file system, such as a mounted Secret) holding the static pod URL, read at start instead of --"+FlagStaticPodURL+".")
+	fs.StringVar(&f.StaticPodURLHeaderFile, FlagStaticPodURLHeaderFile, "", "A file (in podsrc's own file system, such as a mounted Secret) holding the static pod URL's headers, one 'Name: value' a line, read at start instead of --"+FlagStaticPodURLHeader+".")
 	fs.DurationVar(&f.FileCheckFrequency, FlagFileCheckFrequency, DefaultFileCheckFrequency, "The kubelet's fileCheckFrequency: the period of the full relist of the static pod path.")
 	fs.DurationVar(&f.HTTPCheckFrequency, FlagHTTPCheckFrequency, DefaultHTTPCheckFrequency, "The kubelet's httpCheckFrequency: the period of the static pod URL fetch.")
 	fs.Var(cliflag.NewMapStringBool(&f.FeatureGates), FlagFeatureGates, "The kubelet's --feature-gates, as Name=true,Name=false: each overrides that gate of the kubelet config's featureGates. The static pod decoder and its validation follow the gates.")
@@ -114,11 +125,14 @@ func (f *Flags) Resolve(fs *pflag.FlagSet, kc *kubeletv1beta1.KubeletConfigurati
 		cfg.StaticPodURL = f.StaticPodURL
 	}
 	if changed(FlagStaticPodURLHeader) {
-		h, err := parseHeaders(f.StaticPodURLHeader)
+		h, err := parseHeaders(FlagStaticPodURLHeader, f.StaticPodURLHeader)
 		if err != nil {
 			return Config{}, err
 		}
 		cfg.StaticPodURLHeader = h
+	}
+	if err := f.readURLFiles(changed, &cfg); err != nil {
+		return Config{}, err
 	}
 	if changed(FlagFileCheckFrequency) {
 		cfg.FileCheckFrequency = f.FileCheckFrequency
@@ -141,16 +155,16 @@ func (f *Flags) Resolve(fs *pflag.FlagSet, kc *kubeletv1beta1.KubeletConfigurati
 	return cfg, nil
 }
 
-// parseHeaders parses 'Name: value' strings. Its errors never quote a
-// value.
-func parseHeaders(items []string) (http.Header, error) {
+// parseHeaders parses 'Name: value' strings, given by flag. Its errors
+// never quote a value.
+func parseHeaders(flag string, items []string) (http.Header, error) {
 	h := http.Header{}
 	for i, item := range items {
 		name, value, ok := strings.Cut(item, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
 			// The item is not quoted: it may be a credential.
-			return nil, fmt.Errorf("--%s, occurrence %d of %d: want 'Name: value'", FlagStaticPodURLHeader, i+1, len(items))
+			return nil, fmt.Errorf("--%s, occurrence %d of %d: want 'Name: value'", flag, i+1, len(items))
 		}
 		h.Add(name, strings.TrimSpace(value))
 	}

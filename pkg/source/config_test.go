@@ -93,27 +93,39 @@ func TestFlagsResolve(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			f := &Flags{}
-			f.AddFlags(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := f.Resolve(fs, tc.kubelet)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
+			got, ok := resolveArgs(t, tc.args, tc.kubelet, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
 	}
+}
+
+// resolveArgs resolves the flags args with the kubelet's configuration
+// kc; with wantErr it checks that resolving fails with an error containing
+// it and no credential ("s3cret"), and returns false.
+func resolveArgs(t *testing.T, args []string, kc *kubeletv1beta1.KubeletConfiguration, wantErr string) (Config, bool) {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	f := &Flags{}
+	f.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Resolve(fs, kc)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) || strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("error %v, want one containing %q and no credential", err, wantErr)
+		}
+		return Config{}, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, true
 }
 
 func TestConfigSourceOptions(t *testing.T) {

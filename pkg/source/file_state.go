@@ -90,6 +90,7 @@ func (f *fileState) readFailed(path string, err error, at time.Time) {
 		r = staticpod.RejectedFile{Path: path, FirstSeen: at}
 	}
 	r.Error = err.Error()
+	r.Unredacted = staticpod.Unredacted(err)
 	r.LastSeen = at
 	f.rejected[path] = r
 }

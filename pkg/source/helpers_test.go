@@ -28,8 +28,9 @@ func (fakeDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, erro
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		p, err := fakePod(line, "url:"+url, nodeName)
 		if err != nil {
-			// As the kubelet's message, it quotes the URL and the body.
-			return nil, fmt.Errorf("%s: received '%s', but couldn't parse as single or multiple pods (%w)", url, data, err)
+			// As the kubelet decoder's message, it quotes the URL and
+			// the body's size (staticpod.Decoder leaves the body out).
+			return nil, fmt.Errorf("%s: received '<the %d-byte body>', but couldn't parse as single or multiple pods (%w)", url, len(data), err)
 		}
 		pods = append(pods, p)
 	}

@@ -51,8 +51,12 @@ type Status struct {
 	// LastCheck is when the last relist or poll completed.
 	LastCheck time.Time
 	// LastError is the last error of the source as a whole (path missing,
-	// watch failure, failed poll); empty if none happened yet.
+	// watch failure, failed poll); empty if none happened yet. It never
+	// quotes a manifest's content.
 	LastError string
+	// LastErrorUnredacted is LastError with the content of the manifest it
+	// is about (staticpod.Unredacted), for --expose-pod-specs only.
+	LastErrorUnredacted string
 	// LastErrorTime is when LastError happened.
 	LastErrorTime time.Time
 	// Rejected are the manifest files that currently contribute no pod
@@ -114,6 +118,7 @@ func (b *StatusBook) Delivered(at time.Time, pods []PodRef) {
 func (b *StatusBook) Failed(at time.Time, err error) {
 	b.Update(func(st *Status) {
 		st.LastError = err.Error()
+		st.LastErrorUnredacted = staticpod.Unredacted(err)
 		st.LastErrorTime = at
 	})
 }

@@ -196,10 +196,9 @@ func (s *URLSource) poll(ctx context.Context) error {
 	s.last = data
 	pods, err := s.decoder.DecodeURL(data, s.url, s.nodeName)
 	if err != nil {
-		// The kubelet's message quotes the whole body, which may hold
-		// secrets of the pods it defines; the status says its size.
-		msg := strings.ReplaceAll(err.Error(), string(data), fmt.Sprintf("<the %d-byte body>", len(data)))
-		return fmt.Errorf("decoding pods from %s: %s", s.shown, msg)
+		// The decoder's message leaves out the body, which may hold
+		// secrets of the pods it defines, and says its size.
+		return fmt.Errorf("decoding pods from %s: %w", s.shown, err)
 	}
 	s.send(ctx, pods, bodyFingerprints(s.url, s.nodeName, data, len(pods)))
 	return nil

@@ -25,12 +25,15 @@ type Decoder interface {
 	// DecodeFile decodes the manifest of one static pod file. hostPath is the
 	// file's path as the kubelet sees it on the host; it enters the UID hash
 	// and the error messages. The error is the kubelet's own message for a
-	// file it rejects.
+	// file it rejects, without the manifest's content: it keeps the class
+	// and position of the failure, never the bytes it could not decode
+	// (Unredacted gives the kubelet's message in full).
 	DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error)
 
 	// DecodeURL decodes the body served at a static pod URL: a single pod or,
 	// when that does not parse, a pod list. url enters the UID hash. When it
-	// returns an error the kubelet sends no update for the body. data must
+	// returns an error the kubelet sends no update for the body; the
+	// error leaves the body's content out, as DecodeFile's. data must
 	// not be empty (the URL source handles an empty body itself).
 	DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error)
 

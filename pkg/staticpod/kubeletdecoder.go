@@ -1,8 +1,6 @@
 package staticpod
 
 import (
-	"fmt"
-
 	v1 "k8s.io/api/core/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -16,37 +14,39 @@ type kubeletDecoder struct{ k Kubelet }
 func (d kubeletDecoder) KubeletVersion() string { return d.k.KubeletVersion() }
 
 // DecodeFile decodes one manifest file (YAML or JSON; only the first YAML
-// document counts).
+// document counts). Its errors are the kubelet's without the manifest's
+// content (Unredacted has them in full).
 func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
 	parsed, pod, err := d.decodePod(data, Origin{Source: hostPath, File: true, NodeName: nodeName})
 	if !parsed {
-		return nil, fmt.Errorf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
+		return nil, redactedf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, redactedf("%w", err)
 	}
 	return pod, nil
 }
 
 // DecodeURL decodes a URL body: first as a single pod, then as a pod list.
+// Its errors are the kubelet's without the body's content, as DecodeFile's.
 func (d kubeletDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
 	origin := Origin{Source: url, NodeName: nodeName}
 	parsed, pod, singleErr := d.decodePod(data, origin)
 	if parsed {
 		if singleErr != nil {
-			return nil, singleErr
+			return nil, redactedf("%w", singleErr)
 		}
 		return []*v1.Pod{pod}, nil
 	}
 	parsed, pods, listErr := d.k.DecodePodList(data, origin)
 	if parsed {
 		if listErr != nil {
-			return nil, listErr
+			return nil, redactedf("%w", listErr)
 		}
 		return pods, nil
 	}
-	return nil, fmt.Errorf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
-		url, string(data), singleErr, listErr)
+	return nil, redactedf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
+		url, manifestBytes(data), singleErr, listErr)
 }
 
 // decodePod turns YAML into JSON first, as the kubelet does for a single pod.

@@ -20,8 +20,12 @@ const MaxManifestBytes = 10 << 20
 type RejectedFile struct {
 	// Path is the file's path on the host (the path the kubelet hashes).
 	Path string
-	// Error is the reason, as the kubelet reports it.
+	// Error is the reason, as the kubelet reports it without the
+	// manifest's content.
 	Error string
+	// Unredacted is the kubelet's own message, content and all (see
+	// Unredacted), served only with --expose-pod-specs.
+	Unredacted string
 	// FirstSeen is when podsrc first saw the file rejected (since its last
 	// good read or its creation).
 	FirstSeen time.Time

@@ -13,7 +13,24 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-func TestAnalyze(t *testing.T) {
+// analyzeCase is a scenario of Analyze and what its report must say.
+type analyzeCase struct {
+	name  string
+	facts func() Facts
+	// verdict and stage of the report; msg, evidence and fix are
+	// parts of the stage's message, its evidence and the suggestion.
+	verdict, stage     string
+	msg, evidence, fix string
+	// look is the stage whose message and evidence are checked when
+	// it is not the report's stage (an ok stage of an ok report).
+	look string
+	// stages are the report's stage names in order, when checked.
+	stages []string
+}
+
+// analyzeCases are the scenarios of TestAnalyze; TestSuggestionsAreData
+// runs them again with hostile names.
+func analyzeCases() []analyzeCase {
 	etcd := staticPod("etcd")
 	web := apiPod("default", "web")
 	// withInits is web with these runtime containers and init containers.
@@ -28,19 +45,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	always := corev1.ContainerRestartPolicyAlways
 	webRunning := v1alpha1.RuntimeContainer{ID: "containerd://w1", Name: "web", State: "running"}
-	tests := []struct {
-		name  string
-		facts func() Facts
-		// verdict and stage of the report; msg, evidence and fix are
-		// parts of the stage's message, its evidence and the suggestion.
-		verdict, stage     string
-		msg, evidence, fix string
-		// look is the stage whose message and evidence are checked when
-		// it is not the report's stage (an ok stage of an ok report).
-		look string
-		// stages are the report's stage names in order, when checked.
-		stages []string
-	}{
+	return []analyzeCase{
 		{
 			name: "healthy static pod",
 			facts: func() Facts {
@@ -78,7 +83,7 @@ func TestAnalyze(t *testing.T) {
 				return withInits([]v1alpha1.RuntimeContainer{{ID: "containerd://i1", Name: "migrate", State: "exited", ExitCode: 1, Reason: "Error", RestartCount: 3}},
 					corev1.Container{Name: "migrate", Image: "registry.example/migrate:1"})
 			},
-			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "init container migrate exited with code 1 (Error), restarts 3", fix: "kubectl logs -n default web -c migrate",
+			verdict: v1alpha1.VerdictFailing, stage: "containers", msg: "init container migrate exited with code 1 (Error), restarts 3", fix: "kubectl logs -n default -c migrate --previous web",
 		},
 		{
 			name: "init container that cannot be pulled",
@@ -250,7 +255,7 @@ func TestAnalyze(t *testing.T) {
 				return withPods(baseFacts(), pathTarget(p.Origin), p)
 			},
 			verdict: v1alpha1.VerdictUnknown, stage: "mirror", msg: "no mirror pod kube-system/" + etcd.Name + " yet: the kubelet first saw the static pod 7s ago",
-			fix: "kubectl get pod -n kube-system " + etcd.Name + " -w",
+			fix: "kubectl get pod -n kube-system -w " + etcd.Name,
 		},
 		{
 			name: "no mirror a minute after the static pod was first seen",
@@ -595,7 +600,10 @@ func TestAnalyze(t *testing.T) {
 			verdict: v1alpha1.VerdictOK,
 		},
 	}
-	for _, tc := range tests {
+}
+
+func TestAnalyze(t *testing.T) {
+	for _, tc := range analyzeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Analyze(tc.facts())
 			if r.Verdict != tc.verdict || r.Stage != tc.stage {

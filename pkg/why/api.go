@@ -27,10 +27,10 @@ func (a *analysis) binding() result {
 			return ok(name, msg)
 		case "":
 			return failing(name, "pod "+ref+" is not scheduled to any node yet"+scheduleReason(pod),
-				"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name), a.podEvents("FailedScheduling")...)
+				"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+operands(a.f.Subject.Name), a.podEvents("FailedScheduling")...)
 		default:
 			return failing(name, fmt.Sprintf("pod %s is bound to node %s, not %s", ref, pod.Spec.NodeName, node),
-				"kubectl podsrc why "+shellQuote(pod.Spec.NodeName)+" "+shellQuote(ref))
+				"kubectl podsrc why "+operands(pod.Spec.NodeName, ref))
 		}
 	case fromAgent:
 		return ok(name, "the kubelet's API source lists pod "+ref+" for node "+node, "the API server was not asked: "+l.Why())
@@ -69,7 +69,7 @@ func (a *analysis) apiSource() result {
 		return failing(name, "the kubelet has no API source: it runs standalone, without a kubeconfig",
 			"give the kubelet on node "+a.f.Node+" a --kubeconfig")
 	case !src.Seen:
-		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+shellQuote(a.f.Node), lastError(src)...)
+		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+operands(a.f.Node), lastError(src)...)
 	case failingNow(src) && a.f.Subject.Info == nil:
 		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node, lastError(src)...)
 	}

@@ -57,7 +57,7 @@ func (a *analysis) containers() result {
 		}
 	}
 	if len(spec) == 0 {
-		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods "+shellQuote(a.f.Node)+" -o wide", a.detailError()...)
+		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods -o wide "+operands(a.f.Node), a.detailError()...)
 	}
 	names := make([]string, 0, len(spec))
 	results := make([]containerResult, 0, len(spec))
@@ -117,7 +117,7 @@ func (a *analysis) initContainers(inits, spec []specContainer, rt *v1alpha1.Runt
 		if cr.ok {
 			// Running: the pod's containers wait for it to complete.
 			return unknown(name, cr.summary+": the pod's containers wait for it to complete",
-				"kubectl logs -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name)+" -c "+shellQuote(c.name), evidence...), true
+				"kubectl logs -n "+shellQuote(a.f.Subject.Namespace)+" -c "+shellQuote(c.name)+" "+operands(a.f.Subject.Name), evidence...), true
 		}
 		if cr.starting {
 			return unknown(name, cr.summary, cr.fix, evidence...), true
@@ -155,20 +155,20 @@ func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, p
 		image := a.image(name)
 		switch reason {
 		case "ErrImageNeverPull":
-			cr.fix = fmt.Sprintf("image %s is not on node %s and imagePullPolicy is Never: import it (ctr -n k8s.io images import) or set imagePullPolicy: IfNotPresent", image, node)
+			cr.fix = fmt.Sprintf("image %s is not on node %s and imagePullPolicy is Never: import it (ctr -n k8s.io images import) or set imagePullPolicy: IfNotPresent", shellQuote(image), shellQuote(node))
 		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
-			cr.fix = "crictl pull " + shellQuote(image) + " on node " + node + " says why the image cannot be pulled"
+			cr.fix = "crictl pull " + operands(image) + " on node " + shellQuote(node) + " says why the image cannot be pulled"
 		default:
-			cr.fix = "kubectl describe pod -n " + shellQuote(ns) + " " + shellQuote(pod) + " (Events), or crictl ps -a --pod " + shellQuote(a.sandboxID()) + " on node " + node
+			cr.fix = "kubectl describe pod -n " + shellQuote(ns) + " " + operands(pod) + " (Events), or crictl ps -a --pod " + shellQuote(a.sandboxID()) + " on node " + shellQuote(node)
 		}
 		return cr
 	}
 	cadence, recentDeaths := a.crashCadence(name)
 	state := strings.ToLower(rc.State)
 	desc := fmt.Sprintf("%s %s is %s, restarts %d", kind, name, state, rc.RestartCount)
-	logs := "kubectl logs -n " + shellQuote(ns) + " " + shellQuote(pod) + " -c " + shellQuote(name) + " --previous"
+	logs := "kubectl logs -n " + shellQuote(ns) + " -c " + shellQuote(name) + " --previous " + operands(pod)
 	if a.f.Subject.Source != v1alpha1.SourceAPI {
-		logs += " (the mirror pod's; or crictl logs " + shellQuote(short(rc.ID)) + " on node " + node + ")"
+		logs += " (the mirror pod's; or crictl logs " + operands(short(rc.ID)) + " on node " + shellQuote(node) + ")"
 	}
 	if state == "exited" {
 		desc = fmt.Sprintf("%s %s exited with code %d", kind, name, rc.ExitCode)
@@ -207,9 +207,9 @@ func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, p
 	case "created":
 		// The PLEG lags the kubelet by up to a relist: a container just
 		// created is about to start.
-		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + shellQuote(node) + " " + shellQuote(a.podRef()) + " again in a few seconds"}
+		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + operands(node, a.podRef()) + " again in a few seconds"}
 	}
-	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + shellQuote(short(rc.ID)) + " on node " + node}
+	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + operands(short(rc.ID)) + " on node " + shellQuote(node)}
 }
 
 // exit is how a container instance ended.

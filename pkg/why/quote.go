@@ -6,10 +6,28 @@ import "strings"
 // byte of it is safe there, else in single quotes, where each single quote
 // of s ends the quoting, is escaped with a backslash and starts it again.
 // Suggestions quote with it whatever the node, its agent or the API server
-// gave them (paths, URLs, images, names, IDs).
+// gave them (paths, URLs, images, names, IDs): as a flag's value (which a
+// command takes whole, a leading "-" too), a node's name in prose, and
+// through operands.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// operands returns the operands of a suggested command, the last words of
+// it, each quoted by shellQuote; behind "--" when one of them starts with
+// "-", so that the command reads none as an option.
+func operands(vals ...string) string {
+	quoted := make([]string, len(vals))
+	dash := false
+	for i, v := range vals {
+		quoted[i] = shellQuote(v)
+		dash = dash || strings.HasPrefix(v, "-")
+	}
+	if dash {
+		return "-- " + strings.Join(quoted, " ")
+	}
+	return strings.Join(quoted, " ")
 }

@@ -31,11 +31,11 @@ func (a *analysis) sandbox() result {
 		return r
 	}
 	if a.f.PLEG != nil && !a.f.PLEG.Enabled {
-		return unknown(name, "the agent does not watch the runtime: its PLEG is off", "kubectl podsrc pleg "+shellQuote(node))
+		return unknown(name, "the agent does not watch the runtime: its PLEG is off", "kubectl podsrc pleg "+operands(node))
 	}
 	rt, orphan := a.runtimePod()
 	evidence := a.podEvents("FailedCreatePodSandBox", "SandboxChanged", "FailedKillPod")
-	fix := "crictl pods --namespace " + shellQuote(a.f.Subject.Namespace) + " --name " + shellQuote(a.f.Subject.Name) + " on node " + node
+	fix := "crictl pods --namespace " + shellQuote(a.f.Subject.Namespace) + " --name " + shellQuote(a.f.Subject.Name) + " on node " + shellQuote(node)
 	switch {
 	case rt == nil:
 		if r, done := a.finished(name, fix, evidence); done {
@@ -156,7 +156,7 @@ func (a *analysis) finished(name, fix string, evidence []string) (result, bool) 
 			msg += ": " + st.Message
 		}
 		return failing(name, msg+" (the kubelet rejects a pod it cannot admit with phase Failed)",
-			"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+shellQuote(a.f.Subject.Name), evidence...), true
+			"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+operands(a.f.Subject.Name), evidence...), true
 	}
 	return result{}, false
 }

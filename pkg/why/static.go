@@ -15,14 +15,14 @@ func (a *analysis) file() result {
 	src := findSource(a.f.Sources, v1alpha1.SourceFile)
 	if src == nil {
 		return failing(name, "the kubelet has no static pod path (no file source)",
-			"set staticPodPath in the kubelet's configuration on node "+node)
+			"set staticPodPath in the kubelet's configuration on node "+shellQuote(node))
 	}
 	dir := path.Clean(src.Target)
 	if p == "" {
 		if a.f.Subject.Info != nil {
 			return ok(name, "the pod comes from a manifest in "+dir, "the agent does not say which file: an agent of this release does")
 		}
-		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources "+shellQuote(node)+" -o wide")
+		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources -o wide "+operands(node))
 	}
 	if p != dir && path.Dir(p) != dir {
 		if strings.HasPrefix(p, dir+"/") {
@@ -35,13 +35,13 @@ func (a *analysis) file() result {
 		return failing(name, fmt.Sprintf("the kubelet ignores %s: its name starts with a dot", p), "rename it so that it does not start with a dot")
 	}
 	if r := rejectedFile(src, p); r != nil && !isDecodeError(r.Error) {
-		return failing(name, r.Error, "ls -l "+shellQuote(p)+" on node "+node+": a manifest must be a regular file (a symlink to one is fine)")
+		return failing(name, r.Error, "ls -l "+operands(p)+" on node "+shellQuote(node)+": a manifest must be a regular file (a symlink to one is fine)")
 	}
 	if rejectedFile(src, p) != nil || shadowedFile(src, p) != nil || a.f.Subject.Info != nil {
 		return ok(name, p+" is present and a regular file")
 	}
 	return failing(name, fmt.Sprintf("the kubelet's file source has no file %s: it is absent, a directory or a dangling symlink", p),
-		"ls -l "+shellQuote(p)+" on node "+node)
+		"ls -l "+operands(p)+" on node "+shellQuote(node))
 }
 
 // isDecodeError tells a manifest's read or decode error from a file that
@@ -73,7 +73,7 @@ func (a *analysis) decode() result {
 	if m := yamlLine.FindStringSubmatch(r.Error); m != nil {
 		evidence = append(evidence, fmt.Sprintf("%s line %s", p, m[1]))
 	}
-	fix := "fix the manifest (kubectl podsrc sources " + shellQuote(a.f.Node) + " -o wide lists every rejected file)"
+	fix := "fix the manifest (kubectl podsrc sources -o wide " + operands(a.f.Node) + " lists every rejected file)"
 	if strings.Contains(r.Error, "static pods may not reference") {
 		fix = "a static pod cannot use API objects (PreventStaticPodAPIReferences): remove the reference from " + p
 	}

@@ -56,7 +56,10 @@ func TestDeploy(t *testing.T) {
 
 	t.Run("a caller without nodes/proxy and without rights to create", func(t *testing.T) {
 		user := limitedUser(t, c)
-		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image, "--as="+user, "--print-only")
+		// The user may not read the API server's addresses either: it names
+		// the peers the agents answer.
+		allowed := "--allowed-cidrs=" + c.NodeIP
+		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+image, "--as="+user, "--print-only", allowed)
 		if err != nil {
 			t.Fatalf("deploy --print-only as %s: %v\n%s", user, err, errOut)
 		}
@@ -67,7 +70,7 @@ func TestDeploy(t *testing.T) {
 		if !strings.Contains(out, "--static-pod-path=/etc/kubernetes/manifests") {
 			t.Errorf("--print-only does not show the assumed kubeadm layout:\n%s", out)
 		}
-		out, errOut, err = runDeploy(t, c, plugin, "deploy", "--image="+image, "--as="+user)
+		out, errOut, err = runDeploy(t, c, plugin, "deploy", "--image="+image, "--as="+user, allowed)
 		t.Logf("deploy as %s: %v\n%s%s", user, err, out, errOut)
 		if err == nil {
 			t.Fatalf("deploy as %s, who may not create anything, succeeded", user)
@@ -85,6 +88,10 @@ func TestDeploy(t *testing.T) {
 	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet v1.36, image %s-kubelet1.36: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, image, c.NodeName)
 	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
 		t.Errorf("deploy's output: want %q, 1/1 agents ready and no warning", wantLayout)
+	}
+	// The agents answer the API server's address only, and say so.
+	if want := "agents answer only " + c.NodeIP + "/32 (the API server's addresses"; !strings.Contains(out, want) {
+		t.Errorf("deploy's output: want %q", want)
 	}
 	agentPod := waitAgentReady(t, c)
 	t.Logf("agent pod %s is Ready", agentPod)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,33 @@ func testEventsHistory(t *testing.T, e *env) {
 			}
 		})
 	}
+	t.Run("every event carries the kubelet's handler", func(t *testing.T) {
+		var died bool
+		for _, ev := range events(t) {
+			if !slices.Contains(v1alpha1.Handlers, ev.Handler) || (ev.Handler == v1alpha1.HandlerIgnored) != (ev.Ignored != "") {
+				t.Errorf("event %d (%s%s) has handler %q ignored %q", ev.Seq, ev.Op, ev.Type, ev.Handler, ev.Ignored)
+			}
+			if ev.Type == "ContainerRemoved" && (ev.Handler != v1alpha1.HandlerIgnored || ev.Ignored != "ContainerRemoved is not sync-worthy") {
+				t.Errorf("ContainerRemoved %d not ignored as not sync-worthy: %+v", ev.Seq, ev)
+			}
+			// The pod is in the kubelet's pod manager, not deleted, and
+			// has one exited container, which the kubelet keeps.
+			if ofPod(ev) && ev.Type == "ContainerDied" && !ev.Sandbox {
+				died = true
+				if ev.Handler != v1alpha1.HandlerPodSyncs || len(ev.Removes) > 0 || ev.RemovesUnknown != "" {
+					t.Errorf("ContainerDied of e2e-events: %+v, want HandlePodSyncs removing nothing", ev)
+				}
+			}
+		}
+		if !died {
+			t.Error("no ContainerDied of e2e-events")
+		}
+		for _, ev := range events(t, "--handler=IGNORED") {
+			if ev.Handler != v1alpha1.HandlerIgnored {
+				t.Errorf("--handler=IGNORED printed event %d with handler %q", ev.Seq, ev.Handler)
+			}
+		}
+	})
 	t.Run("type, pod glob and tail", func(t *testing.T) {
 		got := events(t, "--type=ContainerDied", "--pod="+agentTestNS+"/e2e-ev*", "--tail=1")
 		if len(got) != 1 || !ofPod(got[0]) || got[0].Type != "ContainerDied" {

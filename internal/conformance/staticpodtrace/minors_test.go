@@ -10,10 +10,10 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
-// moduleDir is the decoder module of a kubelet minor, relative to the
-// repository's root.
+// moduleDir is the module of a kubelet minor, which holds its decoder,
+// relative to the repository's root.
 func moduleDir(m kubeletminor.Minor) string {
-	return filepath.Join("pkg", "staticpod", fmt.Sprintf("kubelet1%d", int(m)))
+	return filepath.Join("cmd", "podsrc-agent", fmt.Sprintf("kubelet1%d", int(m)))
 }
 
 // TestEveryTraceHasADecoder fails for a staticpod trace of a kubelet minor
@@ -23,7 +23,7 @@ func TestEveryTraceHasADecoder(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	for _, m := range kubeletminor.Supported {
-		if _, err := os.Stat(filepath.Join(root, moduleDir(m), "go.mod")); err != nil {
+		if _, err := os.Stat(filepath.Join(root, moduleDir(m), "decoder", "decoder.go")); err != nil {
 			t.Errorf("kubelet %s has no decoder module: %v", m, err)
 		}
 	}

@@ -102,6 +102,20 @@ type Event struct {
 	KubeletSends *bool             `json:"kubeletSends,omitempty"`
 	// ExitCode is the container's exit code for ContainerDied, when known.
 	ExitCode *int `json:"exitCode,omitempty"`
+
+	// Handler is what the kubelet's sync loop does with the event (config
+	// and PLEG): the handler it calls (HandlerPodAdditions, ...), or
+	// HandlerIgnored with the reason in Ignored.
+	Handler string `json:"handler,omitempty"`
+	Ignored string `json:"ignored,omitempty"`
+	// Removes (ContainerDied) are the IDs of the pod's exited containers
+	// that the kubelet's container deletor removes on this event, newest
+	// first (cleanUpContainersInPod: the older exited containers of the
+	// dead one's name beyond the number the kubelet keeps). RemovesUnknown
+	// says why they could not be worked out from what the agent sees;
+	// neither is set when nothing is removed.
+	Removes        []string `json:"removes,omitempty"`
+	RemovesUnknown string   `json:"removesUnknown,omitempty"`
 }
 
 // PodRef summarizes a pod in a config event.

@@ -87,6 +87,7 @@ func (m Mark) String() string {
 // (so --op=ADD shows no PLEG event, --op=ADD --type=ContainerDied both).
 // Namespaces, Pods and Selector concern the pods of both kinds: a config
 // event keeps only its pods that pass, and is left out when none does.
+// Handlers concern both kinds too, and match without regard to case.
 type EventQuery struct {
 	// Since starts after that sequence number (0: every event the agent
 	// holds), or with the events of that last while; nil starts now (after
@@ -114,6 +115,9 @@ type EventQuery struct {
 	// globs of container names.
 	Pods       []string
 	Containers []string
+	// Handlers are the kubelet's sync loop handlers of the events
+	// (Event.Handler; one of Handlers, in any case).
+	Handlers []string
 	// Selector is a label selector of the pods, as kubectl's -l.
 	Selector string
 
@@ -135,6 +139,7 @@ const (
 	paramNamespace = "namespace"
 	paramPod       = "pod"
 	paramContainer = "container"
+	paramHandler   = "handler"
 	paramSelector  = "labelSelector"
 )
 
@@ -161,7 +166,7 @@ func (q EventQuery) Encode() url.Values {
 		values []string
 	}{
 		{paramKind, q.Kinds}, {paramOp, q.Ops}, {paramType, q.Types}, {paramSource, q.Sources},
-		{paramNamespace, q.Namespaces}, {paramPod, q.Pods}, {paramContainer, q.Containers},
+		{paramNamespace, q.Namespaces}, {paramPod, q.Pods}, {paramContainer, q.Containers}, {paramHandler, q.Handlers},
 	} {
 		for _, s := range l.values {
 			v.Add(l.name, s)
@@ -176,14 +181,14 @@ func (q EventQuery) Encode() url.Values {
 // Filtered reports whether q leaves events out, so that sequence numbers
 // on its stream have holes.
 func (q EventQuery) Filtered() bool {
-	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Namespaces)+len(q.Pods)+len(q.Containers) > 0 || q.Selector != ""
+	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) > 0 || q.Selector != ""
 }
 
 // PodQuery returns the pod filter of q, which the snapshot that opens
 // its stream honours: Namespaces, Pods and Selector, and Sources when it
 // names one source (a PodQuery takes one plain source; any other Sources
-// leave the snapshot's sources whole). Kinds, Ops, Types and Containers
-// concern events, not pods.
+// leave the snapshot's sources whole). Kinds, Ops, Types, Containers and
+// Handlers concern events, not pods.
 func (q EventQuery) PodQuery() PodQuery {
 	p := PodQuery{Namespaces: q.Namespaces, Pods: q.Pods, Selector: q.Selector}
 	if len(q.Sources) == 1 && !strings.HasPrefix(q.Sources[0], "!") {
@@ -226,7 +231,7 @@ func ParseEventQuery(v url.Values) (EventQuery, error) {
 		q.Snapshot = b
 	}
 	q.Kinds, q.Ops, q.Types, q.Sources = v[paramKind], v[paramOp], v[paramType], v[paramSource]
-	q.Namespaces, q.Pods, q.Containers = v[paramNamespace], v[paramPod], v[paramContainer]
+	q.Namespaces, q.Pods, q.Containers, q.Handlers = v[paramNamespace], v[paramPod], v[paramContainer], v[paramHandler]
 	q.Selector = v.Get(paramSelector)
 	return q, q.Validate()
 }
@@ -244,6 +249,11 @@ func (q *EventQuery) Validate() error {
 			if !slices.Contains(l.known, strings.TrimPrefix(s, "!")) {
 				return &QueryError{l.name, s, "want one of " + strings.Join(l.known, ", ") + ", optionally with a leading ! to exclude it"}
 			}
+		}
+	}
+	for _, s := range q.Handlers {
+		if !slices.ContainsFunc(Handlers, func(h string) bool { return strings.EqualFold(h, strings.TrimPrefix(s, "!")) }) {
+			return &QueryError{paramHandler, s, "want one of " + strings.Join(Handlers, ", ") + " (in any case), optionally with a leading ! to exclude it"}
 		}
 	}
 	if err := checkGlobs(paramContainer, q.Containers); err != nil {
@@ -306,7 +316,7 @@ func (q *EventQuery) Match(e Event) (out Event, keep, trimmed bool) {
 			return e, false, false
 		}
 	}
-	if !q.kindPasses(e.Kind) {
+	if !q.kindPasses(e.Kind) || !passes(q.Handlers, e.Handler, strings.EqualFold) {
 		return e, false, false
 	}
 	switch e.Kind {

@@ -23,6 +23,9 @@ func TestParseEventQuery(t *testing.T) {
 			want: EventQuery{Since: SeqMark(1), Epoch: "abc", Until: SeqMark(9), Snapshot: true, Kinds: []string{"pleg"}, Ops: []string{"ADD", "!UPDATE"},
 				Types: []string{"ContainerDied"}, Sources: []string{"file"}, Namespaces: []string{"kube-system"}, Pods: []string{"kube-system/etcd-*"},
 				Containers: []string{"!istio-*"}, Selector: "app=web"}},
+		{name: "handlers in any case", query: "handler=handlepodsyncs&handler=!IGNORED",
+			want: EventQuery{Handlers: []string{"handlepodsyncs", "!IGNORED"}}},
+		{name: "unknown handler", query: "handler=HandlePodSync", wantErr: `handler "HandlePodSync": want one of HandlePodAdditions, HandlePodUpdates`},
 		{name: "negative duration", query: "since=-5m", wantErr: `since "-5m": want an event sequence number, a duration such as 5m, or now`},
 		{name: "garbage since", query: "since=soon", wantErr: `since "soon": want`},
 		{name: "garbage until", query: "until=later", wantErr: `until "later": want`},
@@ -96,4 +99,35 @@ func FuzzParseEventQuery(f *testing.F) {
 		}
 		q.Match(Event{Kind: EventKindPLEG, Namespace: "a"})
 	})
+}
+
+// TestMatchHandler filters events of both kinds by their handler, without
+// regard to case.
+func TestMatchHandler(t *testing.T) {
+	add := Event{Kind: EventKindConfig, Op: OpAdd, Handler: HandlerPodAdditions, Pods: []PodRef{{Name: "web", Namespace: "default"}}}
+	died := Event{Kind: EventKindPLEG, Type: "ContainerDied", Handler: HandlerPodSyncs}
+	removed := Event{Kind: EventKindPLEG, Type: "ContainerRemoved", Handler: HandlerIgnored, Ignored: "ContainerRemoved is not sync-worthy"}
+	tests := []struct {
+		name     string
+		handlers []string
+		want     []bool // add, died, removed
+	}{
+		{name: "none", want: []bool{true, true, true}},
+		{name: "one, lower case", handlers: []string{"handlepodsyncs"}, want: []bool{false, true, false}},
+		{name: "two kinds", handlers: []string{"HandlePodAdditions", "Ignored"}, want: []bool{true, false, true}},
+		{name: "excluded", handlers: []string{"!ignored"}, want: []bool{true, true, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := EventQuery{Handlers: tt.handlers}
+			if err := q.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range []Event{add, died, removed} {
+				if _, keep, _ := q.Match(e); keep != tt.want[i] {
+					t.Errorf("%s %s%s: kept %v, want %v", e.Kind, e.Op, e.Type, keep, tt.want[i])
+				}
+			}
+		})
+	}
 }

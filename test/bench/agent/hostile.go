@@ -13,20 +13,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-
-	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
 // hostileConfig are the flags of "agent hostile".
@@ -91,60 +87,12 @@ func runHostile(ctx context.Context, args []string) error {
 		return fmt.Errorf("-peers must be between 1 and 200, not %d", c.peers)
 	}
 
-	tmp, err := os.MkdirTemp("", "bench-agent-hostile-")
-	if err != nil {
-		return fmt.Errorf("temporary directory: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "manifests")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return fmt.Errorf("manifest directory: %w", err)
-	}
-	for i := range c.pods {
-		if err := writeStaticPod(dir, i, ""); err != nil {
-			return err
-		}
-	}
-	port, err := freePort()
+	a, err := startStaticAgent(ctx, c.agentBin, c.pods, c.limitMiB)
 	if err != nil {
 		return err
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	base := "http://" + addr
-	logPath := filepath.Join(tmp, "agent.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return fmt.Errorf("agent log: %w", err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(c.agentBin, "--node-name=bench", "--api-source=false", "--runtime-endpoint=",
-		"--static-pod-path="+dir, "--listen-address="+addr, "--heartbeat=1s")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMEMLIMIT=%dMiB", int(c.limitMiB)))
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", c.agentBin, err)
-	}
-	pid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(stopLimit):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if err != nil {
-			if log, rerr := os.ReadFile(logPath); rerr == nil {
-				fmt.Fprintf(os.Stderr, "--- agent log ---\n%s\n", tail(string(log), 40))
-			}
-		}
-	}()
-	fmt.Fprintf(os.Stderr, "bench-agent: agent %d with %d pods on %s\n", pid, c.pods, base)
-	if err = waitSourcePods(ctx, base, v1alpha1.SourceFile, c.pods, exited, 3*time.Minute); err != nil {
-		return err
-	}
+	defer func() { a.stop(err != nil) }()
+	base, addr, pid, dir := a.base, a.addr, a.pid, a.dir
 
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
@@ -258,84 +206,50 @@ func hostileRun(ctx context.Context, c hostileConfig, base, addr string, pid, n 
 	before := scrapeRefused(base)
 	startEvents, startHoles, startGaps, startLag, startEnd := streamTotals(streams)
 
-	phaseCtx, stop := context.WithTimeout(ctx, c.phase)
-	defer stop()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	defer func() {
-		stop()
-		wg.Wait()
-		for _, conn := range conns {
-			conn.Close()
-		}
-	}()
-	wg.Go(func() {
+	ph := newAttackPhase(ctx, c.phase)
+	defer ph.end()
+	ph.wg.Go(func() {
 		for i := range n {
-			if phaseCtx.Err() != nil {
+			if ph.ctx.Err() != nil {
 				return
 			}
-			peer := net.IPv4(127, 0, 0, byte(2+i%c.peers))
-			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: peer}, Timeout: 5 * time.Second}
-			conn, err := d.DialContext(phaseCtx, "tcp", addr)
+			conn, err := ph.dial(net.IPv4(127, 0, 0, byte(2+i%c.peers)), addr)
 			if err != nil {
 				continue
 			}
-			mu.Lock()
-			conns = append(conns, conn)
-			mu.Unlock()
 			switch i % 3 {
 			case 0:
 				_, _ = io.WriteString(conn, "GET /api/v1alpha1/pods HTTP/1.1\r\nHost: agent\r\n\r\n")
 			case 1:
-				wg.Go(func() { slowloris(phaseCtx, conn) })
+				ph.wg.Go(func() { slowloris(ph.ctx, conn) })
 			case 2:
 				_, _ = io.WriteString(conn, "GET /api/v1alpha1/events?since=0 HTTP/1.1\r\nHost: agent\r\n\r\n")
 			}
 		}
 	})
 	// The prober: the kubelet's liveness probe, from the node's address.
-	wg.Go(func() {
-		prober := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-			DisableKeepAlives: true,
-			DialContext:       (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 250)}}).DialContext,
-		}}
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-phaseCtx.Done():
-				return
-			case <-t.C:
-			}
-			start := time.Now()
-			resp, err := prober.Get(base + "/livez")
-			if err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-			mu.Lock()
-			if err != nil || resp.StatusCode != http.StatusOK {
-				p.livezFailures++
-			} else {
-				p.livez.add(time.Since(start))
-			}
-			mu.Unlock()
+	prober := clientFrom(net.IPv4(127, 0, 0, 250))
+	var mu sync.Mutex
+	ph.every(100*time.Millisecond, func() {
+		start := time.Now()
+		resp, err := prober.Get(base + "/livez")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			p.livezFailures++
+		} else {
+			p.livez.add(time.Since(start))
 		}
 	})
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for phaseCtx.Err() == nil {
-		if m, err := procstat.ReadMem(pid); err == nil {
-			p.rssMax = max(p.rssMax, m.RSS)
-		} else {
-			return p, fmt.Errorf("the agent is gone: %w", err)
-		}
-		select {
-		case <-phaseCtx.Done():
-		case <-tick.C:
-		}
+	var err error
+	if p.rssMax, err = ph.peakRSS(pid); err != nil {
+		return p, err
 	}
+	ph.end()
 	if ctx.Err() != nil {
 		return p, ctx.Err()
 	}

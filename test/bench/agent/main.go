@@ -18,6 +18,13 @@
 // headers, streams never read) and prints its RSS, the /livez latency and
 // what well-behaved streams missed.
 //
+// "agent fair" runs the real podsrc-agent binary, its probes on a listener
+// of their own, against the attacks of a pod on the node's network (slow
+// readers of /pods, streams never read, idle keep-alive connections,
+// slowloris), each from one loopback address and from many, and prints
+// whether the kubelet's probe, a well-behaved `sources` and a `watch` got
+// through meanwhile, and the agent's RSS.
+//
 // hack/bench-agent.sh builds them and runs them. The program is a main
 // package under test/ so that nothing of it ends up in a podsrc binary.
 package main
@@ -45,6 +52,8 @@ func main() {
 		err = runRSS(ctx, os.Args[2:])
 	case "hostile":
 		err = runHostile(ctx, os.Args[2:])
+	case "fair":
+		err = runFair(ctx, os.Args[2:])
 	default:
 		stop()
 		usage()
@@ -57,6 +66,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: agent stream [flags] | agent rss [flags] | agent hostile [flags]   (-h for the flags)")
+	fmt.Fprintln(os.Stderr, "usage: agent stream [flags] | agent rss [flags] | agent hostile [flags] | agent fair [flags]   (-h for the flags)")
 	os.Exit(2)
 }

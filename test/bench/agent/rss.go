@@ -113,7 +113,7 @@ func runRSS(ctx context.Context, args []string) error {
 	}
 	for _, r := range results {
 		if r.stop > time.Second {
-			fmt.Printf("  slow stop        %d pods: SIGTERM to exit took %v; the README promises within a second\n", r.pods, r.stop.Round(10*time.Millisecond))
+			fmt.Printf("  slow stop        %d pods: SIGTERM to exit took %v; docs/agent.md promises within a second\n", r.pods, r.stop.Round(10*time.Millisecond))
 		}
 	}
 	if verdict != "" {

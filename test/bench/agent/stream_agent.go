@@ -85,7 +85,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	runErr := make(chan error, 1)
-	go func() { runErr <- a.Run(ctx, lis) }()
+	go func() { runErr <- a.Run(ctx, lis, nil) }()
 	fmt.Printf("listening %s\n", lis.Addr())
 
 	// The parent writes "start", then closes stdin to stop the agent.

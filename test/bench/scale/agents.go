@@ -82,7 +82,7 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 		a.events[name] = cfg.Events
 		l := lis[i]
 		a.wg.Go(func() {
-			if err := ag.Run(ctx, l); err != nil {
+			if err := ag.Run(ctx, l, nil); err != nil {
 				a.errs <- fmt.Errorf("agent of %s: %w", name, err)
 			}
 		})

