@@ -33,14 +33,21 @@ type Result struct {
 // not safe for concurrent use.
 type Admitter struct {
 	handlers Handlers
+	readBack ReadBack
 	node     *v1.Node
 	active   activeSet
 }
 
+// ReadBack returns the kubelet's own verdict on a pod where the pod shows
+// it (an API pod's status), and false where it does not.
+type ReadBack func(*v1.Pod) (v1alpha1.Admission, bool)
+
 // NewAdmitter returns an Admitter with no node and no active pods that
-// judges pods with h.
-func NewAdmitter(h Handlers) *Admitter {
-	return &Admitter{handlers: h, active: newActiveSet()}
+// judges pods with h. readBack, when not nil, is asked first: a pod the
+// kubelet has already judged keeps the kubelet's verdict, and the active
+// pods follow it.
+func NewAdmitter(h Handlers, readBack ReadBack) *Admitter {
+	return &Admitter{handlers: h, readBack: readBack, active: newActiveSet()}
 }
 
 // SetNode sets the kubelet's Node object the next pods are judged on; nil
@@ -66,6 +73,9 @@ func (a *Admitter) Add(pods []*v1.Pod) []Result {
 func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
 	if _, ok := pod.Annotations[mirrorAnnotation]; ok {
 		return v1alpha1.Admission{Skipped: SkippedMirror}
+	}
+	if v, ok := a.kubeletVerdict(pod); ok {
+		return v
 	}
 	if terminal(pod) {
 		// The pod manager keeps this version: a pod added again in a
@@ -95,13 +105,35 @@ func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
 // Update takes the latest version of a pod from an UPDATE, DELETE or
 // RECONCILE notification: an active pod is judged against from now on as
 // it is now, and leaves the active pods once its phase is terminal. A pod
-// that is not active (rejected, skipped, never added) stays so.
+// that is not active (rejected, skipped, never added) stays so, unless the
+// kubelet's own verdict read back says it admitted the pod.
 func (a *Admitter) Update(pod *v1.Pod) {
+	if _, ok := a.kubeletVerdict(pod); ok {
+		return
+	}
 	if terminal(pod) {
 		a.active.remove(pod.UID)
 		return
 	}
 	a.active.replace(pod)
+}
+
+// kubeletVerdict asks readBack for the kubelet's own verdict on pod and,
+// when there is one, makes the active pods follow it.
+func (a *Admitter) kubeletVerdict(pod *v1.Pod) (v1alpha1.Admission, bool) {
+	if a.readBack == nil {
+		return v1alpha1.Admission{}, false
+	}
+	v, ok := a.readBack(pod)
+	if !ok {
+		return v, false
+	}
+	if v.Admitted {
+		a.active.add(pod)
+	} else {
+		a.active.remove(pod.UID)
+	}
+	return v, true
 }
 
 // Remove forgets a pod the kubelet no longer has (a REMOVE notification).

@@ -138,7 +138,7 @@ func TestAdmitterAdd(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := NewAdmitter(&slots{n: tt.slots})
+			a := NewAdmitter(&slots{n: tt.slots}, nil)
 			for i, add := range tt.adds {
 				if got := outcomes(a.Add(add)); !reflect.DeepEqual(got, tt.want[i]) {
 					t.Errorf("ADD %d:\ngot  %+v\nwant %+v", i, got, tt.want[i])
@@ -153,7 +153,7 @@ func TestAdmitterAdd(t *testing.T) {
 
 func TestAdmitterUpdateAndRemove(t *testing.T) {
 	s := &slots{n: 10}
-	a := NewAdmitter(s)
+	a := NewAdmitter(s, nil)
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
 	a.SetNode(node)
 	a.Add([]*v1.Pod{pod("a", 1), pod("b", 2), pod("c", 3)})

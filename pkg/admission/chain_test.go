@@ -59,7 +59,7 @@ func TestAdmitterVictimsOfARefusedPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := NewAdmitter(h)
+	a := NewAdmitter(h, nil)
 	a.Add([]*v1.Pod{pod("a", 1)})
 	got := a.Add([]*v1.Pod{pod("critical-refused", 2)})
 	want := v1alpha1.Admission{Handler: HandlerPodFeatures, Preempts: []v1alpha1.PodRef{{Name: "a", Namespace: "default", UID: "uid-a"}}}

@@ -65,9 +65,11 @@ type Agent struct {
 	streams, snapshots *slots
 
 	// viewMu orders the view's changes with their events, so that a stream
-	// that starts with a snapshot continues exactly after it.
-	viewMu sync.Mutex
-	view   *view
+	// that starts with a snapshot continues exactly after it. It guards
+	// the admissions too, which follow the same notifications.
+	viewMu     sync.Mutex
+	view       *view
+	admissions *admissions
 }
 
 // New returns an agent for cfg. decoder turns static pod manifests into pods
@@ -87,6 +89,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		syncLoop:  sem.syncLoop,
 		stopping:  make(chan struct{}),
 		view:      newView(),
+
+		admissions: newAdmissions(cfg.Admission),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
 		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer),
@@ -234,6 +238,7 @@ func (a *Agent) startSources(ctx context.Context) error {
 	if on {
 		if err := add(v1alpha1.SourceAPI, func(ch chan<- merge.PodUpdate) (PodSource, error) {
 			opts.Updates = ch
+			opts.NodeChanged = a.nodeChanged
 			return apisource.NewAPI(opts)
 		}); err != nil {
 			return err
@@ -254,11 +259,22 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 			a.syncLoop.config(u.Op).setOn(&e)
 			a.viewMu.Lock()
 			a.view.apply(u)
+			verdicts := a.admissions.apply(u)
+			withAdmissions(&e, verdicts)
 			a.ring.Publish(e)
 			a.viewMu.Unlock()
 			a.metrics.event(e)
+			a.metrics.admissions(verdicts)
 		}
 	}
+}
+
+// nodeChanged takes the kubelet's Node object from the API source, for the
+// admit handlers.
+func (a *Agent) nodeChanged(n *v1.Node) {
+	a.viewMu.Lock()
+	defer a.viewMu.Unlock()
+	a.admissions.setNode(n)
 }
 
 // managedPod returns the pod the kubelet's pod manager holds under a

@@ -51,11 +51,12 @@ a resumable event stream for kubectl podsrc.`,
 			if len(unknown) > 0 {
 				klog.InfoS("Kubelet feature gates this agent's kubelet code does not know are ignored", "gates", unknown, "kubeletVersion", decoder.KubeletVersion())
 			}
-			// The admit handlers read the same gates. Building them
-			// here fails the start when this minor's kubelet code
-			// cannot; the agent does not judge added pods with them yet.
-			if _, err := newAdmission(cmd.Context(), admission.Config{}); err != nil {
-				return fmt.Errorf("building the admit handlers of kubelet %s: %w", decoder.KubeletVersion(), err)
+			// The admit handlers read the same gates, and the kubelet's
+			// allowedUnsafeSysctls.
+			if newAdmission != nil {
+				if cfg.Admission, err = newAdmission(cmd.Context(), cfg.AdmissionConfig()); err != nil {
+					return fmt.Errorf("building the admit handlers of kubelet %s: %w", decoder.KubeletVersion(), err)
+				}
 			}
 			tuneGC()
 			a, err := New(cfg, decoder)

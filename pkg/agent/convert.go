@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
@@ -66,6 +67,16 @@ func configEvent(u merge.PodUpdate) v1alpha1.Event {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
 	}
 	return e
+}
+
+// withAdmissions sets the admission verdicts on an ADD's pods, by UID, on
+// its event.
+func withAdmissions(e *v1alpha1.Event, verdicts map[types.UID]v1alpha1.Admission) {
+	for i, p := range e.Pods {
+		if v, ok := verdicts[p.UID]; ok {
+			e.Pods[i].Admission = &v
+		}
+	}
 }
 
 // plegEvent turns a pod lifecycle event into an event; podLabels are the

@@ -74,6 +74,16 @@ func (a *Agent) withRuntime(info *v1alpha1.PodInfo, rp pleg.RuntimePod) {
 	info.Runtime = runtimePod(rp, cached, ok)
 }
 
+// withAdmission joins the kubelet's admission verdict on the pod into info.
+func (a *Agent) withAdmission(info *v1alpha1.PodInfo) {
+	a.viewMu.Lock()
+	v, ok := a.admissions.get(info.UID)
+	a.viewMu.Unlock()
+	if ok {
+		info.Admission = &v
+	}
+}
+
 // configured returns the view's pods, sorted, shared with the view.
 func (a *Agent) configured() []sourced {
 	a.viewMu.Lock()
@@ -105,6 +115,7 @@ func (a *Agent) eachPodInfo(configured []sourced, q *v1alpha1.PodQuery, yield fu
 		if !q.Match(info) {
 			continue
 		}
+		a.withAdmission(&info)
 		if rp, ok := rt[p.pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
@@ -187,6 +198,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		info = podInfo(p, a.originOf(p))
 		info.Pod = servedPod(p.pod, a.cfg.ExposePodSpecs)
+		a.withAdmission(&info)
 	} else {
 		info = v1alpha1.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -15,6 +16,8 @@ type metrics struct {
 	subscribers prometheus.Gauge
 	lagging     prometheus.Counter
 	refused     *prometheus.CounterVec
+	admitted    prometheus.Counter
+	rejected    *prometheus.CounterVec
 	evicted     *prometheus.CounterVec
 }
 
@@ -41,15 +44,37 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_refused_total",
 			Help: "Connections and requests answered 503 because a limit was reached, by limit.",
 		}, []string{"limit"}),
+		admitted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podsrc_admission_admitted_total",
+			Help: "Added pods the kubelet's admit handlers admit, as podsrc judges them or reads them back.",
+		}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podsrc_admission_rejections_total",
+			Help: "Added pods the kubelet's admit handlers reject, by reason, as the kubelet's kubelet_admission_rejections_total counts them.",
+		}, []string{"reason"}),
 		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podsrc_idle_connections_closed_total",
 			Help: "Idle connections closed to make room for a new one beyond a connection limit, by limit.",
 		}, []string{"limit"}),
 	}
-	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted,
+	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted, m.admitted, m.rejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo(a.kubeletSemantics()), &stateCollector{a: a})
 	return m
+}
+
+// admissions counts the verdicts on the pods of one ADD; skipped pods and
+// unknown verdicts count nowhere.
+func (m *metrics) admissions(verdicts map[types.UID]v1alpha1.Admission) {
+	for _, v := range verdicts {
+		switch {
+		case v.Skipped != "" || v.Unknown != "":
+		case v.Admitted:
+			m.admitted.Inc()
+		default:
+			m.rejected.WithLabelValues(v.Reason).Inc()
+		}
+	}
 }
 
 // event counts a published event.

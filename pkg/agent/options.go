@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/podsrc/podsrc/pkg/admission"
 	"net"
 	"net/netip"
 	"strings"
@@ -129,11 +130,26 @@ type Config struct {
 
 	// RelistOnRuntimeEvents makes the PLEG follow the runtime's events.
 	RelistOnRuntimeEvents bool
+
 	// MaxDeadContainersPerContainer is the kubelet's
 	// --maximum-dead-containers-per-container: with the kubelet's floor of
 	// one, how many exited containers of a name its container deletor
 	// keeps.
 	MaxDeadContainersPerContainer int
+
+	// Admission is the kubelet minor's chain of admit handlers, which judge
+	// each added pod; nil leaves every verdict unknown.
+	Admission admission.Handlers
+}
+
+// AdmissionConfig is what the kubelet's admit handlers take from its
+// configuration: its allowedUnsafeSysctls.
+func (c *Config) AdmissionConfig() admission.Config {
+	var ac admission.Config
+	if kc := c.Node.Kubelet; kc != nil {
+		ac.AllowedUnsafeSysctls = kc.AllowedUnsafeSysctls
+	}
+	return ac
 }
 
 // Complete resolves the flags given on fs, with the kubelet's configuration

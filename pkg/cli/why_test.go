@@ -88,6 +88,15 @@ func whyFakeAgent() *fakeagent.Agent {
 		{Name: "web", Namespace: "default", UID: "web-uid", Source: v1alpha1.SourceAPI, Pod: spec("default", "web", "app"),
 			Runtime: rt("c1b2c3d4e5f60718293a", v1alpha1.RuntimeContainer{ID: "containerd://w1", Name: "app", State: "running"})},
 	}
+	// The kubelet admitted every configured pod; mirror pods were not
+	// taken to admission.
+	for i := range fa.Pods.Items {
+		p := &fa.Pods.Items[i]
+		p.Admission = &v1alpha1.Admission{Admitted: true}
+		if p.Mirror {
+			p.Admission = &v1alpha1.Admission{Skipped: "mirror pod: not taken to admission"}
+		}
+	}
 	code := 3
 	for _, d := range []time.Duration{90 * time.Second, 70 * time.Second, 30 * time.Second} {
 		fa.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", PodUID: "broken-uid", PodName: "broken-node-1",

@@ -33,7 +33,7 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 	name.Format = "name"
 	t := &Table{Columns: []metav1.TableColumnDefinition{
 		col("Node", false), col("Namespace", false), name, col("Source", false), col("UID", false),
-		col("Static/Mirror", false), col("Sandbox", false), col("Containers", false), col("Restarts", false),
+		col("Static/Mirror", false), col("Admission", false), col("Sandbox", false), col("Containers", false), col("Restarts", false),
 		col("First Seen", false),
 		col("IPs", true), col("Config Hash", true), col("Kubelet UID", true), col("Images", true), col("Error", true),
 	}}
@@ -83,15 +83,39 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 				errMsg = "the kubelet's UID differs from podsrc's"
 			}
 		}
+		admission := admissionCell(pod.Admission)
+		if a := pod.Admission; a != nil && !a.Admitted && a.Unknown == "" && a.Skipped == "" {
+			c = Red
+			if errMsg == none {
+				errMsg = "rejected by the kubelet's admission: " + a.Message
+			}
+		}
 		src := pod.Source
 		if src == "" {
 			src = "<runtime>"
 			c = Faint
 		}
 		t.Rows = append(t.Rows, Row{Cells: []any{
-			pod.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, sandbox, containers,
+			pod.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, admission, sandbox, containers,
 			itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), kubeletUID, images, errMsg,
 		}, Color: c, Item: &items[i]})
 	}
 	return []*Table{t}
+}
+
+// admissionCell says in a word or two what the kubelet's admission made of
+// a pod: admitted, rejected with its reason, skipped (a mirror pod, a pod
+// already terminal) or unknown; none for a pod only the runtime has.
+func admissionCell(a *v1alpha1.Admission) string {
+	switch {
+	case a == nil:
+		return none
+	case a.Unknown != "":
+		return "unknown"
+	case a.Skipped != "":
+		return "skipped"
+	case a.Admitted:
+		return "admitted"
+	}
+	return "rejected: " + a.Reason
 }

@@ -27,11 +27,11 @@ func Analyze(f Facts) v1alpha1.WhyReport {
 	var steps []func() result
 	switch f.Subject.Source {
 	case v1alpha1.SourceFile:
-		steps = []func() result{a.file, a.decode, a.shadow, a.config, a.mirror, a.sandbox, a.containers}
+		steps = []func() result{a.file, a.decode, a.shadow, a.config, a.admission, a.mirror, a.sandbox, a.containers}
 	case v1alpha1.SourceHTTP:
-		steps = []func() result{a.url, a.config, a.mirror, a.sandbox, a.containers}
+		steps = []func() result{a.url, a.config, a.admission, a.mirror, a.sandbox, a.containers}
 	default:
-		steps = []func() result{a.binding, a.apiSource, a.config, a.sandbox, a.containers}
+		steps = []func() result{a.binding, a.apiSource, a.config, a.admission, a.sandbox, a.containers}
 	}
 	r := v1alpha1.WhyReport{
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindWhyReport),

@@ -54,7 +54,50 @@ func analyzeCases() []analyzeCase {
 				return withPods(f, pathTarget(etcd.Origin), etcd)
 			},
 			verdict: v1alpha1.VerdictOK,
-			stages:  []string{"file", "decode", "shadow", "config", "mirror", "sandbox", "containers"},
+			stages:  []string{"file", "decode", "shadow", "config", "admission", "mirror", "sandbox", "containers"},
+		},
+		{
+			name: "static pod the kubelet's admission rejects",
+			facts: func() Facts {
+				p := etcd
+				p.Runtime = nil
+				p.Admission = &v1alpha1.Admission{Reason: "UnexpectedAdmissionError", Handler: "predicate",
+					Message: "Allocate failed due to preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: cpu, q: 99000), ]"}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Err: apierrors.NewNotFound(corev1.Resource("pods"), p.Name)}
+				return withPods(f, pathTarget(etcd.Origin), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			msg:      "UnexpectedAdmissionError: Allocate failed due to preemption",
+			evidence: "Pod was rejected: Allocate failed due to preemption",
+			fix:      "touch or move",
+			stages:   []string{"file", "decode", "shadow", "config", "admission", "mirror", "sandbox", "containers"},
+		},
+		{
+			name: "API pod the kubelet rejected, read back",
+			facts: func() Facts {
+				p := apiPod("default", "hog")
+				p.Runtime = nil
+				p.Admission = &v1alpha1.Admission{Reason: "OutOfcpu", ReadBack: true,
+					Message: "Node didn't have enough resource: cpu, requested: 100000, used: 350, capacity: 2000"}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(apiPod("default", "hog"), "")}
+				return withPods(f, nameTarget("default", "hog"), p)
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			msg: "the kubelet's own verdict, from the pod's status): OutOfcpu: Node didn't have enough resource: cpu",
+			fix: "kubectl delete pod -n default hog",
+		},
+		{
+			name: "admission that cannot be judged leaves the later stages to speak",
+			facts: func() Facts {
+				p := etcd
+				p.Admission = &v1alpha1.Admission{Unknown: "the node's Node object is not known"}
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				return withPods(f, pathTarget(etcd.Origin), p)
+			},
+			verdict: v1alpha1.VerdictUnknown, stage: "admission", msg: "cannot be judged: the node's Node object is not known",
 		},
 		{
 			name: "healthy static pod of an agent that does not say its file",
@@ -136,7 +179,7 @@ func analyzeCases() []analyzeCase {
 				return withPods(f, nameTarget("", "web"), web)
 			},
 			verdict: v1alpha1.VerdictOK,
-			stages:  []string{"binding", "api-source", "config", "sandbox", "containers"},
+			stages:  []string{"binding", "api-source", "config", "admission", "sandbox", "containers"},
 		},
 		{
 			name: "decode error with its YAML line",
@@ -572,7 +615,7 @@ func analyzeCases() []analyzeCase {
 				return withPods(f, nameTarget("", "remote"))
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "url", msg: "rejected body", fix: "curl http://config.example/pods",
-			stages: []string{"url", "config", "mirror", "sandbox", "containers"},
+			stages: []string{"url", "config", "admission", "mirror", "sandbox", "containers"},
 		},
 		{
 			name: "URL failing after the pod's last good list",

@@ -58,12 +58,14 @@ func staticPod(name string) v1alpha1.PodInfo {
 	return v1alpha1.PodInfo{
 		Name: name + "-" + testNode, Namespace: "kube-system", UID: types.UID("uid-" + name), Source: v1alpha1.SourceFile,
 		Static: true, ConfigHash: "uid-" + name, Origin: testDir + "/" + name + ".yaml", Runtime: running(name),
+		Admission: &v1alpha1.Admission{Admitted: true},
 	}
 }
 
 // apiPod is a running pod of the API server.
 func apiPod(ns, name string) v1alpha1.PodInfo {
-	return v1alpha1.PodInfo{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Source: v1alpha1.SourceAPI, Runtime: running(name)}
+	return v1alpha1.PodInfo{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Source: v1alpha1.SourceAPI, Runtime: running(name),
+		Admission: &v1alpha1.Admission{Admitted: true, ReadBack: true}}
 }
 
 // specOf is the pod of the API server (or mirror) that goes with info.

@@ -32,6 +32,9 @@ func (a *analysis) mirror() result {
 	if r, stop := a.blocked(name, v1alpha1.StageConfig); stop {
 		return r
 	}
+	if r, stop := a.rejected(name); stop {
+		return r
+	}
 	info := a.f.Subject.Info
 	if apierrors.IsNotFound(a.f.NodeObject.Err) {
 		return failing(name, "node "+node+" is not registered in the API server: the kubelet makes no mirror pods until it is",

@@ -30,6 +30,9 @@ func (a *analysis) sandbox() result {
 	if r, stop := a.blocked(name, v1alpha1.StageConfig); stop {
 		return r
 	}
+	if r, stop := a.rejected(name); stop {
+		return r
+	}
 	if a.f.PLEG != nil && !a.f.PLEG.Enabled {
 		return unknown(name, "the agent does not watch the runtime: its PLEG is off", "kubectl podsrc pleg "+operands(node))
 	}

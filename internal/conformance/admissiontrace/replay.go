@@ -46,7 +46,7 @@ func replayTrace(t *testing.T, tr Trace, newHandlers admission.NewHandlers) {
 	if err != nil {
 		t.Fatalf("building the handlers %q: %v", tr.Handlers, err)
 	}
-	a := admission.NewAdmitter(h)
+	a := admission.NewAdmitter(h, nil)
 	a.SetNode(tr.Node)
 	for i, step := range tr.Steps {
 		for _, diff := range Compare(a.Add(step.Pods), step.Results, tr.Handlers) {

@@ -23,4 +23,12 @@ type Admission struct {
 	// Skipped says why the pod was not taken to admission at all (a mirror
 	// pod, a pod already in a terminal phase); empty when it was.
 	Skipped string `json:"skipped,omitempty"`
+	// ReadBack is true when the verdict is the kubelet's own, read back
+	// from the pod's status (a rejected API pod's status.reason and
+	// status.message, or its start), rather than reproduced by podsrc.
+	ReadBack bool `json:"readBack,omitempty"`
+	// Unknown says why podsrc cannot give a verdict (no Node object to
+	// judge against, no admit handlers in this agent build); Admitted is
+	// then false and means nothing.
+	Unknown string `json:"unknown,omitempty"`
 }

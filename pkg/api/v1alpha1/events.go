@@ -132,4 +132,7 @@ type PodRef struct {
 	UID       types.UID `json:"uid"`
 	// Labels are the pod's labels.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Admission is the kubelet's admission verdict on the pod, on the
+	// pods of an ADD.
+	Admission *Admission `json:"admission,omitempty"`
 }

@@ -55,6 +55,9 @@ type PodInfo struct {
 	KubeletUIDFrom string `json:"kubeletUIDFrom,omitempty"`
 	// FirstSeen is the kubelet's kubernetes.io/config.seen of the pod.
 	FirstSeen string `json:"firstSeen,omitempty"`
+	// Admission is the kubelet's admission verdict on the pod when it was
+	// last added; nil for a pod only the runtime has.
+	Admission *Admission `json:"admission,omitempty"`
 	// Runtime is what the PLEG last saw of the pod; nil when the runtime
 	// has nothing of it (or the PLEG is off).
 	Runtime *RuntimePod `json:"runtime,omitempty"`

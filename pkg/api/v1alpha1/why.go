@@ -22,10 +22,10 @@ const (
 )
 
 // Stage names, stable for scripts. A static pod from a file goes through
-// file, decode, shadow, config, mirror, sandbox, containers; one from the
-// static pod URL through url, config, mirror, sandbox, containers; a pod
-// of the API server through binding, api-source, config, sandbox,
-// containers.
+// file, decode, shadow, config, admission, mirror, sandbox, containers;
+// one from the static pod URL through url, config, admission, mirror,
+// sandbox, containers; a pod of the API server through binding,
+// api-source, config, admission, sandbox, containers.
 const (
 	// StageFile: the manifest is in the static pod path, present and a
 	// regular file.
@@ -43,6 +43,9 @@ const (
 	StageAPISource = "api-source"
 	// StageConfig: the pod is in the kubelet's merged configuration.
 	StageConfig = "config"
+	// StageAdmission: the kubelet's admit handlers let the pod in when it
+	// was added.
+	StageAdmission = "admission"
 	// StageMirror: the static pod's mirror pod is in the API server and
 	// mirrors the pod the kubelet runs.
 	StageMirror = "mirror"

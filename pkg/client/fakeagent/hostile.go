@@ -44,8 +44,15 @@ func NewHostile(node string) *Agent {
 // poison sets every string reachable from v to Payload, giving nil slices
 // and maps one element and nil pointers to podsrc's own types a value, so
 // that every field is served. Types of other packages behind pointers (the
-// full corev1.Pod, times) are left alone.
-func poison(v reflect.Value) {
+// full corev1.Pod, times) are left alone, and so is a pointer to a type
+// that is already being filled above it (an Admission's preempted pods'
+// own Admission).
+func poison(v reflect.Value) { poisonBelow(v, map[reflect.Type]bool{}) }
+
+// poisonBelow is poison, where filling lists the pointed-to types filled
+// above v.
+func poisonBelow(v reflect.Value, filling map[reflect.Type]bool) {
+	poison := func(v reflect.Value) { poisonBelow(v, filling) }
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(Payload)
@@ -56,13 +63,16 @@ func poison(v reflect.Value) {
 			}
 		}
 	case reflect.Pointer:
+		elem := v.Type().Elem()
 		if v.IsNil() {
-			if v.Type().Elem().PkgPath() != reflect.TypeFor[v1alpha1.Event]().PkgPath() {
+			if elem.PkgPath() != reflect.TypeFor[v1alpha1.Event]().PkgPath() || filling[elem] {
 				return
 			}
-			v.Set(reflect.New(v.Type().Elem()))
+			v.Set(reflect.New(elem))
 		}
+		filling[elem] = true
 		poison(v.Elem())
+		delete(filling, elem)
 	case reflect.Slice:
 		if v.Len() == 0 {
 			v.Set(reflect.MakeSlice(v.Type(), 1, 1))

@@ -72,6 +72,10 @@ type APIOptions struct {
 	NodeSyncPeriod time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// NodeChanged, when set, is given the node after its first list and
+	// every change of it (nil once it is gone), as the kubelet's node
+	// lister sees it. It must not block.
+	NodeChanged func(*v1.Node)
 }
 
 // APISource is the kubelet's API server source. Once the list of the node
@@ -93,6 +97,8 @@ type APISource struct {
 	now      func() time.Time
 	status   source.StatusBook
 	errs     apiErrorLog
+	// onNode is APIOptions.NodeChanged, never nil.
+	onNode func(*v1.Node)
 
 	// nodeSynced is set once the first list of the node object is stored.
 	nodeSynced atomic.Bool
@@ -150,6 +156,11 @@ func NewAPI(opts APIOptions) (*APISource, error) {
 		updates:  opts.Updates,
 		period:   period,
 		now:      now,
+
+		onNode: opts.NodeChanged,
+	}
+	if s.onNode == nil {
+		s.onNode = func(*v1.Node) {}
 	}
 	s.status.Update(func(st *source.Status) { *st = source.Status{Source: SourceAPI, Target: host} })
 	return s, nil
@@ -290,11 +301,14 @@ func (s *APISource) observe(ctx context.Context, resource, verb string, err erro
 func (s *APISource) nodeChanged(ctx context.Context, objs []interface{}) {
 	logger := klog.FromContext(ctx)
 	found := len(objs) > 0
+	var node *v1.Node
 	if found {
 		if n, ok := objs[0].(*v1.Node); ok {
+			node = n
 			s.status.Update(func(st *source.Status) { st.NodeKubeletVersion = n.Status.NodeInfo.KubeletVersion })
 		}
 	}
+	s.onNode(node)
 	first := !s.nodeSynced.Load()
 	switch {
 	case !found && (first || s.nodeSeen):

@@ -24,7 +24,7 @@ func BenchmarkAdmitOneAdd(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			a := admit.NewAdmitter(h)
+			a := admit.NewAdmitter(h, nil)
 			a.SetNode(benchNode(n + 1))
 			for i := range n {
 				a.Add([]*v1.Pod{benchPod(i)})

@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/merge"
+)
+
+// rejectedPrefix starts the status.message the kubelet writes on a pod its
+// admission rejected; the handler's own message follows.
+const rejectedPrefix = "Pod was rejected: "
+
+// Why a verdict cannot be given.
+const (
+	unknownNoHandlers = "this agent build has no admit handlers of its kubelet minor"
+	unknownNoNode     = "the node's Node object is not known (the API source is off or has not listed the node yet); the kubelet judges a pod against it"
+)
+
+// admissions follows the kubelet's admission of the pods its sync loop is
+// handed: every ADD is judged with the admit handlers of the agent's
+// kubelet minor against the node and the pods admitted before, and each
+// configured pod keeps its verdict until it is removed. Where an API pod's
+// status shows what the kubelet itself decided, that is taken instead (see
+// kubeletVerdict). It is guarded by the agent's viewMu.
+type admissions struct {
+	// admitter is nil when the agent has no admit handlers.
+	admitter  *admission.Admitter
+	nodeKnown bool
+	verdicts  map[types.UID]v1alpha1.Admission
+}
+
+func newAdmissions(h admission.Handlers) *admissions {
+	s := &admissions{verdicts: map[types.UID]v1alpha1.Admission{}}
+	if h != nil {
+		s.admitter = admission.NewAdmitter(h, kubeletVerdict)
+	}
+	return s
+}
+
+// setNode takes the kubelet's Node object; nil when it is gone.
+func (s *admissions) setNode(n *v1.Node) {
+	s.nodeKnown = n != nil
+	if s.admitter != nil && n != nil {
+		s.admitter.SetNode(n)
+	}
+}
+
+// apply follows one notification of the merge and returns the verdict on
+// each pod an ADD brought, by UID; nil for the other ops.
+func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
+	switch u.Op {
+	case merge.Add:
+		return s.add(u.Pods)
+	case merge.Update, merge.Delete, merge.Reconcile:
+		for _, p := range u.Pods {
+			if s.admitter != nil {
+				s.admitter.Update(p)
+			}
+			// The kubelet's own verdict on a pod it has since rejected
+			// (after its restart, say) is the one that holds.
+			if v, ok := kubeletVerdict(p); ok && !v.Admitted {
+				s.verdicts[p.UID] = v
+			}
+		}
+	case merge.Remove:
+		for _, p := range u.Pods {
+			if s.admitter != nil {
+				s.admitter.Remove(p.UID)
+			}
+			delete(s.verdicts, p.UID)
+		}
+	case merge.Set:
+		// The kubelet's sync loop ignores SET; so does its admission.
+	}
+	return nil
+}
+
+func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
+	out := make(map[types.UID]v1alpha1.Admission, len(pods))
+	switch {
+	case s.admitter == nil:
+		for _, p := range pods {
+			out[p.UID] = unknownUnlessReadBack(p, unknownNoHandlers)
+		}
+	case !s.nodeKnown:
+		for _, p := range pods {
+			out[p.UID] = unknownUnlessReadBack(p, unknownNoNode)
+		}
+	default:
+		for _, r := range s.admitter.Add(pods) {
+			out[r.Pod.UID] = r.Admission
+		}
+	}
+	for uid, v := range out {
+		s.verdicts[uid] = v
+	}
+	return out
+}
+
+// unknownUnlessReadBack is the kubelet's own verdict on p where its status
+// shows it, and otherwise a verdict unknown for why.
+func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
+	if v, ok := kubeletVerdict(p); ok {
+		return v
+	}
+	return v1alpha1.Admission{Unknown: why}
+}
+
+// get returns the verdict on the pod with the UID.
+func (s *admissions) get(uid types.UID) (v1alpha1.Admission, bool) {
+	v, ok := s.verdicts[uid]
+	return v, ok
+}
+
+// kubeletVerdict reads the kubelet's own admission verdict back from an
+// API pod's status: a pod the kubelet rejected is Failed with its reason
+// and "Pod was rejected: " and the handler's message; a pod it has started
+// (StartTime set, not Failed) was admitted. Static pods carry no status the
+// agent can read, and pods the kubelet has not synced yet none either.
+func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
+	st := p.Status
+	if st.Phase == v1.PodFailed && strings.HasPrefix(st.Message, rejectedPrefix) {
+		return v1alpha1.Admission{Reason: st.Reason, Message: strings.TrimPrefix(st.Message, rejectedPrefix), ReadBack: true}, true
+	}
+	if st.StartTime != nil && st.Phase != v1.PodFailed && st.Phase != v1.PodSucceeded {
+		return v1alpha1.Admission{Admitted: true, ReadBack: true}, true
+	}
+	return v1alpha1.Admission{}, false
+}

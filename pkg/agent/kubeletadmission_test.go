@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"reflect"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/merge"
+)
+
+// roomFor admits pods while fewer than n others are active, and refuses
+// the rest as the predicates refuse a pod beyond the node's pod count.
+type roomFor int
+
+func (n roomFor) Admit(in admission.Input) admission.Verdict {
+	if len(in.Others) < int(n) {
+		return admission.Verdict{Admit: true}
+	}
+	return admission.Verdict{Reason: "OutOfpods", Message: "Node didn't have enough resource: pods", Handler: admission.HandlerPredicate}
+}
+
+func admissionPod(name string, created int, status v1.PodStatus) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), CreationTimestamp: metav1.Unix(int64(created), 0)},
+		Status:     status,
+	}
+}
+
+// TestAdmissions follows notifications through the agent's admissions:
+// verdicts unknown without handlers or without the node, judged in
+// creation order once both are there, the kubelet's own verdict read back
+// from a pod's status where it shows one (and the active pods following
+// it), and a removed pod's room and verdict gone.
+func TestAdmissions(t *testing.T) {
+	started := metav1.Now()
+	rejected := v1.PodStatus{Phase: v1.PodFailed, Reason: "OutOfcpu", Message: rejectedPrefix + "Node didn't have enough resource: cpu", StartTime: &started}
+	running := v1.PodStatus{Phase: v1.PodRunning, StartTime: &started}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
+	admitted := v1alpha1.Admission{Admitted: true}
+	outOfPods := v1alpha1.Admission{Reason: "OutOfpods", Message: "Node didn't have enough resource: pods", Handler: admission.HandlerPredicate}
+
+	type step struct {
+		op      merge.Op
+		pods    []*v1.Pod
+		node    *v1.Node
+		want    map[types.UID]v1alpha1.Admission
+		wantGet map[types.UID]*v1alpha1.Admission
+	}
+	tests := []struct {
+		name     string
+		handlers admission.Handlers
+		steps    []step
+	}{
+		{name: "no admit handlers", steps: []step{{
+			op: merge.Add, pods: []*v1.Pod{admissionPod("a", 1, v1.PodStatus{}), admissionPod("r", 2, rejected)},
+			want: map[types.UID]v1alpha1.Admission{
+				"uid-a": {Unknown: unknownNoHandlers},
+				"uid-r": {Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu", ReadBack: true},
+			},
+		}}},
+		{name: "no node yet", handlers: roomFor(1), steps: []step{{
+			op: merge.Add, pods: []*v1.Pod{admissionPod("a", 1, v1.PodStatus{})},
+			want: map[types.UID]v1alpha1.Admission{"uid-a": {Unknown: unknownNoNode}},
+		}}},
+		{name: "judged in creation order", handlers: roomFor(1), steps: []step{
+			{node: node},
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("late", 2, v1.PodStatus{}), admissionPod("early", 1, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-early": admitted, "uid-late": outOfPods}},
+			// The admitted pod goes: there is room again.
+			{op: merge.Remove, pods: []*v1.Pod{admissionPod("early", 1, v1.PodStatus{})},
+				wantGet: map[types.UID]*v1alpha1.Admission{"uid-early": nil, "uid-late": &outOfPods}},
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("next", 3, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-next": admitted}},
+		}},
+		{name: "the kubelet's verdicts read back", handlers: roomFor(1), steps: []step{
+			{node: node},
+			// Started by the kubelet: admitted, and it holds the room.
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("old", 1, running), admissionPod("new", 2, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-old": {Admitted: true, ReadBack: true}, "uid-new": outOfPods}},
+			// The kubelet rejects the running pod after its restart: its
+			// words hold, and the room is free.
+			{op: merge.Update, pods: []*v1.Pod{admissionPod("old", 1, rejected)},
+				wantGet: map[types.UID]*v1alpha1.Admission{"uid-old": {Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu", ReadBack: true}}},
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("third", 3, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-third": admitted}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newAdmissions(tt.handlers)
+			for i, st := range tt.steps {
+				if st.node != nil {
+					s.setNode(st.node)
+					continue
+				}
+				got := s.apply(merge.PodUpdate{Op: st.op, Source: "api", Pods: st.pods})
+				if st.want != nil && !reflect.DeepEqual(got, st.want) {
+					t.Errorf("step %d (%v): verdicts\n%+v\nwant\n%+v", i, st.op, got, st.want)
+				}
+				for uid, want := range st.wantGet {
+					v, ok := s.get(uid)
+					if ok != (want != nil) || (ok && !reflect.DeepEqual(v, *want)) {
+						t.Errorf("step %d: get(%s) = %+v, %v; want %+v", i, uid, v, ok, want)
+					}
+				}
+			}
+		})
+	}
+}

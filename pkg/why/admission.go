@@ -1,0 +1,69 @@
+package why
+
+import (
+	"strings"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// admission is the stage of the kubelet's admission of the pod when its
+// sync loop was handed it: the verdict of the node's kubelet minor's admit
+// handlers, as the agent reproduces it or reads it back from the pod's
+// status.
+func (a *analysis) admission() result {
+	name, node := v1alpha1.StageAdmission, a.f.Node
+	if r, stop := a.blocked(name, v1alpha1.StageConfig); stop {
+		return r
+	}
+	info := a.f.Subject.Info
+	v := info.Admission
+	switch {
+	case v == nil:
+		return unknown(name, "the agent reports no admission verdict for the pod", "kubectl podsrc version "+operands(node)+" (an agent without the kubelet's admission)")
+	case v.Unknown != "":
+		return unknown(name, "the kubelet's admission cannot be judged: "+v.Unknown, "kubectl podsrc sources "+operands(node))
+	case v.Skipped != "":
+		return ok(name, "not taken to admission: "+v.Skipped)
+	}
+	var evidence []string
+	if len(v.Preempts) > 0 {
+		evidence = append(evidence, "critical pod preemption evicts "+podRefs(v.Preempts)+" to admit it")
+	}
+	from := "as podsrc reproduces the kubelet's admit handlers"
+	if v.ReadBack {
+		from = "the kubelet's own verdict, from the pod's status"
+	}
+	if v.Admitted {
+		return ok(name, "admitted ("+from+")", evidence...)
+	}
+	if v.Handler != "" {
+		evidence = append(evidence, "refused by the "+v.Handler+" admit handler")
+	}
+	evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+v.Message)
+	msg := "rejected by the kubelet's admission (" + from + "): " + v.Reason + ": " + v.Message
+	if info.Static {
+		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
+			"free what it lacks, then touch or move "+orText(info.Origin, "its manifest")+" (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
+	}
+	return failing(name, msg+"; the kubelet does not retry a rejected pod",
+		"free what it lacks, then recreate the pod: kubectl delete pod -n "+operands(info.Namespace, info.Name)+" (its controller makes a new one)", evidence...)
+}
+
+// rejected returns the unknown result of a stage that a failing admission
+// keeps from being reached, and false when admission did not fail (an
+// unknown admission leaves the later stages to say what they see).
+func (a *analysis) rejected(name string) (result, bool) {
+	if a.done[v1alpha1.StageAdmission] != v1alpha1.VerdictFailing {
+		return result{}, false
+	}
+	return unknown(name, "not reached: the kubelet's admission rejected the pod", ""), true
+}
+
+// podRefs names pods as namespace/name, comma-separated.
+func podRefs(pods []v1alpha1.PodRef) string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Namespace + "/" + p.Name
+	}
+	return strings.Join(names, ", ")
+}
