@@ -345,7 +345,10 @@ func runDeploy(t *testing.T, c *cluster.Cluster, plugin string, args ...string) 
 	defer cancel()
 	args = append(args, "--kubeconfig="+c.Kubeconfig, "--timeout=3m")
 	if args[0] == "deploy" {
-		args = append(args, "--api-server-url="+c.Env["API_SERVER"])
+		// The test cluster keeps its static pods and CRI socket where no
+		// kubelet distribution does: deploy mounts them only when told.
+		args = append(args, "--api-server-url="+c.Env["API_SERVER"],
+			"--allow-host-path="+c.StaticPodDir, "--allow-host-path="+filepath.Dir(c.Env["CONTAINERD_SOCKET"]))
 	}
 	cmd := exec.CommandContext(ctx, plugin, args...)
 	cmd.WaitDelay = 10 * time.Second
