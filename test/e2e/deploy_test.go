@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -347,8 +348,13 @@ func runDeploy(t *testing.T, c *cluster.Cluster, plugin string, args ...string) 
 	if args[0] == "deploy" {
 		// The test cluster keeps its static pods and CRI socket where no
 		// kubelet distribution does: deploy mounts them only when told.
+		// Its API server publishes no EndpointSlices of its own, so the
+		// address its node proxy comes from is told too.
 		args = append(args, "--api-server-url="+c.Env["API_SERVER"],
 			"--allow-host-path="+c.StaticPodDir, "--allow-host-path="+filepath.Dir(c.Env["CONTAINERD_SOCKET"]))
+		if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--allowed-cidrs=") }) {
+			args = append(args, "--allowed-cidrs="+c.Env["NODE_IP"])
+		}
 	}
 	cmd := exec.CommandContext(ctx, plugin, args...)
 	cmd.WaitDelay = 10 * time.Second
