@@ -331,7 +331,7 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 		pc := c
 		if a := admissionDetail(p.Admission); a != "" {
 			details = append(details, a)
-			if !p.Admission.Admitted && p.Admission.Unknown == "" && p.Admission.Skipped == "" {
+			if p.Admission.Rejected() {
 				pc = Red
 			}
 		}
