@@ -79,7 +79,10 @@ image=$("$ROOT/hack/image.sh" | tail -n1)
 
 section "3/9 Deploying the agent: kubectl podsrc deploy (the node's paths come from its kubelet's /configz)"
 note "--api-server-url: this cluster has no kube-proxy, so the agent reaches the API server at its own address"
-show kubectl podsrc deploy --image="$image" --api-server-url="$API_SERVER" --timeout="${WAIT}s" || die "deploying the agent failed"
+note "--allow-host-path: this cluster keeps its static pods and CRI socket where no kubelet distribution does, and deploy mounts only kubelet-like paths unless told"
+note "--allowed-cidrs: its API server publishes no EndpointSlices, so deploy is told the address the API server's node proxy comes from"
+show kubectl podsrc deploy --image="$image" --api-server-url="$API_SERVER" --timeout="${WAIT}s" \
+	--allow-host-path="$STATIC_POD_DIR" --allow-host-path="$(dirname "$CONTAINERD_SOCKET")" --allowed-cidrs="$NODE_IP" || die "deploying the agent failed"
 show kubectl -n podsrc-system get daemonset,pods -o wide
 
 section "4/9 Pods from the API server"

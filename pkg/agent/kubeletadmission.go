@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -18,7 +19,7 @@ const rejectedPrefix = "Pod was rejected: "
 // Why a verdict cannot be given.
 const (
 	unknownNoHandlers = "this agent build has no admit handlers of its kubelet minor"
-	unknownNoNode     = "the node's Node object is not known (the API source is off or has not listed the node yet); the kubelet judges a pod against it"
+	unknownNoNode     = "the node's Node object is not known yet (the API source is off or has not listed the node); the kubelet judges a pod against it"
 )
 
 // admissions follows the kubelet's admission of the pods its sync loop is
@@ -26,12 +27,17 @@ const (
 // kubelet minor against the node and the pods admitted before, and each
 // configured pod keeps its verdict until it is removed. Where an API pod's
 // status shows what the kubelet itself decided, that is taken instead (see
-// kubeletVerdict). It is guarded by the agent's viewMu.
+// kubeletVerdict). Pods added before the Node is known (the file source
+// sends before the API source has listed the node) wait, and are judged,
+// in their order, when it comes. It is guarded by the agent's viewMu.
 type admissions struct {
 	// admitter is nil when the agent has no admit handlers.
 	admitter  *admission.Admitter
 	nodeKnown bool
 	verdicts  map[types.UID]v1alpha1.Admission
+	// waiting are the pods added before the Node was known, in the order
+	// they were added.
+	waiting []*v1.Pod
 }
 
 func newAdmissions(h admission.Handlers) *admissions {
@@ -42,11 +48,19 @@ func newAdmissions(h admission.Handlers) *admissions {
 	return s
 }
 
-// setNode takes the kubelet's Node object; nil when it is gone.
+// setNode takes the kubelet's Node object; nil when it is gone. The first
+// Node judges the pods that waited for it.
 func (s *admissions) setNode(n *v1.Node) {
 	s.nodeKnown = n != nil
-	if s.admitter != nil && n != nil {
-		s.admitter.SetNode(n)
+	if s.admitter == nil || n == nil {
+		return
+	}
+	s.admitter.SetNode(n)
+	if len(s.waiting) > 0 {
+		for _, r := range s.admitter.Add(s.waiting) {
+			s.verdicts[r.Pod.UID] = r.Admission
+		}
+		s.waiting = nil
 	}
 }
 
@@ -61,9 +75,9 @@ func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 			if s.admitter != nil {
 				s.admitter.Update(p)
 			}
-			// The kubelet's own verdict on a pod it has since rejected
-			// (after its restart, say) is the one that holds.
-			if v, ok := kubeletVerdict(p); ok && !v.Admitted {
+			s.replaceWaiting(p)
+			// What the kubelet itself decided holds, either way.
+			if v, ok := kubeletVerdict(p); ok {
 				s.verdicts[p.UID] = v
 			}
 		}
@@ -72,12 +86,22 @@ func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 			if s.admitter != nil {
 				s.admitter.Remove(p.UID)
 			}
+			s.waiting = slices.DeleteFunc(s.waiting, func(w *v1.Pod) bool { return w.UID == p.UID })
 			delete(s.verdicts, p.UID)
 		}
 	case merge.Set:
 		// The kubelet's sync loop ignores SET; so does its admission.
 	}
 	return nil
+}
+
+// replaceWaiting puts the latest version of a waiting pod in its place.
+func (s *admissions) replaceWaiting(p *v1.Pod) {
+	for i, w := range s.waiting {
+		if w.UID == p.UID {
+			s.waiting[i] = p
+		}
+	}
 }
 
 func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
@@ -91,6 +115,7 @@ func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 		for _, p := range pods {
 			out[p.UID] = unknownUnlessReadBack(p, unknownNoNode)
 		}
+		s.waiting = append(s.waiting, pods...)
 	default:
 		for _, r := range s.admitter.Add(pods) {
 			out[r.Pod.UID] = r.Admission

@@ -63,10 +63,18 @@ func TestAdmissions(t *testing.T) {
 				"uid-r": {Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu", ReadBack: true},
 			},
 		}}},
-		{name: "no node yet", handlers: roomFor(1), steps: []step{{
-			op: merge.Add, pods: []*v1.Pod{admissionPod("a", 1, v1.PodStatus{})},
-			want: map[types.UID]v1alpha1.Admission{"uid-a": {Unknown: unknownNoNode}},
-		}}},
+		{name: "pods added before the node wait for it", handlers: roomFor(1), steps: []step{
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("b", 2, v1.PodStatus{}), admissionPod("a", 1, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-a": {Unknown: unknownNoNode}, "uid-b": {Unknown: unknownNoNode}}},
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("gone", 0, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-gone": {Unknown: unknownNoNode}}},
+			{op: merge.Remove, pods: []*v1.Pod{admissionPod("gone", 0, v1.PodStatus{})}},
+			// The node judges them in creation order, the removed one
+			// no more; the first holds the room.
+			{node: node, wantGet: map[types.UID]*v1alpha1.Admission{"uid-a": &admitted, "uid-b": &outOfPods, "uid-gone": nil}},
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("c", 3, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-c": outOfPods}},
+		}},
 		{name: "judged in creation order", handlers: roomFor(1), steps: []step{
 			{node: node},
 			{op: merge.Add, pods: []*v1.Pod{admissionPod("late", 2, v1.PodStatus{}), admissionPod("early", 1, v1.PodStatus{})},
@@ -88,6 +96,12 @@ func TestAdmissions(t *testing.T) {
 				wantGet: map[types.UID]*v1alpha1.Admission{"uid-old": {Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu", ReadBack: true}}},
 			{op: merge.Add, pods: []*v1.Pod{admissionPod("third", 3, v1.PodStatus{})},
 				want: map[types.UID]v1alpha1.Admission{"uid-third": admitted}},
+			// The kubelet started the pod podsrc had refused: its word
+			// holds, and the pod holds the room.
+			{op: merge.Update, pods: []*v1.Pod{admissionPod("new", 2, running)},
+				wantGet: map[types.UID]*v1alpha1.Admission{"uid-new": {Admitted: true, ReadBack: true}}},
+			{op: merge.Add, pods: []*v1.Pod{admissionPod("fourth", 4, v1.PodStatus{})},
+				want: map[types.UID]v1alpha1.Admission{"uid-fourth": outOfPods}},
 		}},
 	}
 	for _, tt := range tests {
@@ -96,11 +110,11 @@ func TestAdmissions(t *testing.T) {
 			for i, st := range tt.steps {
 				if st.node != nil {
 					s.setNode(st.node)
-					continue
-				}
-				got := s.apply(merge.PodUpdate{Op: st.op, Source: "api", Pods: st.pods})
-				if st.want != nil && !reflect.DeepEqual(got, st.want) {
-					t.Errorf("step %d (%v): verdicts\n%+v\nwant\n%+v", i, st.op, got, st.want)
+				} else {
+					got := s.apply(merge.PodUpdate{Op: st.op, Source: "api", Pods: st.pods})
+					if st.want != nil && !reflect.DeepEqual(got, st.want) {
+						t.Errorf("step %d (%v): verdicts\n%+v\nwant\n%+v", i, st.op, got, st.want)
+					}
 				}
 				for uid, want := range st.wantGet {
 					v, ok := s.get(uid)

@@ -63,12 +63,13 @@ func newMetrics(a *Agent) *metrics {
 	return m
 }
 
-// admissions counts the verdicts on the pods of one ADD; skipped pods and
-// unknown verdicts count nowhere.
+// admissions counts podsrc's verdicts on the pods of one ADD; skipped pods,
+// unknown verdicts and the kubelet's own, read back (counted again at every
+// agent start), count nowhere.
 func (m *metrics) admissions(verdicts map[types.UID]v1alpha1.Admission) {
 	for _, v := range verdicts {
 		switch {
-		case v.Skipped != "" || v.Unknown != "":
+		case v.Skipped != "" || v.Unknown != "" || v.ReadBack:
 		case v.Admitted:
 			m.admitted.Inc()
 		default:

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"github.com/podsrc/podsrc/pkg/admission"
 	"net"
 	"net/netip"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"

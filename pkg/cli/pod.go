@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -136,7 +138,7 @@ func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.P
 	d.Others = others
 	pod, err := a.Pod(ctx, uid)
 	if client.ReasonOf(err) == client.ReasonNotFound && !strings.Contains(o.ref, "/") {
-		return d, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (kubectl podsrc pods %s -A lists its pods)", o.ref, sources.NodeName, sources.NodeName)
+		return d, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (kubectl podsrc pods -A %s lists its pods)", o.ref, sources.NodeName, shell.Operands(sources.NodeName))
 	}
 	if err != nil {
 		return d, err
@@ -185,7 +187,7 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 			// A UID an agent older than the UID filter does not match.
 			return o.ref, nil, nil
 		}
-		return "", nil, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods %s -n %s lists its pods)", o.ref, node, node, ns)
+		return "", nil, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods -n %s %s lists its pods)", o.ref, node, shell.Quote(ns), shell.Operands(node))
 	}
 	pick := 0
 	for i, p := range matches {

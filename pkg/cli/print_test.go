@@ -203,7 +203,7 @@ func TestPodErrors(t *testing.T) {
 	}{
 		{"no pod", []string{"node-1"}, "name a node and a pod"},
 		{"bad ref", []string{"node-1", "a/b/c"}, "want POD, NAMESPACE/POD"},
-		{"unknown name", []string{"node-1", "default/nope"}, "no pod default/nope on node node-1 (kubectl podsrc pods node-1 -n default"},
+		{"unknown name", []string{"node-1", "default/nope"}, "no pod default/nope on node node-1 (kubectl podsrc pods -n default node-1"},
 		{"unknown UID", []string{"node-1", "nope"}, `no pod "nope" on node node-1: no pod has that name`},
 		{"bad output", []string{"node-1", "nope", "-o", "wide"}, "want json or yaml"},
 	}

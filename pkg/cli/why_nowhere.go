@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -20,8 +22,9 @@ const maxSuggestions = 3
 // the agent knows nothing of. Then there is no pipeline to walk, and the
 // report would blame a stage for a typo. The error says what was looked
 // for and where, with the close matches among what the node has. It
-// returns nil when the target is somewhere, or when that cannot be told
-// (the API server was not asked, or would not say).
+// returns nil when the target is somewhere, or was (the agent's history
+// names it), or when that cannot be told (the API server was not asked, or
+// would not say).
 func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 	if s.Info != nil {
 		return nil
@@ -36,6 +39,10 @@ func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 		looked = fmt.Sprintf("no manifest %s on node %s: the agent's file source neither read, rejected nor shadowed it", t.Path, f.Node)
 		candidates = manifestPaths(f)
 	case s.Source == v1alpha1.SourceAPI && apierrors.IsNotFound(f.APIPod.Err):
+		if inHistory(f.History.Value, s.Namespace, s.Name) {
+			// The node had it: its removal is the story to tell.
+			return nil
+		}
 		inAPI := "the API server has no pod " + s.Namespace + "/" + s.Name
 		if apierrors.IsNotFound(f.Namespace.Err) {
 			inAPI = "the API server has no namespace " + s.Namespace
@@ -50,9 +57,25 @@ func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 	if m := closeMatches(targetText(t), candidates); len(m) > 0 {
 		msg += "; did you mean " + strings.Join(m, " or ") + "?"
 	} else {
-		msg += fmt.Sprintf("; kubectl podsrc pods %s lists the node's pods", f.Node)
+		msg += fmt.Sprintf("; kubectl podsrc pods %s lists the node's pods", shell.Operands(f.Node))
 	}
 	return nowhereError(msg)
+}
+
+// inHistory reports whether a config event of the agent's history names
+// the pod namespace/name.
+func inHistory(events []v1alpha1.Event, namespace, name string) bool {
+	for _, ev := range events {
+		if ev.Kind != v1alpha1.EventKindConfig {
+			continue
+		}
+		for _, p := range ev.Pods {
+			if p.Namespace == namespace && p.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nowhereError says that a target is nowhere; it names the node itself.

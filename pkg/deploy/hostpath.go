@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/podsrc/podsrc/internal/shell"
 )
 
 // kubeletHostPaths are where kubelets and their runtimes keep static pods
@@ -102,7 +104,7 @@ func checkHostPaths(nodes []NodeLayout, allowed []string) error {
 	for _, r := range refused {
 		nodes := byPath[r]
 		msgs = append(msgs, fmt.Sprintf("the %s of %s %s is %s, which is not where kubelets keep theirs (%s, ...): if it is right, pass --allow-host-path=%s",
-			r.what, plural(len(nodes), "node", "nodes"), nodeNames(nodes), r.path, strings.Join(kubeletHostPaths[:3], ", "), r.path))
+			r.what, plural(len(nodes), "node", "nodes"), nodeNames(nodes), r.path, strings.Join(kubeletHostPaths[:3], ", "), shell.Quote(r.path)))
 	}
 	return fmt.Errorf("refusing to mount host paths: %s", strings.Join(msgs, "; "))
 }

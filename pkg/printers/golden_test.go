@@ -92,7 +92,9 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 	return []*v1alpha1.StreamMessage{
 		{Type: v1alpha1.MessageSnapshot, Seq: 40, Snapshot: &pods, Time: at(0)},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 41, Time: at(time.Second), Kind: "config", Op: "ADD", Source: "file",
-			Pods:    []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c"}, {Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b"}},
+			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Admission: &v1alpha1.Admission{Admitted: true}},
+				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
+					Message: "Node didn't have enough resource: cpu, requested: 3000, used: 350, capacity: 2000"}}},
 			Handler: v1alpha1.HandlerPodAdditions}},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 42, Time: at(2 * time.Second), Kind: "pleg", Type: "ContainerDied",
 			PodUID: "3f1c", PodName: "etcd-node-1", Namespace: "kube-system", Data: "containerd://0123456789abcdef0123", ContainerName: "etcd", ExitCode: &exit,

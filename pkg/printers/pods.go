@@ -84,7 +84,7 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 			}
 		}
 		admission := admissionCell(pod.Admission)
-		if a := pod.Admission; a != nil && !a.Admitted && a.Unknown == "" && a.Skipped == "" {
+		if a := pod.Admission; a.Rejected() {
 			c = Red
 			if errMsg == none {
 				errMsg = "rejected by the kubelet's admission: " + a.Message

@@ -324,13 +324,49 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 	}
 	var rows []Row
 	for i, p := range ev.Pods {
-		detail := ignored
+		details := []string{}
 		if len(ev.Pods) > 1 {
-			detail = strings.TrimSpace(fmt.Sprintf("pod %d of %d %s", i+1, len(ev.Pods), ignored))
+			details = append(details, fmt.Sprintf("pod %d of %d", i+1, len(ev.Pods)))
 		}
-		rows = append(rows, row(ev.Kind, ev.Op, ev.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, c))
+		pc := c
+		if a := admissionDetail(p.Admission); a != "" {
+			details = append(details, a)
+			if p.Admission.Rejected() {
+				pc = Red
+			}
+		}
+		if ignored != "" {
+			details = append(details, ignored)
+		}
+		rows = append(rows, row(ev.Kind, ev.Op, ev.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), strings.Join(details, " "), pc))
 	}
 	return rows
+}
+
+// admissionDetail describes the kubelet's admission verdict on an added
+// pod: nothing when it was admitted, "rejected: <Reason>: <message>" and
+// the pods it preempts, or why it was skipped or cannot be judged.
+func admissionDetail(a *v1alpha1.Admission) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.Unknown != "":
+		return "admission unknown: " + a.Unknown
+	case a.Skipped != "":
+		return ""
+	}
+	var parts []string
+	if !a.Admitted {
+		parts = append(parts, "rejected: "+a.Reason+": "+a.Message)
+	}
+	if len(a.Preempts) > 0 {
+		victims := make([]string, len(a.Preempts))
+		for i, v := range a.Preempts {
+			victims[i] = v.Namespace + "/" + v.Name
+		}
+		parts = append(parts, "preempts "+strings.Join(victims, ","))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // removals describes the containers the kubelet removes after a

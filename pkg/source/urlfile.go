@@ -2,7 +2,7 @@ package source
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"strings"
 )
 
@@ -46,18 +46,21 @@ func (f *Flags) readURLFiles(changed func(string) bool, cfg *Config) error {
 	return nil
 }
 
-// readSmallFile reads the file of flag, at most maxURLFile bytes.
+// readSmallFile reads the regular file of flag, at most maxURLFile bytes,
+// opened as a manifest is (openManifest): never blocking on a FIFO or a
+// device.
 func readSmallFile(flag, name string) (string, error) {
-	fi, err := os.Stat(name)
+	f, err := openManifest(name, name)
+	if err != nil {
+		return "", fmt.Errorf("--%s: %w", flag, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxURLFile+1))
 	if err != nil {
 		return "", fmt.Errorf("reading --%s: %w", flag, err)
 	}
-	if fi.Size() > maxURLFile {
+	if len(b) > maxURLFile {
 		return "", fmt.Errorf("reading --%s %s: larger than %d KiB", flag, name, maxURLFile>>10)
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return "", fmt.Errorf("reading --%s: %w", flag, err)
 	}
 	return string(b), nil
 }

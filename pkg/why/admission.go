@@ -3,6 +3,8 @@ package why
 import (
 	"strings"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -19,9 +21,11 @@ func (a *analysis) admission() result {
 	v := info.Admission
 	switch {
 	case v == nil:
-		return unknown(name, "the agent reports no admission verdict for the pod", "kubectl podsrc version "+operands(node)+" (an agent without the kubelet's admission)")
+		// The kubelet's sync loop ignores SET: an agent in a snapshot
+		// --mode, which the kubelet never runs, judges no pod.
+		return unknown(name, "the agent gives no admission verdict for the pod (an agent in a snapshot --mode judges none)", "kubectl podsrc sources "+shell.Operands(node))
 	case v.Unknown != "":
-		return unknown(name, "the kubelet's admission cannot be judged: "+v.Unknown, "kubectl podsrc sources "+operands(node))
+		return unknown(name, "the kubelet's admission cannot be judged: "+v.Unknown, "kubectl podsrc sources "+shell.Operands(node))
 	case v.Skipped != "":
 		return ok(name, "not taken to admission: "+v.Skipped)
 	}
@@ -41,12 +45,22 @@ func (a *analysis) admission() result {
 	}
 	evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+v.Message)
 	msg := "rejected by the kubelet's admission (" + from + "): " + v.Reason + ": " + v.Message
-	if info.Static {
+	switch {
+	case info.Source == v1alpha1.SourceFile:
+		// An unchanged manifest makes no new ADD: the kubelet takes the
+		// pod to admission again only when it changes, or comes back.
+		manifest := "its manifest"
+		if info.Origin != "" {
+			manifest = shell.Operands(info.Origin)
+		}
 		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
-			"free what it lacks, then touch or move "+orText(info.Origin, "its manifest")+" (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
+			"free what it lacks, then move "+manifest+" out of the static pod path and back, or change it (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
+	case info.Static:
+		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
+			"free what it lacks, then change the pod the static pod URL serves (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
 	}
 	return failing(name, msg+"; the kubelet does not retry a rejected pod",
-		"free what it lacks, then recreate the pod: kubectl delete pod -n "+operands(info.Namespace, info.Name)+" (its controller makes a new one)", evidence...)
+		"free what it lacks, then recreate the pod: kubectl delete pod -n "+shell.Operands(info.Namespace, info.Name)+" (its controller makes a new one)", evidence...)
 }
 
 // rejected returns the unknown result of a stage that a failing admission

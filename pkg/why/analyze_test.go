@@ -70,7 +70,7 @@ func analyzeCases() []analyzeCase {
 			verdict: v1alpha1.VerdictFailing, stage: "admission",
 			msg:      "UnexpectedAdmissionError: Allocate failed due to preemption",
 			evidence: "Pod was rejected: Allocate failed due to preemption",
-			fix:      "touch or move",
+			fix:      "out of the static pod path and back, or change it",
 			stages:   []string{"file", "decode", "shadow", "config", "admission", "mirror", "sandbox", "containers"},
 		},
 		{

@@ -3,6 +3,8 @@ package why
 import (
 	"fmt"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -27,10 +29,10 @@ func (a *analysis) binding() result {
 			return ok(name, msg)
 		case "":
 			return failing(name, "pod "+ref+" is not scheduled to any node yet"+scheduleReason(pod),
-				"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+operands(a.f.Subject.Name), a.podEvents("FailedScheduling")...)
+				"kubectl describe pod -n "+shell.Quote(a.f.Subject.Namespace)+" "+shell.Operands(a.f.Subject.Name), a.podEvents("FailedScheduling")...)
 		default:
 			return failing(name, fmt.Sprintf("pod %s is bound to node %s, not %s", ref, pod.Spec.NodeName, node),
-				"kubectl podsrc why "+operands(pod.Spec.NodeName, ref))
+				"kubectl podsrc why "+shell.Operands(pod.Spec.NodeName, ref))
 		}
 	case fromAgent:
 		return ok(name, "the kubelet's API source lists pod "+ref+" for node "+node, "the API server was not asked: "+l.Why())
@@ -43,7 +45,7 @@ func (a *analysis) binding() result {
 		if n := len(ops); n > 0 && ops[n-1].Op == "REMOVE" {
 			msg += ": the API source removed it at " + stamp(ops[n-1].Time.Time) + " (deleted, or its namespace was)"
 		}
-		return failing(name, msg, "kubectl get pods -A --field-selector "+shellQuote("spec.nodeName="+node), formatOps(ops)...)
+		return failing(name, msg, "kubectl get pods -A --field-selector "+shell.Quote("spec.nodeName="+node), formatOps(ops)...)
 	}
 	return unknown(name, "cannot get pod "+ref+" from the API server: "+l.Why(), apiPodFix(l, a.f.Subject.Namespace))
 }
@@ -68,7 +70,7 @@ func (a *analysis) apiSource() result {
 		return failing(name, "the kubelet has no API source: it runs standalone, without a kubeconfig",
 			"give the kubelet on node "+a.f.Node+" a --kubeconfig")
 	case !src.Seen:
-		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+operands(a.f.Node), lastError(src)...)
+		return failing(name, "the API source has not sent its first list of pods", "kubectl podsrc sources "+shell.Operands(a.f.Node), lastError(src)...)
 	case failingNow(src) && a.f.Subject.Info == nil:
 		return failing(name, "the API source fails: "+src.LastError, "check the kubelet's credentials and the API server from node "+a.f.Node, lastError(src)...)
 	}
@@ -82,7 +84,7 @@ func (a *analysis) apiSource() result {
 func apiPodFix(l Lookup[*corev1.Pod], ns string) string {
 	switch {
 	case apierrors.IsForbidden(l.Err) || apierrors.IsUnauthorized(l.Err):
-		return "ask for get on pods in namespace " + ns + " (kubectl auth can-i get pods -n " + shellQuote(ns) + ")"
+		return "ask for get on pods in namespace " + ns + " (kubectl auth can-i get pods -n " + shell.Quote(ns) + ")"
 	case l.Err == nil:
 		return "give kubectl podsrc the cluster (--kubeconfig, --context) to include the API server's side"
 	}

@@ -3,6 +3,8 @@ package why
 import (
 	"fmt"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -20,7 +22,7 @@ func (a *analysis) config() result {
 		}
 		ops := a.configOps()
 		evidence := formatOps(ops)
-		fix := "kubectl podsrc watch --kind config --since 1h " + operands(node)
+		fix := "kubectl podsrc watch --kind config --since 1h " + shell.Operands(node)
 		if n := len(ops); n > 0 && (ops[n-1].Op == "REMOVE" || ops[n-1].Op == "DELETE") {
 			last := ops[n-1]
 			return failing(name, fmt.Sprintf("%sd by source %s at %s", last.Op, last.Source, stamp(last.Time.Time)), fix, evidence...)
@@ -41,11 +43,11 @@ func (a *analysis) config() result {
 	evidence = append(evidence, formatOps(ops)...)
 	if d := a.f.Detail.Value; d != nil && d.Pod != nil && d.Pod.DeletionTimestamp != nil {
 		return failing(name, "the pod is being deleted since "+stamp(d.Pod.DeletionTimestamp.Time)+": the kubelet stops it",
-			"kubectl get pod -n "+shellQuote(info.Namespace)+" -o yaml "+operands(info.Name)+" (deletionTimestamp, finalizers)", evidence...)
+			"kubectl get pod -n "+shell.Quote(info.Namespace)+" -o yaml "+shell.Operands(info.Name)+" (deletionTimestamp, finalizers)", evidence...)
 	}
 	if n := len(ops); n > 0 && ops[n-1].Op == "DELETE" {
 		return failing(name, "DELETEd by source "+ops[n-1].Source+" at "+stamp(ops[n-1].Time.Time)+": the kubelet stops the pod",
-			"kubectl podsrc watch --kind config --since 1h "+operands(node), evidence...)
+			"kubectl podsrc watch --kind config --since 1h "+shell.Operands(node), evidence...)
 	}
 	return ok(name, "in the merged configuration from source "+info.Source, evidence...)
 }

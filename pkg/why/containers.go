@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -57,7 +59,7 @@ func (a *analysis) containers() result {
 		}
 	}
 	if len(spec) == 0 {
-		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods -o wide "+operands(a.f.Node), a.detailError()...)
+		return unknown(name, "neither the pod's spec nor the runtime names a container", "kubectl podsrc pods -o wide "+shell.Operands(a.f.Node), a.detailError()...)
 	}
 	names := make([]string, 0, len(spec))
 	results := make([]containerResult, 0, len(spec))
@@ -117,7 +119,7 @@ func (a *analysis) initContainers(inits, spec []specContainer, rt *v1alpha1.Runt
 		if cr.ok {
 			// Running: the pod's containers wait for it to complete.
 			return unknown(name, cr.summary+": the pod's containers wait for it to complete",
-				"kubectl logs -n "+shellQuote(a.f.Subject.Namespace)+" -c "+shellQuote(c.name)+" "+operands(a.f.Subject.Name), evidence...), true
+				"kubectl logs -n "+shell.Quote(a.f.Subject.Namespace)+" -c "+shell.Quote(c.name)+" "+shell.Operands(a.f.Subject.Name), evidence...), true
 		}
 		if cr.starting {
 			return unknown(name, cr.summary, cr.fix, evidence...), true
@@ -155,20 +157,20 @@ func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, p
 		image := a.image(name)
 		switch reason {
 		case "ErrImageNeverPull":
-			cr.fix = fmt.Sprintf("image %s is not on node %s and imagePullPolicy is Never: import it (ctr -n k8s.io images import) or set imagePullPolicy: IfNotPresent", shellQuote(image), shellQuote(node))
+			cr.fix = fmt.Sprintf("image %s is not on node %s and imagePullPolicy is Never: import it (ctr -n k8s.io images import) or set imagePullPolicy: IfNotPresent", shell.Quote(image), shell.Quote(node))
 		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
-			cr.fix = "crictl pull " + operands(image) + " on node " + shellQuote(node) + " says why the image cannot be pulled"
+			cr.fix = "crictl pull " + shell.Operands(image) + " on node " + shell.Quote(node) + " says why the image cannot be pulled"
 		default:
-			cr.fix = "kubectl describe pod -n " + shellQuote(ns) + " " + operands(pod) + " (Events), or crictl ps -a --pod " + shellQuote(a.sandboxID()) + " on node " + shellQuote(node)
+			cr.fix = "kubectl describe pod -n " + shell.Quote(ns) + " " + shell.Operands(pod) + " (Events), or crictl ps -a --pod " + shell.Quote(a.sandboxID()) + " on node " + shell.Quote(node)
 		}
 		return cr
 	}
 	cadence, recentDeaths := a.crashCadence(name)
 	state := strings.ToLower(rc.State)
 	desc := fmt.Sprintf("%s %s is %s, restarts %d", kind, name, state, rc.RestartCount)
-	logs := "kubectl logs -n " + shellQuote(ns) + " -c " + shellQuote(name) + " --previous " + operands(pod)
+	logs := "kubectl logs -n " + shell.Quote(ns) + " -c " + shell.Quote(name) + " --previous " + shell.Operands(pod)
 	if a.f.Subject.Source != v1alpha1.SourceAPI {
-		logs += " (the mirror pod's; or crictl logs " + operands(short(rc.ID)) + " on node " + shellQuote(node) + ")"
+		logs += " (the mirror pod's; or crictl logs " + shell.Operands(short(rc.ID)) + " on node " + shell.Quote(node) + ")"
 	}
 	if state == "exited" {
 		desc = fmt.Sprintf("%s %s exited with code %d", kind, name, rc.ExitCode)
@@ -207,9 +209,9 @@ func (a *analysis) container(kind, name string, rc *v1alpha1.RuntimeContainer, p
 	case "created":
 		// The PLEG lags the kubelet by up to a relist: a container just
 		// created is about to start.
-		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + operands(node, a.podRef()) + " again in a few seconds"}
+		return containerResult{starting: true, summary: desc + ": not started yet", evidence: a.podEvents(), fix: "kubectl podsrc why " + shell.Operands(node, a.podRef()) + " again in a few seconds"}
 	}
-	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + operands(short(rc.ID)) + " on node " + shellQuote(node)}
+	return containerResult{summary: desc, evidence: a.podEvents(), fix: "crictl inspect " + shell.Operands(short(rc.ID)) + " on node " + shell.Quote(node)}
 }
 
 // exit is how a container instance ended.

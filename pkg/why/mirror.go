@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -38,7 +40,7 @@ func (a *analysis) mirror() result {
 	info := a.f.Subject.Info
 	if apierrors.IsNotFound(a.f.NodeObject.Err) {
 		return failing(name, "node "+node+" is not registered in the API server: the kubelet makes no mirror pods until it is",
-			"kubectl get node "+operands(node)+"; then the kubelet's log on the node (journalctl -u kubelet | grep -i regist)")
+			"kubectl get node "+shell.Operands(node)+"; then the kubelet's log on the node (journalctl -u kubelet | grep -i regist)")
 	}
 	evidence := a.recreations()
 	loop := len(evidence) > 0
@@ -50,7 +52,7 @@ func (a *analysis) mirror() result {
 	switch {
 	case m == nil && apierrors.IsNotFound(a.f.Namespace.Err):
 		return failing(name, "namespace "+ns+" does not exist: the API server refuses the mirror pod",
-			"kubectl create namespace "+operands(ns)+" (or put the static pod in a namespace that exists)", evidence...)
+			"kubectl create namespace "+shell.Operands(ns)+" (or put the static pod in a namespace that exists)", evidence...)
 	case m == nil && why != "":
 		return unknown(name, "cannot get pod "+ref+" from the API server: "+why,
 			apiPodFix(a.f.APIPod, ns), evidence...)
@@ -63,17 +65,17 @@ func (a *analysis) mirror() result {
 				"a static pod cannot use API objects: remove the references to "+strings.Join(refs, ", ")+" from "+orText(info.Origin, "its manifest"), evidence...)
 		}
 		if loop {
-			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch --kind config --source api "+operands(node), evidence...)
+			return failing(name, "no mirror pod now, and the kubelet keeps recreating it", "kubectl podsrc watch --kind config --source api "+shell.Operands(node), evidence...)
 		}
 		if age, fresh := a.staticAge(); fresh {
 			return unknown(name, fmt.Sprintf("no mirror pod %s yet: the kubelet first saw the static pod %s ago", ref, age),
 				a.pendingFix(), evidence...)
 		}
 		return failing(name, "no mirror pod "+ref+" in the API server",
-			"the kubelet's log on node "+shellQuote(node)+": journalctl -u kubelet | grep -i 'mirror pod'", evidence...)
+			"the kubelet's log on node "+shell.Quote(node)+": journalctl -u kubelet | grep -i 'mirror pod'", evidence...)
 	case !m.isMirror:
 		return failing(name, fmt.Sprintf("pod %s in the API server (uid %s) is not a mirror pod: the kubelet cannot create the mirror", ref, m.uid),
-			"kubectl delete pod -n "+shellQuote(a.f.Subject.Namespace)+" "+operands(a.f.Subject.Name)+" (the kubelet then creates the mirror)", evidence...)
+			"kubectl delete pod -n "+shell.Quote(a.f.Subject.Namespace)+" "+shell.Operands(a.f.Subject.Name)+" (the kubelet then creates the mirror)", evidence...)
 	case m.configMirror != info.ConfigHash:
 		evidence = append([]string{"config.mirror " + m.configMirror, "config.hash " + info.ConfigHash, "from " + m.from}, evidence...)
 		if age, fresh := a.staticAge(); fresh && !loop {
@@ -81,9 +83,9 @@ func (a *analysis) mirror() result {
 				a.pendingFix(), evidence...)
 		}
 		return failing(name, "the mirror pod mirrors another version of the static pod: the kubelet deletes and recreates it",
-			"kubectl podsrc watch --kind config --source api "+operands(node)+" (a DELETE/REMOVE/ADD run is the loop)", evidence...)
+			"kubectl podsrc watch --kind config --source api "+shell.Operands(node)+" (a DELETE/REMOVE/ADD run is the loop)", evidence...)
 	case m.deleting:
-		return failing(name, "the mirror pod is being deleted", "kubectl get pod -n "+shellQuote(a.f.Subject.Namespace)+" -o yaml "+operands(a.f.Subject.Name)+" (finalizers)", evidence...)
+		return failing(name, "the mirror pod is being deleted", "kubectl get pod -n "+shell.Quote(a.f.Subject.Namespace)+" -o yaml "+shell.Operands(a.f.Subject.Name)+" (finalizers)", evidence...)
 	}
 	return ok(name, fmt.Sprintf("mirror pod uid %s mirrors config.hash %s", m.uid, info.ConfigHash), append([]string{"from " + m.from}, evidence...)...)
 }
@@ -112,7 +114,7 @@ func (a *analysis) staticAge() (time.Duration, bool) {
 // yet.
 func (a *analysis) pendingFix() string {
 	return "wait for the kubelet's next sync of the pod (within a minute): kubectl get pod -n " +
-		shellQuote(a.f.Subject.Namespace) + " -w " + operands(a.f.Subject.Name) + ", then ask again"
+		shell.Quote(a.f.Subject.Namespace) + " -w " + shell.Operands(a.f.Subject.Name) + ", then ask again"
 }
 
 // mirrorPod returns the pod of the static pod's namespace and name, from

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -34,11 +36,11 @@ func (a *analysis) sandbox() result {
 		return r
 	}
 	if a.f.PLEG != nil && !a.f.PLEG.Enabled {
-		return unknown(name, "the agent does not watch the runtime: its PLEG is off", "kubectl podsrc pleg "+operands(node))
+		return unknown(name, "the agent does not watch the runtime: its PLEG is off", "kubectl podsrc pleg "+shell.Operands(node))
 	}
 	rt, orphan := a.runtimePod()
 	evidence := a.podEvents("FailedCreatePodSandBox", "SandboxChanged", "FailedKillPod")
-	fix := "crictl pods --namespace " + shellQuote(a.f.Subject.Namespace) + " --name " + shellQuote(a.f.Subject.Name) + " on node " + shellQuote(node)
+	fix := "crictl pods --namespace " + shell.Quote(a.f.Subject.Namespace) + " --name " + shell.Quote(a.f.Subject.Name) + " on node " + shell.Quote(node)
 	switch {
 	case rt == nil:
 		if r, done := a.finished(name, fix, evidence); done {
@@ -159,7 +161,7 @@ func (a *analysis) finished(name, fix string, evidence []string) (result, bool) 
 			msg += ": " + st.Message
 		}
 		return failing(name, msg+" (the kubelet rejects a pod it cannot admit with phase Failed)",
-			"kubectl describe pod -n "+shellQuote(a.f.Subject.Namespace)+" "+operands(a.f.Subject.Name), evidence...), true
+			"kubectl describe pod -n "+shell.Quote(a.f.Subject.Namespace)+" "+shell.Operands(a.f.Subject.Name), evidence...), true
 	}
 	return result{}, false
 }

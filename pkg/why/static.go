@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -15,33 +17,33 @@ func (a *analysis) file() result {
 	src := findSource(a.f.Sources, v1alpha1.SourceFile)
 	if src == nil {
 		return failing(name, "the kubelet has no static pod path (no file source)",
-			"set staticPodPath in the kubelet's configuration on node "+shellQuote(node))
+			"set staticPodPath in the kubelet's configuration on node "+shell.Quote(node))
 	}
 	dir := path.Clean(src.Target)
 	if p == "" {
 		if a.f.Subject.Info != nil {
 			return ok(name, "the pod comes from a manifest in "+dir, "the agent does not say which file: an agent of this release does")
 		}
-		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources -o wide "+operands(node))
+		return unknown(name, "no manifest path is known for the pod", "kubectl podsrc sources -o wide "+shell.Operands(node))
 	}
 	if p != dir && path.Dir(p) != dir {
 		if strings.HasPrefix(p, dir+"/") {
 			return failing(name, fmt.Sprintf("%s is in a subdirectory of the static pod path %s: the kubelet does not read subdirectories", p, dir),
-				"move the manifest into "+shellQuote(dir))
+				"move the manifest into "+shell.Quote(dir))
 		}
-		return failing(name, fmt.Sprintf("%s is not in the static pod path %s", p, dir), "move the manifest into "+shellQuote(dir))
+		return failing(name, fmt.Sprintf("%s is not in the static pod path %s", p, dir), "move the manifest into "+shell.Quote(dir))
 	}
 	if strings.HasPrefix(path.Base(p), ".") {
 		return failing(name, fmt.Sprintf("the kubelet ignores %s: its name starts with a dot", p), "rename it so that it does not start with a dot")
 	}
 	if r := rejectedFile(src, p); r != nil && !isDecodeError(r.Error) {
-		return failing(name, r.Error, "ls -l "+operands(p)+" on node "+shellQuote(node)+": a manifest must be a regular file (a symlink to one is fine)")
+		return failing(name, r.Error, "ls -l "+shell.Operands(p)+" on node "+shell.Quote(node)+": a manifest must be a regular file (a symlink to one is fine)")
 	}
 	if rejectedFile(src, p) != nil || shadowedFile(src, p) != nil || a.f.Subject.Info != nil {
 		return ok(name, p+" is present and a regular file")
 	}
 	return failing(name, fmt.Sprintf("the kubelet's file source has no file %s: it is absent, a directory or a dangling symlink", p),
-		"ls -l "+operands(p)+" on node "+shellQuote(node))
+		"ls -l "+shell.Operands(p)+" on node "+shell.Quote(node))
 }
 
 // isDecodeError tells a manifest's read or decode error from a file that
@@ -73,7 +75,7 @@ func (a *analysis) decode() result {
 	if m := yamlLine.FindStringSubmatch(r.Error); m != nil {
 		evidence = append(evidence, fmt.Sprintf("%s line %s", p, m[1]))
 	}
-	fix := "fix the manifest (kubectl podsrc sources -o wide " + operands(a.f.Node) + " lists every rejected file)"
+	fix := "fix the manifest (kubectl podsrc sources -o wide " + shell.Operands(a.f.Node) + " lists every rejected file)"
 	if strings.Contains(r.Error, "static pods may not reference") {
 		fix = "a static pod cannot use API objects (PreventStaticPodAPIReferences): remove the reference from " + p
 	}
@@ -91,7 +93,7 @@ func (a *analysis) shadow() result {
 	why := "the kubelet reads the static pod path in name order and keeps the pod of the last file that defines it"
 	if sh := shadowedFile(src, p); sh != nil {
 		return failing(name, fmt.Sprintf("shadowed by %s: both define pod %s, the kubelet runs the pod of %s", sh.By, sh.Pod, sh.By),
-			"move "+shellQuote(sh.By)+" out of "+shellQuote(path.Dir(sh.By))+" (the kubelet reads every file there, backups too)", why)
+			"move "+shell.Quote(sh.By)+" out of "+shell.Quote(path.Dir(sh.By))+" (the kubelet reads every file there, backups too)", why)
 	}
 	var others []string
 	if src != nil {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/podsrc/podsrc/internal/shell"
 )
 
 // hostileNames maps the fixtures' names to names an agent or the API
@@ -121,7 +123,7 @@ func TestSuggestionsAreData(t *testing.T) {
 			if r.Suggestion == "" {
 				return
 			}
-			if strings.Contains(r.Suggestion, "on node ") && !strings.Contains(r.Suggestion, "on node "+shellQuote(hostileNode)) {
+			if strings.Contains(r.Suggestion, "on node ") && !strings.Contains(r.Suggestion, "on node "+shell.Quote(hostileNode)) {
 				t.Errorf("the node is not quoted in %q", r.Suggestion)
 			}
 			for _, cmd := range commandsIn(r.Suggestion) {

@@ -3,6 +3,8 @@ package why
 import (
 	"fmt"
 
+	"github.com/podsrc/podsrc/internal/shell"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -20,12 +22,12 @@ func (a *analysis) url() result {
 		last = stamp(src.LastUpdate.Time)
 	}
 	evidence := append([]string{"last list sent " + last, fmt.Sprintf("%d pods", src.Pods)}, lastError(src)...)
-	fix := "curl " + operands(src.Target) + " from node " + shellQuote(a.f.Node) + " and fix what it serves"
+	fix := "curl " + shell.Operands(src.Target) + " from node " + shell.Quote(a.f.Node) + " and fix what it serves"
 	switch {
 	case failingNow(src) && a.f.Subject.Info == nil:
 		return failing(name, src.LastError, fix, evidence...)
 	case !src.Seen:
-		return failing(name, "the static pod URL has not been fetched yet", "kubectl podsrc sources -o wide "+operands(a.f.Node), evidence...)
+		return failing(name, "the static pod URL has not been fetched yet", "kubectl podsrc sources -o wide "+shell.Operands(a.f.Node), evidence...)
 	}
 	return ok(name, "fetched "+src.Target, evidence...)
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,10 @@ func TestDeploy(t *testing.T) {
 	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
 		t.Errorf("deploy's output: want %q, 1/1 agents ready and no warning", wantLayout)
 	}
-	// The agents answer the API server's address only, and say so.
-	if want := "agents answer only " + c.NodeIP + "/32 (the API server's addresses"; !strings.Contains(out, want) {
+	// The agents answer the API server's address only, and say so (the
+	// test cluster's API server publishes no EndpointSlices, so runDeploy
+	// names it).
+	if want := "agents answer only " + c.NodeIP + " (--allowed-cidrs)"; !strings.Contains(out, want) {
 		t.Errorf("deploy's output: want %q", want)
 	}
 	agentPod := waitAgentReady(t, c)
@@ -345,7 +348,15 @@ func runDeploy(t *testing.T, c *cluster.Cluster, plugin string, args ...string) 
 	defer cancel()
 	args = append(args, "--kubeconfig="+c.Kubeconfig, "--timeout=3m")
 	if args[0] == "deploy" {
-		args = append(args, "--api-server-url="+c.Env["API_SERVER"])
+		// The test cluster keeps its static pods and CRI socket where no
+		// kubelet distribution does: deploy mounts them only when told.
+		// Its API server publishes no EndpointSlices of its own, so the
+		// address its node proxy comes from is told too.
+		args = append(args, "--api-server-url="+c.Env["API_SERVER"],
+			"--allow-host-path="+c.StaticPodDir, "--allow-host-path="+filepath.Dir(c.Env["CONTAINERD_SOCKET"]))
+		if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--allowed-cidrs=") }) {
+			args = append(args, "--allowed-cidrs="+c.Env["NODE_IP"])
+		}
 	}
 	cmd := exec.CommandContext(ctx, plugin, args...)
 	cmd.WaitDelay = 10 * time.Second

@@ -44,7 +44,8 @@ func TestPluginAgainstHostileAgents(t *testing.T) {
 		{name: "sources", args: []string{"sources", "--agent-port", hostile, "-o", "wide"}, stdout: `\x1b]0;pwned\a`},
 		{name: "pods", args: []string{"pods", "--agent-port", hostile, "-o", "wide"}, stdout: `\x1b]0;pwned\a`},
 		{name: "pleg", args: []string{"pleg", "--agent-port", hostile, "-o", "wide"}, stdout: `\x1b]0;pwned\a`},
-		{name: "version", args: []string{"version", "--agent-port", hostile}, stdout: `Agent Version: \x1b]0;pwned\a`},
+		// A version that is not one is not shown at all.
+		{name: "version", args: []string{"version", "--agent-port", hostile}, stdout: `Agent Version: unknown (serves podsrc.io/unknown, unknown)`},
 		{name: "pods json", args: []string{"pods", "--agent-port", hostile, "-o", "json"}, stdout: `\u001b]0;pwned\u0007`},
 		{name: "stalled stream", args: []string{"watch", "--agent-port", stall, "--request-timeout=3s", "--idle-timeout=10s", "--max-reconnects=0"}, stderr: "did not answer within --request-timeout=3s"},
 		{name: "stalled agent", args: []string{"pods", "--agent-port", stall, "--request-timeout=3s"}, stderr: "did not answer within 3s", timeout: 30 * time.Second},

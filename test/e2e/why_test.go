@@ -30,7 +30,9 @@ const (
 // pod per class of failure kubectl podsrc why explains, and healthy ones),
 // then, case by case, awaits the facts that make the case and runs the
 // plugin's why on its target: the report must name the stage that fails,
-// its verdict and what it says, and the exit status must match.
+// its verdict and what it says, and the exit status must match. Then the
+// kubelet's admission: pods it rejects, whose verdict podsrc must give in
+// the kubelet's words (testAdmission).
 func TestWhy(t *testing.T) {
 	c := cluster.Get(t)
 	root := repoRoot(t)
@@ -65,6 +67,7 @@ func TestWhy(t *testing.T) {
 		})
 	}
 	t.Run("--all", func(t *testing.T) { e.checkWhyAll(t, targets) })
+	t.Run("admission", func(t *testing.T) { testAdmission(t, e) })
 }
 
 // checkWhyAll runs why --all -o json: every case that fails on the node

@@ -106,15 +106,23 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	}
 
 	served := map[string]string{}
-	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(pods.Items[0].UID), "/api/v1alpha1/pleg", "/metrics", "/version", "/debug/pprof/cmdline"} {
-		resp, err := http.Get(base + path)
+	get := func(url string) string {
+		resp, err := http.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		served[path] = string(body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
+		}
+		return string(body)
 	}
+	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(pods.Items[0].UID), "/api/v1alpha1/pleg", "/metrics", "/version"} {
+		served[path] = get(base + path)
+	}
+	// The profiles are on their own loopback listener.
+	served["/debug/pprof/cmdline"] = get("http://" + profiling + "/debug/pprof/cmdline")
 	resp, err := http.Get(base + "/api/v1alpha1/events?since=0")
 	if err != nil {
 		t.Fatal(err)

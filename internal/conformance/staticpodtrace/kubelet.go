@@ -83,7 +83,8 @@ func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, 
 		if _, err := d.DecodeFile(data, r.Path, tr.NodeName); err == nil {
 			t.Errorf("podsrc rejected %s, but its decoder accepts it", r.Path)
 		} else {
-			expectLogged(t, logs, "Could not process manifest file", `path="`+r.Path+`"`, err.Error())
+			// The kubelet quotes what podsrc leaves out of its errors.
+			expectLogged(t, logs, "Could not process manifest file", `path="`+r.Path+`"`, staticpod.Unredacted(err))
 		}
 	}
 	var kubeletRejected []string
@@ -133,7 +134,7 @@ func compareURL(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, l
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		expectLogged(t, logs, "Failed to read pods from URL", "", podsrcErr.Error())
+		expectLogged(t, logs, "Failed to read pods from URL", "", staticpod.Unredacted(podsrcErr))
 		select {
 		case pods := <-kubeletPods:
 			t.Fatalf("the kubelet sent %d pods for a body podsrc rejects (%v)", len(pods), podsrcErr)

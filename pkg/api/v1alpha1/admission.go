@@ -32,3 +32,9 @@ type Admission struct {
 	// then false and means nothing.
 	Unknown string `json:"unknown,omitempty"`
 }
+
+// Rejected reports whether the kubelet's admission refused the pod: judged
+// (neither skipped nor unknown) and not admitted.
+func (a *Admission) Rejected() bool {
+	return a != nil && !a.Admitted && a.Unknown == "" && a.Skipped == ""
+}

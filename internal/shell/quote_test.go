@@ -1,8 +1,8 @@
-package why
+package shell
 
 import "testing"
 
-func TestShellQuote(t *testing.T) {
+func TestQuote(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"/etc/kubernetes/manifests/etcd.yaml", "/etc/kubernetes/manifests/etcd.yaml"},
 		{"registry.example/app:1", "registry.example/app:1"},
@@ -18,8 +18,8 @@ func TestShellQuote(t *testing.T) {
 		{"", "''"},
 	}
 	for _, tc := range tests {
-		if got := shellQuote(tc.in); got != tc.want {
-			t.Errorf("shellQuote(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Quote(tc.in); got != tc.want {
+			t.Errorf("Quote(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

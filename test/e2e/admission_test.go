@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// rejectedPrefix starts the status.message the kubelet gives a pod its
+// admission rejects.
+const rejectedPrefix = "Pod was rejected: "
+
+// admissionCase is one pod bound straight to the node (no scheduler) or
+// one static pod, and whether the node's kubelet admits it.
+type admissionCase struct {
+	name   string
+	pod    func(e *env) *corev1.Pod
+	static bool
+	admit  bool
+}
+
+// admissionCases are what the kubelet's admit handlers refuse (and a pod
+// that fits): too much CPU, a host port the agent already holds, a node
+// selector no node matches, an unsafe sysctl, and a static pod that does
+// not fit, which critical pod preemption cannot make room for.
+var admissionCases = []admissionCase{
+	{name: "adm-fits", admit: true, pod: func(e *env) *corev1.Pod {
+		return withCPU(whyPod(e, whyNS, "adm-fits", e.c.TestImage, "-sleep", "0"), "10m")
+	}},
+	{name: "adm-cpu", pod: func(e *env) *corev1.Pod {
+		return withCPU(whyPod(e, whyNS, "adm-cpu", e.c.TestImage, "-sleep", "0"), "100")
+	}},
+	{name: "adm-hostport", pod: func(e *env) *corev1.Pod {
+		p := whyPod(e, whyNS, "adm-hostport", e.c.TestImage, "-sleep", "0")
+		// The agent, on the host network, holds its API port.
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: v1alpha1.DefaultAgentPort, HostPort: v1alpha1.DefaultAgentPort}}
+		return p
+	}},
+	{name: "adm-selector", pod: func(e *env) *corev1.Pod {
+		p := whyPod(e, whyNS, "adm-selector", e.c.TestImage, "-sleep", "0")
+		p.Spec.NodeSelector = map[string]string{"podsrc.io/e2e": "no-such-node"}
+		return p
+	}},
+	{name: "adm-sysctl", pod: func(e *env) *corev1.Pod {
+		p := whyPod(e, whyNS, "adm-sysctl", e.c.TestImage, "-sleep", "0")
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "kernel.msgmax", Value: "65536"}}}
+		return p
+	}},
+	{name: "adm-static", static: true, pod: func(e *env) *corev1.Pod {
+		return withCPU(whyPod(e, whyNS, "adm-static", e.c.TestImage, "-sleep", "0"), "100")
+	}},
+}
+
+// withCPU gives the pod's container a CPU request.
+func withCPU(p *corev1.Pod, cpu string) *corev1.Pod {
+	p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
+	return p
+}
+
+// kubeletVerdict is what the node's kubelet decided of a pod: from an API
+// pod's status, or from its "Pod admission denied" log line for a static
+// pod, which has no status the API server holds.
+type kubeletVerdict struct {
+	admitted        bool
+	reason, message string
+}
+
+// testAdmission makes every admission case at once, then checks each:
+// podsrc's own verdict on the ADD (in the stream, before the kubelet has
+// written any status), pods -o json's admission and why's admission stage
+// say what the kubelet decided, in its words.
+func testAdmission(t *testing.T, e *env) {
+	mark := e.rec.mark()
+	for _, ac := range admissionCases {
+		p := ac.pod(e)
+		if ac.static {
+			p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+			m, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Name = e.staticName(p.Name)
+			writeWhyStatic(t, e, ac.name+".json", whyNS, p.Name, m)
+			continue
+		}
+		createWhyPod(t, e, p)
+	}
+	for _, ac := range admissionCases {
+		t.Run(ac.name, func(t *testing.T) {
+			name := ac.name
+			if ac.static {
+				name = e.staticName(name)
+			}
+			kv := e.kubeletVerdict(t, ac, name)
+			if kv.admitted != ac.admit {
+				t.Fatalf("the kubelet's verdict %+v; the case expects admitted=%v", kv, ac.admit)
+			}
+			source := v1alpha1.SourceAPI
+			if ac.static {
+				source = v1alpha1.SourceFile
+			}
+			ev := e.waitEvent(t, mark, "ADD "+source+" "+name, configEvent("ADD", source, whyNS, name, ""))
+			var own *v1alpha1.Admission
+			for _, p := range ev.Pods {
+				if p.Namespace == whyNS && p.Name == name {
+					own = p.Admission
+				}
+			}
+			if own == nil || own.ReadBack || own.Admitted != kv.admitted || own.Reason != kv.reason || own.Message != kv.message {
+				t.Fatalf("podsrc's verdict on the ADD: %+v; the kubelet's: %+v", own, kv)
+			}
+			e.checkPodsAdmission(t, name, kv)
+			if ac.admit {
+				return
+			}
+			r, status, stderr := e.whySettled(t, whyNS+"/"+name, whyWant{stage: v1alpha1.StageAdmission})
+			if status != whyExitFailing || r.Stage != v1alpha1.StageAdmission || r.Verdict != v1alpha1.VerdictFailing {
+				t.Fatalf("why: exit %d, %s at stage %q; want %d, failing at admission; stderr %s\n%s", status, r.Verdict, r.Stage, whyExitFailing, stderr, jsonIndent(r))
+			}
+			for _, s := range r.Stages {
+				if s.Name == v1alpha1.StageAdmission && !strings.Contains(s.Message, kv.reason+": "+kv.message) {
+					t.Errorf("why's admission stage says %q; want the kubelet's %q", s.Message, kv.reason+": "+kv.message)
+				}
+			}
+		})
+	}
+}
+
+// kubeletVerdict awaits the kubelet's verdict on the case's pod.
+func (e *env) kubeletVerdict(t *testing.T, ac admissionCase, name string) kubeletVerdict {
+	t.Helper()
+	if ac.static {
+		var kv kubeletVerdict
+		e.pollFor(t, "the kubelet's log to deny "+name, pollTimeout, func(context.Context) (bool, string, error) {
+			var ok bool
+			kv, ok = deniedInKubeletLog(t, e.c.KubeletLog, whyNS+"/"+name)
+			return ok, "no \"Pod admission denied\" line yet", nil
+		})
+		return kv
+	}
+	var kv kubeletVerdict
+	e.waitPodStatus(t, whyNS, name, "judged by the kubelet", func(p *corev1.Pod) (bool, string) {
+		switch {
+		case p.Status.Phase == corev1.PodFailed && strings.HasPrefix(p.Status.Message, rejectedPrefix):
+			kv = kubeletVerdict{reason: p.Status.Reason, message: strings.TrimPrefix(p.Status.Message, rejectedPrefix)}
+			return true, ""
+		case p.Status.Phase == corev1.PodRunning:
+			kv = kubeletVerdict{admitted: true}
+			return true, ""
+		}
+		return false, "phase " + string(p.Status.Phase) + " " + p.Status.Reason
+	})
+	return kv
+}
+
+// deniedLine matches the kubelet's log line of an admission it denies
+// (structured, -v=2 and up).
+var deniedLine = regexp.MustCompile(`"Pod admission denied" .*pod="([^"]+)" reason="([^"]*)" message=("(?:[^"\\]|\\.)*")`)
+
+// deniedInKubeletLog returns the last admission the kubelet's log says it
+// denied pod (namespace/name).
+func deniedInKubeletLog(t *testing.T, path, pod string) (kubeletVerdict, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("reading the kubelet's log: %v", err)
+	}
+	defer f.Close()
+	var kv kubeletVerdict
+	found := false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := deniedLine.FindStringSubmatch(sc.Text())
+		if m == nil || m[1] != pod {
+			continue
+		}
+		msg, err := strconv.Unquote(m[3])
+		if err != nil {
+			t.Fatalf("the kubelet's message %s: %v", m[3], err)
+		}
+		kv, found = kubeletVerdict{reason: m[2], message: msg}, true
+	}
+	return kv, found
+}
+
+// checkPodsAdmission checks the row of pods -o json of the pod.
+func (e *env) checkPodsAdmission(t *testing.T, name string, kv kubeletVerdict) {
+	t.Helper()
+	out, err := e.runPlugin(t, false, nil, "pods", e.c.NodeName, "-n", whyNS, "-o", "json", "--kubeconfig="+e.c.Kubeconfig)
+	if err != nil {
+		t.Fatalf("pods -o json: %v\n%s", err, out)
+	}
+	var list struct {
+		Items []v1alpha1.PodInfo `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("pods -o json: %v\n%s", err, out)
+	}
+	for _, p := range list.Items {
+		if p.Name != name || p.Mirror {
+			continue
+		}
+		a := p.Admission
+		if a == nil || a.Admitted != kv.admitted || a.Reason != kv.reason || a.Message != kv.message {
+			t.Fatalf("pods -o json: admission %+v; the kubelet's verdict %+v", a, kv)
+		}
+		return
+	}
+	t.Fatalf("pods -o json has no row of %s:\n%s", name, out)
+}
