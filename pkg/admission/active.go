@@ -30,13 +30,11 @@ func (s *activeSet) add(pod *v1.Pod) {
 }
 
 // replace puts the latest version of an active pod in place of the one
-// held, and reports whether the pod is active.
-func (s *activeSet) replace(pod *v1.Pod) bool {
-	i, ok := s.index[pod.UID]
-	if ok {
+// held; a pod that is not active stays so.
+func (s *activeSet) replace(pod *v1.Pod) {
+	if i, ok := s.index[pod.UID]; ok {
 		s.pods[i] = pod
 	}
-	return ok
 }
 
 // remove drops a pod, keeping the others in their order.

@@ -16,9 +16,6 @@ const (
 	SkippedMirror = "mirror pod: not taken to admission"
 )
 
-// mirrorAnnotation marks a mirror pod (kubetypes.ConfigMirrorAnnotationKey).
-const mirrorAnnotation = "kubernetes.io/config.mirror"
-
 // Result is what became of one pod of an ADD notification.
 type Result struct {
 	// Pod is the pod as the notification carried it.
@@ -71,7 +68,7 @@ func (a *Admitter) Add(pods []*v1.Pod) []Result {
 }
 
 func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
-	if _, ok := pod.Annotations[mirrorAnnotation]; ok {
+	if _, ok := pod.Annotations[v1.MirrorPodAnnotationKey]; ok {
 		return v1alpha1.Admission{Skipped: SkippedMirror}
 	}
 	if v, ok := a.kubeletVerdict(pod); ok {

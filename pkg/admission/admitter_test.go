@@ -50,7 +50,7 @@ func phase(ph v1.PodPhase) func(*v1.Pod) { return func(p *v1.Pod) { p.Status.Pha
 
 func refuse(p *v1.Pod) { p.Labels = map[string]string{"refuse": "yes"} }
 
-func mirror(p *v1.Pod) { p.Annotations = map[string]string{mirrorAnnotation: "hash"} }
+func mirror(p *v1.Pod) { p.Annotations = map[string]string{v1.MirrorPodAnnotationKey: "hash"} }
 
 type outcome struct {
 	name string

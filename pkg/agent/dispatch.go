@@ -88,8 +88,8 @@ func (s syncLoop) config(op merge.Op) dispatch {
 }
 
 // pleg returns the dispatch of a PLEG event. pod is the pod the kubelet's
-// pod manager holds under the event's UID, nil for none; cached is the PLEG cache's entry of the pod, nil for
-// none.
+// pod manager holds under the event's UID, nil for none; cached is the PLEG
+// cache's entry of the pod, nil for none.
 func (s syncLoop) pleg(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod) dispatch {
 	switch {
 	case !r.KubeletSends:

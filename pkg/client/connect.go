@@ -117,7 +117,8 @@ func (c *Connector) Agent(node string) (*Agent, error) {
 			return nil, fmt.Errorf("--agent-url %q: want http://host:port or https://host:port", c.AgentURL)
 		}
 		base := strings.TrimSuffix(u.String(), "/")
-		a.target = base
+		// Errors name the agent by its URL, without its credentials.
+		a.target = strings.TrimSuffix(u.Redacted(), "/")
 		a.resolve = func(context.Context) (string, error) { return base, nil }
 	case ViaNodeProxy:
 		a.target = c.apiServer

@@ -43,7 +43,7 @@ func urlSecret(g Group, namespace string, mask bool) (*unstructured.Unstructured
 	}
 	lbls, err := labels.ConvertSelectorToLabelsMap(PartOfLabel)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("labelling the static pod URL's Secret: %w", err)
 	}
 	lbls[instanceLabel] = DaemonSetName(g)
 	s := &corev1.Secret{
