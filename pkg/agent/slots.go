@@ -62,9 +62,9 @@ func (s *slots) give(peer netip.Prefix) {
 	}
 }
 
-// admit takes a slot of s for the request's peer, or answers 503 with
+// takeSlot takes a slot of s for the request's peer, or answers 503 with
 // Retry-After and returns false. what names the limit in the answer.
-func (a *Agent) admit(w http.ResponseWriter, r *http.Request, s *slots, what string) (give func(), ok bool) {
+func (a *Agent) takeSlot(w http.ResponseWriter, r *http.Request, s *slots, what string) (give func(), ok bool) {
 	peer := peerOf(r.RemoteAddr)
 	if limit := s.take(peer, what); limit != "" {
 		a.metrics.refused.WithLabelValues(limit).Inc()
@@ -77,7 +77,7 @@ func (a *Agent) admit(w http.ResponseWriter, r *http.Request, s *slots, what str
 // limited serves h only while the request holds one of s.
 func (a *Agent) limited(s *slots, what string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		give, ok := a.admit(w, r, s, what)
+		give, ok := a.takeSlot(w, r, s, what)
 		if !ok {
 			return
 		}
