@@ -21,15 +21,22 @@ var (
 	apiVersionForm = regexp.MustCompile(`^v[1-9][0-9]*(?:(?:alpha|beta)[1-9][0-9]*)?$`)
 	// goVersionForm is the form of a Go release (go1.26.8, go1.27rc1).
 	goVersionForm = regexp.MustCompile(`^go[1-9][0-9]*(?:\.[0-9]+){0,2}(?:(?:rc|beta)[1-9][0-9]*)?$`)
+	// commitForm is the version of a build from a tree with no tag, as
+	// git describe --always --dirty gives it (the Makefile's VERSION).
+	commitForm = regexp.MustCompile(`^[0-9a-f]{7,40}(?:-dirty)?$`)
 )
 
 // releaseVersion returns v, a release an agent gave (its own, its
 // kubelet's), when it parses as semantic version (v1.36.3,
-// v0.1.0-rc.1+abc), else UnknownVersion: an agent's text goes into advice
-// ("install kubectl-podsrc <version>") only when it is a version.
+// v0.1.0-rc.1+abc) or is the commit of a build from an untagged tree
+// (2ee3766, 2ee3766-dirty), else UnknownVersion: an agent's text goes into
+// advice ("install kubectl-podsrc <version>") only when it is a version.
 func releaseVersion(v string) string {
 	if len(v) > maxVersionLen || strings.TrimSpace(v) != v {
 		return UnknownVersion
+	}
+	if commitForm.MatchString(v) {
+		return v
 	}
 	if _, err := utilversion.ParseSemantic(v); err != nil {
 		return UnknownVersion

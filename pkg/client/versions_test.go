@@ -18,6 +18,18 @@ func TestCheckedVersion(t *testing.T) {
 			want: v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", KubeletSemantics: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
 		},
 		{
+			// make build from a tree with no tag: the plugin and the
+			// agent of one tree are the same release.
+			name: "a build of an untagged commit",
+			in:   v1alpha1.Version{AgentVersion: "2ee3766-dirty", KubeletSemantics: "v1.36.3"},
+			want: v1alpha1.Version{AgentVersion: "2ee3766-dirty", KubeletSemantics: "v1.36.3"},
+		},
+		{
+			name: "hex that is not a commit's",
+			in:   v1alpha1.Version{AgentVersion: "2ee3766-dirty; id"},
+			want: v1alpha1.Version{AgentVersion: UnknownVersion},
+		},
+		{
 			name: "not given",
 			in:   v1alpha1.Version{},
 			want: v1alpha1.Version{},
