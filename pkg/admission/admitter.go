@@ -54,6 +54,9 @@ func NewAdmitter(h Handlers, readBack ReadBack) *Admitter {
 // Node until it is next updated.
 func (a *Admitter) SetNode(node *v1.Node) { a.node = node.DeepCopy() }
 
+// HasNode reports whether the Admitter has a Node to judge pods on.
+func (a *Admitter) HasNode() bool { return a.node != nil }
+
 // Add judges the pods of one ADD notification as HandlePodAdditions does,
 // and returns one Result per pod in the order the kubelet takes them: by
 // creation time; mirror pods and pods already terminal are skipped and

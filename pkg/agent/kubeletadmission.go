@@ -32,9 +32,8 @@ const (
 // in their order, when it comes. It is guarded by the agent's viewMu.
 type admissions struct {
 	// admitter is nil when the agent has no admit handlers.
-	admitter  *admission.Admitter
-	nodeKnown bool
-	verdicts  map[types.UID]v1alpha1.Admission
+	admitter *admission.Admitter
+	verdicts map[types.UID]v1alpha1.Admission
 	// waiting are the pods added before the Node was known, in the order
 	// they were added.
 	waiting []*v1.Pod
@@ -51,12 +50,11 @@ func newAdmissions(h admission.Handlers) *admissions {
 // setNode takes the kubelet's Node object; nil when it is gone. The first
 // Node judges the pods that waited for it.
 func (s *admissions) setNode(n *v1.Node) {
-	s.nodeKnown = n != nil
-	if s.admitter == nil || n == nil {
+	if s.admitter == nil {
 		return
 	}
 	s.admitter.SetNode(n)
-	if len(s.waiting) > 0 {
+	if n != nil && len(s.waiting) > 0 {
 		for _, r := range s.admitter.Add(s.waiting) {
 			s.verdicts[r.Pod.UID] = r.Admission
 		}
@@ -111,7 +109,7 @@ func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 		for _, p := range pods {
 			out[p.UID] = unknownUnlessReadBack(p, unknownNoHandlers)
 		}
-	case !s.nodeKnown:
+	case !s.admitter.HasNode():
 		for _, p := range pods {
 			out[p.UID] = unknownUnlessReadBack(p, unknownNoNode)
 		}
