@@ -153,14 +153,15 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	served, fault, hold := a.Served, a.Fault, a.Hold
 	a.mu.Unlock()
 	p := r.URL.Path
-	if hold != nil && p != "/healthz" && p != "/livez" && p != "/readyz" {
+	probe := slices.Contains(v1alpha1.ProbePaths, p)
+	if hold != nil && !probe {
 		select {
 		case <-hold:
 		case <-r.Context().Done():
 			return
 		}
 	}
-	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) && fault != FaultMute {
+	if fault != NoFault && !probe && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) && fault != FaultMute {
 		serveFault(fault, w, r)
 		return
 	}
@@ -169,18 +170,18 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case p == "/version":
+	case p == v1alpha1.VersionPath:
 		a.writeLocked(w, func() any { return a.Version })
-	case p == "/healthz" || p == "/livez" || p == "/readyz":
+	case probe:
 		w.Write([]byte("ok"))
-	case p == "/api/v1alpha1/sources":
+	case p == v1alpha1.SourcesPath:
 		a.writeLocked(w, func() any { return a.Sources })
-	case p == "/api/v1alpha1/pleg":
+	case p == v1alpha1.PLEGPath:
 		a.writeLocked(w, func() any { return a.PLEG })
 	case p == v1alpha1.PodsPath:
 		a.servePods(w, r)
-	case strings.HasPrefix(p, "/api/v1alpha1/pods/"):
-		uid := strings.TrimPrefix(p, "/api/v1alpha1/pods/")
+	case strings.HasPrefix(p, v1alpha1.PodPath("")):
+		uid := strings.TrimPrefix(p, v1alpha1.PodPath(""))
 		a.mu.Lock()
 		var found *v1alpha1.PodInfo
 		for i := range a.Pods.Items {
