@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -70,9 +69,7 @@ func (a *Agent) Sources(ctx context.Context) (*v1alpha1.SourceList, error) {
 }
 
 // Pods returns the agent's pods that q keeps. The agent filters them, so
-// that the pods left out do not cross the proxy; agents older than the pod
-// filter read only q.Source and list the rest of their pods, so Pods
-// applies q to the answer as well: the list is right either way.
+// that the pods left out do not cross the proxy.
 func (a *Agent) Pods(ctx context.Context, q v1alpha1.PodQuery) (*v1alpha1.PodList, error) {
 	if err := q.Validate(); err != nil {
 		return nil, newError(ReasonBadRequest, err, "asking %s for pods: %v", a, err)
@@ -80,9 +77,6 @@ func (a *Agent) Pods(ctx context.Context, q v1alpha1.PodQuery) (*v1alpha1.PodLis
 	out := &v1alpha1.PodList{}
 	if err := a.get(ctx, v1alpha1.PodsPath, q.Encode(), out); err != nil {
 		return nil, err
-	}
-	if q.Filtered() {
-		out.Items = slices.DeleteFunc(out.Items, func(p v1alpha1.PodInfo) bool { return !q.Match(p) })
 	}
 	return out, nil
 }
