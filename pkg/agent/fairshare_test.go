@@ -19,7 +19,7 @@ import (
 )
 
 // sourcesPath is the path of the sources snapshot.
-const sourcesPath = v1alpha1.APIPrefix + "/sources"
+const sourcesPath = v1alpha1.SourcesPath
 
 // The tests of this file are the attacks of a pod on the node's network:
 // each comes from other loopback addresses (all of 127.0.0.0/8 is

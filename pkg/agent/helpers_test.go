@@ -19,6 +19,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
 	"github.com/podsrc/podsrc/pkg/admission"
@@ -214,15 +215,17 @@ func (ta *testAgent) getJSON(t *testing.T, path string, v any) {
 	}
 }
 
+// pollInterval is how often the tests' awaited conditions are checked.
+const pollInterval = 20 * time.Millisecond
+
 // waitFor polls cond until it holds, or fails the test.
 func (ta *testAgent) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	err := wait.PollUntilContextTimeout(t.Context(), pollInterval, waitLimit, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
 
@@ -232,19 +235,18 @@ func (ta *testAgent) waitFor(t *testing.T, what string, cond func() bool) {
 // condition this way rather than trusting an earlier wait.
 func awaitJSON[T any](t *testing.T, ta *testAgent, path string, check func(T) error) T {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		var v T
+	var v T
+	var last error
+	err := wait.PollUntilContextTimeout(t.Context(), pollInterval, waitLimit, true, func(context.Context) (bool, error) {
+		v = *new(T)
 		ta.getJSON(t, path, &v)
-		err := check(v)
-		if err == nil {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: not within %v: %v", path, waitLimit, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		last = check(v)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("GET %s: not within %v (%v): %v", path, waitLimit, err, last)
 	}
+	return v
 }
 
 // streamClient reads an event stream line by line.
@@ -255,7 +257,7 @@ type streamClient struct {
 
 func (ta *testAgent) stream(t *testing.T, query string) *streamClient {
 	t.Helper()
-	resp, err := http.Get(ta.url + "/api/v1alpha1/events" + query)
+	resp, err := http.Get(ta.url + v1alpha1.EventsPath + query)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -60,7 +61,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descSourceUpdates, prometheus.CounterValue, float64(st.Updates), name)
 		ch <- prometheus.MustNewConstMetric(descSourcePods, prometheus.GaugeValue, float64(st.Pods), name)
 		ch <- prometheus.MustNewConstMetric(descSourceSeen, prometheus.GaugeValue, boolValue(st.Seen), name)
-		for op, n := range map[string]int64{"ADD": st.Added, "UPDATE": st.Updated, "DELETE": st.Deleted, "REMOVE": st.Removed, "RECONCILE": st.Reconciled} {
+		for op, n := range map[string]int64{v1alpha1.OpAdd: st.Added, v1alpha1.OpUpdate: st.Updated, v1alpha1.OpDelete: st.Deleted, v1alpha1.OpRemove: st.Removed, v1alpha1.OpReconcile: st.Reconciled} {
 			ch <- prometheus.MustNewConstMetric(descMergeChanges, prometheus.CounterValue, float64(n), name, op)
 		}
 	}

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"net/http"
+	"strings"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // DefaultProbePort is the port the DaemonSet has the kubelet probe the
@@ -23,9 +26,9 @@ const (
 // probes returns the handlers of the endpoints the kubelet probes.
 func (a *Agent) probes() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
-		"/healthz": a.withDeadline(a.handleHealthz),
-		"/livez":   a.withDeadline(a.handleLivez),
-		"/readyz":  a.withDeadline(a.handleReadyz),
+		v1alpha1.HealthzPath: a.withDeadline(a.handleHealthz),
+		v1alpha1.LivezPath:   a.withDeadline(a.handleLivez),
+		v1alpha1.ReadyzPath:  a.withDeadline(a.handleReadyz),
 	}
 }
 
@@ -39,7 +42,7 @@ func (a *Agent) probeServer(l *limitListener) *http.Server {
 		mux.HandleFunc("GET "+path, h)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotFound, "the probe port serves /healthz, /livez and /readyz (GET) only")
+		writeError(w, http.StatusNotFound, "the probe port serves "+strings.Join(v1alpha1.ProbePaths, ", ")+" (GET) only")
 	})
 	srv := &http.Server{
 		Handler:           mux,

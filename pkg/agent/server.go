@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -47,20 +48,20 @@ func (a *Agent) Handler() http.Handler {
 	snapshot := func(h http.HandlerFunc) http.HandlerFunc {
 		return a.limited(a.snapshots, limitSnapshots, withMinRate(h))
 	}
-	get("/api/v1alpha1/sources", snapshot(a.handleSources))
-	get("/api/v1alpha1/pods", snapshot(a.handlePods))
-	get("/api/v1alpha1/pods/{uid}", snapshot(a.handlePod))
-	get("/api/v1alpha1/pleg", a.withDeadline(a.handlePLEG))
+	get(v1alpha1.SourcesPath, snapshot(a.handleSources))
+	get(v1alpha1.PodsPath, snapshot(a.handlePods))
+	get(v1alpha1.PodPath("{uid}"), snapshot(a.handlePod))
+	get(v1alpha1.PLEGPath, a.withDeadline(a.handlePLEG))
 	// The stream answers GET only: a HEAD would hold its connection while
 	// heartbeats went nowhere.
-	r.HandleFunc("/api/v1alpha1/events", a.limited(a.streams, limitStreams, a.handleEvents)).Methods(http.MethodGet)
-	get("/version", a.withDeadline(a.handleVersion))
+	r.HandleFunc(v1alpha1.EventsPath, a.limited(a.streams, limitStreams, a.handleEvents)).Methods(http.MethodGet)
+	get(v1alpha1.VersionPath, a.withDeadline(a.handleVersion))
 	for path, h := range a.probes() {
 		get(path, h)
 	}
-	r.Handle("/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
+	r.Handle(v1alpha1.MetricsPath, promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		writeError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see /api/v1alpha1/sources, /pods, /pleg, /events)")
+		writeError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see "+strings.Join([]string{v1alpha1.SourcesPath, v1alpha1.PodsPath, v1alpha1.PLEGPath, v1alpha1.EventsPath}, ", ")+")")
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "the podsrc agent serves only GET")
@@ -80,7 +81,7 @@ func (a *Agent) withDeadline(h http.HandlerFunc) http.HandlerFunc {
 // address; --allowed-cidrs does not guard them, so that a list naming the
 // control plane does not fail the probes and restart the agent in a loop
 // when they are served on the API's port (--probe-address="").
-var healthPaths = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true}
+var healthPaths = map[string]bool{v1alpha1.HealthzPath: true, v1alpha1.LivezPath: true, v1alpha1.ReadyzPath: true}
 
 // allowNets refuses connections from outside the allowed networks to
 // everything but the health endpoints.

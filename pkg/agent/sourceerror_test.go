@@ -16,7 +16,7 @@ import (
 // the source reads it, /sources (what -o yaml prints) has no last error but
 // keeps it, with its time, as clearedError.
 func TestSourceErrorClearsWhenTheSourceRecovers(t *testing.T) {
-	const sourcesPath = v1alpha1.APIPrefix + "/sources"
+	const sourcesPath = v1alpha1.SourcesPath
 	missing := filepath.Join(t.TempDir(), "manifests")
 	ta := startAgent(t, func(c *Config) {
 		c.Sources.StaticPodPath = missing

@@ -137,9 +137,6 @@ func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.P
 	}
 	d.Others = others
 	pod, err := a.Pod(ctx, uid)
-	if client.ReasonOf(err) == client.ReasonNotFound && !strings.Contains(o.ref, "/") {
-		return d, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (kubectl podsrc pods -A %s lists its pods)", o.ref, sources.NodeName, shell.Operands(sources.NodeName))
-	}
 	if err != nil {
 		return d, err
 	}
@@ -184,8 +181,7 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 	matches := list.Items
 	if len(matches) == 0 {
 		if !qualified {
-			// A UID an agent older than the UID filter does not match.
-			return o.ref, nil, nil
+			return "", nil, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (kubectl podsrc pods -A %s lists its pods)", o.ref, node, shell.Operands(node))
 		}
 		return "", nil, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods -n %s %s lists its pods)", o.ref, node, shell.Quote(ns), shell.Operands(node))
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -62,7 +63,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 	}
 	o.Nodes.PodSelector = &o.Selector
 	o.addFlags(cmd)
-	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only pods of this source: file, http or api.")
+	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only pods of this source ("+strings.Join(v1alpha1.Sources, ", ")+").")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Pods of all namespaces (the default unless -n is given).")
 	_ = cmd.RegisterFlagCompletionFunc("source", completeSources)
 	return cmd

@@ -30,60 +30,46 @@ func TestPodsFilters(t *testing.T) {
 			query: url.Values{"source": {"api"}, "labelSelector": {"app=db"}}},
 		{name: "nothing matches", args: []string{"-n", "kube-system", "-l", "app=web"}, query: url.Values{"namespace": {"kube-system"}, "labelSelector": {"app=web"}}},
 	}
-	for _, agent := range []struct {
-		name       string
-		sourceOnly bool
-	}{{"an agent that filters", false}, {"an agent older than the pod filter", true}} {
-		t.Run(agent.name, func(t *testing.T) {
-			fa, u := newAgent(t, "node-1")
-			fa.Lock()
-			fa.SourceOnly = agent.sourceOnly
-			fa.Pods.Items[0].Labels = map[string]string{"component": "etcd", "tier": "control-plane"}
-			fa.Pods.Items[1].Labels = map[string]string{"app": "web"}
-			db := fa.Pods.Items[1]
-			db.Name, db.UID, db.Labels = "db", "u3", map[string]string{"app": "db"}
-			fa.Pods.Items = append(fa.Pods.Items, db)
-			fa.Unlock()
-			for _, tc := range tests {
-				t.Run(tc.name, func(t *testing.T) {
-					before := len(fa.PodQueries())
-					out, errOut, err := run(t, context.Background(), append([]string{"pods", "--agent-url", u, "-o", "name"}, tc.args...)...)
-					if err != nil {
-						t.Fatalf("error %v, stderr %s", err, errOut)
-					}
-					var want string
-					for _, n := range tc.want {
-						want += "podinfo.podsrc.io/" + n + "\n"
-					}
-					if out != want {
-						t.Errorf("pods %s printed %q, want %q", strings.Join(tc.args, " "), out, want)
-					}
-					qs := fa.PodQueries()
-					if len(qs) != before+1 || qs[before].Encode() != tc.query.Encode() {
-						t.Errorf("the agent was asked %v, want one query %q", qs[before:], tc.query.Encode())
-					}
-				})
+	fa, u := newAgent(t, "node-1")
+	fa.Lock()
+	fa.Pods.Items[0].Labels = map[string]string{"component": "etcd", "tier": "control-plane"}
+	fa.Pods.Items[1].Labels = map[string]string{"app": "web"}
+	db := fa.Pods.Items[1]
+	db.Name, db.UID, db.Labels = "db", "u3", map[string]string{"app": "db"}
+	fa.Pods.Items = append(fa.Pods.Items, db)
+	fa.Unlock()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(fa.PodQueries())
+			out, errOut, err := run(t, context.Background(), append([]string{"pods", "--agent-url", u, "-o", "name"}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("error %v, stderr %s", err, errOut)
+			}
+			var want string
+			for _, n := range tc.want {
+				want += "podinfo.podsrc.io/" + n + "\n"
+			}
+			if out != want {
+				t.Errorf("pods %s printed %q, want %q", strings.Join(tc.args, " "), out, want)
+			}
+			qs := fa.PodQueries()
+			if len(qs) != before+1 || qs[before].Encode() != tc.query.Encode() {
+				t.Errorf("the agent was asked %v, want one query %q", qs[before:], tc.query.Encode())
 			}
 		})
 	}
 }
 
 // TestPodByNameAsksForThatPod: pod NODE NAMESPACE/NAME asks the agent for
-// the pods of that name only, and still finds the pod from an agent that
-// lists them all.
+// the pods of that name only.
 func TestPodByNameAsksForThatPod(t *testing.T) {
-	for _, sourceOnly := range []bool{false, true} {
-		fa, u := newAgent(t, "node-1")
-		fa.Lock()
-		fa.SourceOnly = sourceOnly
-		fa.Unlock()
-		out, errOut, err := run(t, context.Background(), "pod", "--agent-url", u, "default/web", "-o", "json")
-		if err != nil || !strings.Contains(out, `"uid": "u2"`) || strings.Contains(out, `"u1"`) {
-			t.Fatalf("old agent %v: pod default/web printed %q, stderr %q, err %v; want pod u2", sourceOnly, out, errOut, err)
-		}
-		want := url.Values{"namespace": {"default"}, "pod": {"default/web"}}.Encode()
-		if qs := fa.PodQueries(); len(qs) != 1 || qs[0].Encode() != want {
-			t.Fatalf("the agent was asked %v, want %s", qs, want)
-		}
+	fa, u := newAgent(t, "node-1")
+	out, errOut, err := run(t, context.Background(), "pod", "--agent-url", u, "default/web", "-o", "json")
+	if err != nil || !strings.Contains(out, `"uid": "u2"`) || strings.Contains(out, `"u1"`) {
+		t.Fatalf("pod default/web printed %q, stderr %q, err %v; want pod u2", out, errOut, err)
+	}
+	want := url.Values{"namespace": {"default"}, "pod": {"default/web"}}.Encode()
+	if qs := fa.PodQueries(); len(qs) != 1 || qs[0].Encode() != want {
+		t.Fatalf("the agent was asked %v, want %s", qs, want)
 	}
 }

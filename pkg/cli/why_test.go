@@ -205,7 +205,7 @@ func TestWhyUsage(t *testing.T) {
 func TestWhyDeadline(t *testing.T) {
 	fa := whyFakeAgent()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, v1alpha1.APIPrefix+"/pods/") {
+		if strings.HasPrefix(r.URL.Path, v1alpha1.PodPath("")) {
 			<-r.Context().Done()
 			return
 		}

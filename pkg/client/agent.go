@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -63,16 +62,14 @@ func (a *Agent) String() string {
 // Sources returns the agent's pod sources.
 func (a *Agent) Sources(ctx context.Context) (*v1alpha1.SourceList, error) {
 	out := &v1alpha1.SourceList{}
-	if err := a.get(ctx, v1alpha1.APIPrefix+"/sources", nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.SourcesPath, nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // Pods returns the agent's pods that q keeps. The agent filters them, so
-// that the pods left out do not cross the proxy; agents older than the pod
-// filter read only q.Source and list the rest of their pods, so Pods
-// applies q to the answer as well: the list is right either way.
+// that the pods left out do not cross the proxy.
 func (a *Agent) Pods(ctx context.Context, q v1alpha1.PodQuery) (*v1alpha1.PodList, error) {
 	if err := q.Validate(); err != nil {
 		return nil, newError(ReasonBadRequest, err, "asking %s for pods: %v", a, err)
@@ -81,16 +78,13 @@ func (a *Agent) Pods(ctx context.Context, q v1alpha1.PodQuery) (*v1alpha1.PodLis
 	if err := a.get(ctx, v1alpha1.PodsPath, q.Encode(), out); err != nil {
 		return nil, err
 	}
-	if q.Filtered() {
-		out.Items = slices.DeleteFunc(out.Items, func(p v1alpha1.PodInfo) bool { return !q.Match(p) })
-	}
 	return out, nil
 }
 
 // Pod returns one pod with the merged pod in full.
 func (a *Agent) Pod(ctx context.Context, uid string) (*v1alpha1.PodInfo, error) {
 	out := &v1alpha1.PodInfo{}
-	if err := a.get(ctx, v1alpha1.PodsPath+"/"+url.PathEscape(uid), nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.PodPath(url.PathEscape(uid)), nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -99,7 +93,7 @@ func (a *Agent) Pod(ctx context.Context, uid string) (*v1alpha1.PodInfo, error) 
 // PLEG returns the state of the agent's PLEG.
 func (a *Agent) PLEG(ctx context.Context) (*v1alpha1.PLEGStatus, error) {
 	out := &v1alpha1.PLEGStatus{}
-	if err := a.get(ctx, v1alpha1.APIPrefix+"/pleg", nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.PLEGPath, nil, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -109,7 +103,7 @@ func (a *Agent) PLEG(ctx context.Context) (*v1alpha1.PLEGStatus, error) {
 // parse as one reads UnknownVersion.
 func (a *Agent) Version(ctx context.Context) (*v1alpha1.Version, error) {
 	out := &v1alpha1.Version{}
-	if err := a.get(ctx, "/version", nil, out); err != nil {
+	if err := a.get(ctx, v1alpha1.VersionPath, nil, out); err != nil {
 		return nil, err
 	}
 	return checkedVersion(out), nil
@@ -186,12 +180,12 @@ func (a *Agent) skewError(served, agentVersion string) error {
 // agent's /version what it serves.
 func (a *Agent) checkSkew(ctx context.Context) error {
 	v := &v1alpha1.Version{}
-	resp, err := a.do(ctx, a.http, "/version", nil)
+	resp, err := a.do(ctx, a.http, v1alpha1.VersionPath, nil)
 	if err == nil {
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
 			var body []byte
-			if body, err = a.readBody(ctx, "/version", resp); err == nil {
+			if body, err = a.readBody(ctx, v1alpha1.VersionPath, resp); err == nil {
 				err = json.Unmarshal(body, v)
 			}
 		} else {

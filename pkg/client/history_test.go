@@ -65,7 +65,7 @@ func TestHistoryOfAnAgentThatNeverReachesItsLast(t *testing.T) {
 	fa := fakeagent.New("node-1")
 	fa.Publish(configEvent("ADD", "p"), configEvent("ADD", "q"))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != v1alpha1.APIPrefix+"/events" || !r.URL.Query().Has("since") {
+		if r.URL.Path != v1alpha1.EventsPath || !r.URL.Query().Has("since") {
 			fa.ServeHTTP(w, r)
 			return
 		}

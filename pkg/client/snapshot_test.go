@@ -9,30 +9,24 @@ import (
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
-// TestSnapshotFilter runs the shared snapshot cases through Events, with an
-// agent that filters the snapshot and with an older one that sends every
-// pod: the client's snapshot holds the same pods from both.
+// TestSnapshotFilter runs the shared snapshot cases through Events: the
+// client's snapshot holds the pods the query keeps.
 func TestSnapshotFilter(t *testing.T) {
-	for _, older := range []bool{false, true} {
-		t.Run(map[bool]string{false: "an agent", true: "an older agent"}[older], func(t *testing.T) {
-			fa := fakeagent.New("node-1")
-			fa.Pods.Items = querytest.Pods()
-			fa.SourceOnly = older
-			a := startAgent(t, fa)
-			querytest.RunSnapshots(t, func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.PodInfo {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				s, err := a.Events(ctx, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				m, err := s.Next()
-				if err != nil || m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil {
-					t.Fatalf("the stream opened with %+v, %v; want a snapshot", m, err)
-				}
-				return m.Snapshot.Items
-			})
-		})
-	}
+	fa := fakeagent.New("node-1")
+	fa.Pods.Items = querytest.Pods()
+	a := startAgent(t, fa)
+	querytest.RunSnapshots(t, func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.PodInfo {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s, err := a.Events(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		m, err := s.Next()
+		if err != nil || m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil {
+			t.Fatalf("the stream opened with %+v, %v; want a snapshot", m, err)
+		}
+		return m.Snapshot.Items
+	})
 }

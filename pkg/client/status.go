@@ -41,8 +41,8 @@ func (a *Agent) statusError(ctx context.Context, path string, resp *http.Respons
 		return a.apiServerError(code, st)
 	case isJSON && st.APIVersion == v1alpha1.GroupVersion:
 		if code == http.StatusNotFound {
-			if strings.HasPrefix(path, v1alpha1.APIPrefix+"/pods/") {
-				return newError(ReasonNotFound, nil, "%s has no pod with UID %s", a, strings.TrimPrefix(path, v1alpha1.APIPrefix+"/pods/"))
+			if uid, ok := strings.CutPrefix(path, v1alpha1.PodPath("")); ok {
+				return newError(ReasonNotFound, nil, "%s has no pod with UID %s", a, uid)
 			}
 			return a.checkSkew(ctx)
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -18,18 +17,9 @@ type Stream struct {
 	agent   *Agent
 	body    io.ReadCloser
 	scanner *bufio.Scanner
-	// unbounded says the query has an Until that the agent has not yet
-	// confirmed with the heartbeat that opens a bounded stream.
-	unbounded bool
-	// pods, when set, is the pod filter of the query's snapshot, applied
-	// to it again for agents older than the filter, which send every pod.
-	pods *v1alpha1.PodQuery
 	// budget, when set, is charged each message's bytes: those of a
 	// history, which the caller holds.
 	budget *Budget
-	// handlers says the query filters by handler, which an agent older
-	// than the handlers ignores.
-	handlers bool
 }
 
 // Events opens the agent's event stream with query q.
@@ -44,11 +34,7 @@ func (a *Agent) Events(ctx context.Context, q v1alpha1.EventQuery) (*Stream, err
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	st := &Stream{agent: a, body: resp.Body, scanner: sc, unbounded: q.Until != nil, handlers: len(q.Handlers) > 0}
-	if pq := q.PodQuery(); q.Snapshot && pq.Filtered() && pq.Validate() == nil {
-		st.pods = &pq
-	}
-	return st, nil
+	return &Stream{agent: a, body: resp.Body, scanner: sc}, nil
 }
 
 // Next returns the next message; io.EOF when the agent ended the stream, an
@@ -65,22 +51,6 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 		m := &v1alpha1.StreamMessage{}
 		if err := json.Unmarshal(line, m); err != nil {
 			return nil, fmt.Errorf("decoding a stream message: %w", err)
-		}
-		if s.unbounded {
-			switch {
-			case m.Type == v1alpha1.MessageHeartbeat && m.Until != nil:
-				s.unbounded = false
-			case m.Type != v1alpha1.MessageReset:
-				// An agent older than until would stream on forever.
-				return nil, newError(ReasonSkew, nil, "%s does not end its event stream at --until: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
-			}
-		}
-		if s.handlers && m.Event != nil && m.Event.Handler == "" {
-			// Every config and PLEG event of a newer agent has one.
-			return nil, newError(ReasonSkew, nil, "%s does not tell the kubelet's handler of its events, for --handler: it is older than this kubectl-podsrc; upgrade it (%s)", s.agent, DeployCommand)
-		}
-		if m.Type == v1alpha1.MessageSnapshot && m.Snapshot != nil && s.pods != nil {
-			m.Snapshot.Items = slices.DeleteFunc(m.Snapshot.Items, func(p v1alpha1.PodInfo) bool { return !s.pods.Match(p) })
 		}
 		return m, nil
 	}

@@ -369,49 +369,6 @@ func TestWatcherEndsAtUntil(t *testing.T) {
 	}
 }
 
-// TestWatcherRefusesAnOlderAgent: an agent older than a query parameter
-// ignores it: older than until, it streams on without the bounded stream's
-// opening heartbeat; older than handler, it sends events without a
-// handler, unfiltered. The watcher says so at once rather than following
-// forever or printing what was not asked for.
-func TestWatcherRefusesAnOlderAgent(t *testing.T) {
-	tests := []struct {
-		name, ignored string
-		query         v1alpha1.EventQuery
-		want          string
-	}{
-		{name: "until", ignored: "until", query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Until: v1alpha1.AgeMark(0)},
-			want: "does not end its event stream at --until"},
-		{name: "handler", ignored: "handler", query: v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Handlers: []string{"!ignored"}},
-			want: "does not tell the kubelet's handler of its events"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fa := fakeagent.New("node-1")
-			fa.Publish(configEvent("ADD", "a"))
-			old := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				q := r.URL.Query()
-				q.Del(tt.ignored)
-				r.URL.RawQuery = q.Encode()
-				fa.ServeHTTP(w, r)
-			})
-			srv := httptest.NewServer(old)
-			t.Cleanup(srv.Close)
-			a, err := (&Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: 10 * time.Second}).Agent("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := &Watcher{Open: a.Events, Query: tt.query, InitialBackoff: time.Millisecond, MaxAttempts: -1}
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-			defer cancel()
-			err = w.Run(ctx, newCollector().handle)
-			if ReasonOf(err) != ReasonSkew || !strings.Contains(err.Error(), tt.want) || ctx.Err() != nil {
-				t.Fatalf("Run: %v (context %v), want the agent's skew at once", err, ctx.Err())
-			}
-		})
-	}
-}
-
 // TestWatcherAnswerTimeout: a stream that never opens fails Run with
 // ErrNoAnswer once AnswerTimeout passes, quoting the last attempt's error.
 func TestWatcherAnswerTimeout(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Rollout is what Wait waits for: the DaemonSets deploy applied, the nodes
@@ -230,7 +232,7 @@ func (c *Cluster) lastWarning(ctx context.Context, p *corev1.Pod) string {
 // readyz reads the agent's readiness endpoint through its pod's proxy: the
 // sources it has not seen yet.
 func (c *Cluster) readyz(ctx context.Context, r Rollout, p *corev1.Pod) string {
-	b, err := c.Client.CoreV1().Pods(p.Namespace).ProxyGet("http", p.Name, fmt.Sprint(r.AgentPort), "/readyz", nil).DoRaw(ctx)
+	b, err := c.Client.CoreV1().Pods(p.Namespace).ProxyGet("http", p.Name, fmt.Sprint(r.AgentPort), v1alpha1.ReadyzPath, nil).DoRaw(ctx)
 	if err != nil && len(b) == 0 {
 		return fmt.Sprintf("(could not read it: %v)", err)
 	}

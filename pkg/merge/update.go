@@ -2,6 +2,8 @@ package merge
 
 import (
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Op is the operation carried by an Update, on the input side (from a source)
@@ -28,24 +30,24 @@ const (
 func (o Op) String() string {
 	switch o {
 	case Set:
-		return "SET"
+		return v1alpha1.OpSet
 	case Add:
-		return "ADD"
+		return v1alpha1.OpAdd
 	case Update:
-		return "UPDATE"
+		return v1alpha1.OpUpdate
 	case Delete:
-		return "DELETE"
+		return v1alpha1.OpDelete
 	case Remove:
-		return "REMOVE"
+		return v1alpha1.OpRemove
 	case Reconcile:
-		return "RECONCILE"
+		return v1alpha1.OpReconcile
 	}
 	return "UNKNOWN"
 }
 
 // PodUpdate is one message between a source and the merge, or between the
 // merge and its consumer. Source is the name of the source the update came
-// from ("file", "http", "api").
+// from (v1alpha1.SourceFile, v1alpha1.SourceHTTP, v1alpha1.SourceAPI).
 //
 // A pod in an update is immutable from then on, on both sides: a source
 // hands over pods it never changes again (a cache's objects qualify, as an

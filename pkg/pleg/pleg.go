@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // EventType is the kind of a pod lifecycle event; the values are the
@@ -16,17 +18,17 @@ type EventType string
 
 const (
 	// ContainerStarted says a container or sandbox is now running.
-	ContainerStarted EventType = "ContainerStarted"
+	ContainerStarted EventType = v1alpha1.PLEGContainerStarted
 	// ContainerDied says a container or sandbox is now exited (or vanished
 	// without having been seen exited).
-	ContainerDied EventType = "ContainerDied"
+	ContainerDied EventType = v1alpha1.PLEGContainerDied
 	// ContainerRemoved says a container or sandbox is gone from the runtime.
-	ContainerRemoved EventType = "ContainerRemoved"
+	ContainerRemoved EventType = v1alpha1.PLEGContainerRemoved
 	// PodSync asks for a pod sync after a reinspection that found no change.
-	PodSync EventType = "PodSync"
+	PodSync EventType = v1alpha1.PLEGPodSync
 	// ContainerChanged says a container or sandbox went to an unknown (or
 	// created) state. The PLEG computes it but the kubelet never sends it.
-	ContainerChanged EventType = "ContainerChanged"
+	ContainerChanged EventType = v1alpha1.PLEGContainerChanged
 )
 
 // KubeletSends reports whether the kubelet puts events of type t on its PLEG

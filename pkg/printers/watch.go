@@ -294,9 +294,9 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 		details = append(details, removals(ev)...)
 		var c Color
 		switch ev.Type {
-		case "ContainerStarted":
+		case v1alpha1.PLEGContainerStarted:
 			c = Green
-		case "ContainerDied":
+		case v1alpha1.PLEGContainerDied:
 			c = Red
 		}
 		if ev.KubeletSends != nil && !*ev.KubeletSends {
@@ -310,9 +310,9 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 	}
 	var c Color
 	switch ev.Op {
-	case "ADD":
+	case v1alpha1.OpAdd:
 		c = Green
-	case "DELETE", "REMOVE":
+	case v1alpha1.OpDelete, v1alpha1.OpRemove:
 		c = Red
 	}
 	ignored := ""

@@ -14,6 +14,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/staticpod"
@@ -110,7 +111,7 @@ func NewFile(opts FileOptions) (*FileSource, error) {
 		state:    newFileState(),
 	}
 	s.status.st = Status{
-		Source:         staticpod.SourceFile,
+		Source:         v1alpha1.SourceFile,
 		Target:         hostPath,
 		ReadPath:       s.readPath,
 		KubeletVersion: opts.Decoder.KubeletVersion(),
@@ -138,7 +139,7 @@ func (s *FileSource) Origin(uid string) (string, bool) { return s.status.Origin(
 // Run lists the path at once, then relists it every period and applies the
 // fsnotify events in between, until ctx ends.
 func (s *FileSource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", staticpod.SourceFile, "path", s.hostPath)
+	logger := klog.FromContext(ctx).WithValues("source", v1alpha1.SourceFile, "path", s.hostPath)
 	logger.V(1).Info("Watching static pod path", "readPath", s.readPath)
 
 	var wg sync.WaitGroup
@@ -191,7 +192,7 @@ func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints 
 	// Rejections and shadows are published first, so that a reader that
 	// received the SET sees the files behind it.
 	s.publishFiles()
-	if SendSet(ctx, s.updates, staticpod.SourceFile, pods, fingerprints) {
+	if SendSet(ctx, s.updates, v1alpha1.SourceFile, pods, fingerprints) {
 		s.status.Delivered(s.now(), PodRefs(pods, s.state.originOf))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/internal/sourcetest"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -144,7 +145,7 @@ func TestFileSourceWatch(t *testing.T) {
 					t.Errorf("pod UID %s is not that of %q", u.Pods[0].UID, tc.wantContent)
 				}
 			}
-			if u.Op != merge.Set || u.Source != staticpod.SourceFile {
+			if u.Op != merge.Set || u.Source != v1alpha1.SourceFile {
 				t.Errorf("update %v from %q, want SET from file", u.Op, u.Source)
 			}
 		})

@@ -14,7 +14,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/podsrc/podsrc/pkg/staticpod"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Watch retry timing, as in the kubelet: a failed watch is retried after a
@@ -86,7 +86,7 @@ func (s *FileSource) watchOnce(ctx context.Context, logger klog.Logger) error {
 			return fmt.Errorf("watching static pod path %s: %w", s.hostPath, err)
 		}
 		// The kubelet's watcher, too, sends an empty SET for a missing path.
-		if SendSet(ctx, s.updates, staticpod.SourceFile, []*v1.Pod{}, nil) {
+		if SendSet(ctx, s.updates, v1alpha1.SourceFile, []*v1.Pod{}, nil) {
 			s.status.Delivered(s.now(), []PodRef{})
 		}
 		return &retryableWatchError{fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)}

@@ -22,8 +22,8 @@ type PodRef struct {
 // Status is a snapshot of a source's state. Slices are copies owned by the
 // caller.
 type Status struct {
-	// Source is the kubelet's name for the source: "file", "http" or "api"
-	// (staticpod.SourceFile, staticpod.SourceHTTP, apisource.SourceAPI).
+	// Source is the kubelet's name for the source: v1alpha1.SourceFile,
+	// v1alpha1.SourceHTTP or v1alpha1.SourceAPI.
 	Source string
 	// Target is what the source watches: the static pod path as the kubelet
 	// sees it on the host, or the URL.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	utilio "k8s.io/utils/io"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -106,7 +107,7 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 		client:   &http.Client{Timeout: timeout, Transport: opts.Transport},
 		now:      now,
 	}
-	s.status.st = Status{Source: staticpod.SourceHTTP, Target: MaskURL(opts.URL), KubeletVersion: opts.Decoder.KubeletVersion()}
+	s.status.st = Status{Source: v1alpha1.SourceHTTP, Target: MaskURL(opts.URL), KubeletVersion: opts.Decoder.KubeletVersion()}
 	return s, nil
 }
 
@@ -119,7 +120,7 @@ func (s *URLSource) Origin(uid string) (string, bool) { return s.status.Origin(u
 // Run fetches the URL at once and then period after the end of each fetch,
 // until ctx ends.
 func (s *URLSource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", staticpod.SourceHTTP, "url", s.shown)
+	logger := klog.FromContext(ctx).WithValues("source", v1alpha1.SourceHTTP, "url", s.shown)
 	logger.V(1).Info("Watching static pod URL")
 	failures := 0
 	for {
@@ -209,7 +210,7 @@ func (s *URLSource) poll(ctx context.Context) error {
 
 // send delivers pods as a SET, with their fingerprints, and records it.
 func (s *URLSource) send(ctx context.Context, pods []*v1.Pod, fingerprints []string) {
-	if SendSet(ctx, s.updates, staticpod.SourceHTTP, pods, fingerprints) {
+	if SendSet(ctx, s.updates, v1alpha1.SourceHTTP, pods, fingerprints) {
 		s.status.Delivered(s.now(), PodRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}
 }

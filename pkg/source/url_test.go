@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/internal/sourcetest"
-	"github.com/podsrc/podsrc/pkg/staticpod"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // bodyServer serves a status and body that the test can change, and
@@ -95,7 +95,7 @@ func TestURLSourceFirstFetch(t *testing.T) {
 			if tc.wantError != "" && !strings.Contains(st.LastError, hs.URL) {
 				t.Errorf("last error %q does not name the URL", st.LastError)
 			}
-			if st.Source != staticpod.SourceHTTP || st.Target != hs.URL+"/pods" {
+			if st.Source != v1alpha1.SourceHTTP || st.Target != hs.URL+"/pods" {
 				t.Errorf("source %q target %q", st.Source, st.Target)
 			}
 		})

@@ -2,15 +2,6 @@ package staticpod
 
 import "time"
 
-// Source names as the kubelet spells them in kubernetes.io/config.source and
-// in merge.PodUpdate.Source.
-const (
-	// SourceFile is the static pod path source.
-	SourceFile = "file"
-	// SourceHTTP is the static pod URL source (the kubelet names it http).
-	SourceHTTP = "http"
-)
-
 // MaxManifestBytes is the kubelet's cap on a manifest file or URL body. A
 // manifest of this size or larger is rejected (the kubelet's limited read
 // reports the limit as reached when the reader is exhausted at the cap).

@@ -42,7 +42,7 @@ func (a *analysis) binding() result {
 		if apierrors.IsNotFound(a.f.Namespace.Err) {
 			msg += ": namespace " + a.f.Subject.Namespace + " does not exist"
 		}
-		if n := len(ops); n > 0 && ops[n-1].Op == "REMOVE" {
+		if n := len(ops); n > 0 && ops[n-1].Op == v1alpha1.OpRemove {
 			msg += ": the API source removed it at " + stamp(ops[n-1].Time.Time) + " (deleted, or its namespace was)"
 		}
 		return failing(name, msg, "kubectl get pods -A --field-selector "+shell.Quote("spec.nodeName="+node), formatOps(ops)...)

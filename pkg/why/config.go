@@ -23,7 +23,7 @@ func (a *analysis) config() result {
 		ops := a.configOps()
 		evidence := formatOps(ops)
 		fix := "kubectl podsrc watch --kind config --since 1h " + shell.Operands(node)
-		if n := len(ops); n > 0 && (ops[n-1].Op == "REMOVE" || ops[n-1].Op == "DELETE") {
+		if n := len(ops); n > 0 && (ops[n-1].Op == v1alpha1.OpRemove || ops[n-1].Op == v1alpha1.OpDelete) {
 			last := ops[n-1]
 			return failing(name, fmt.Sprintf("%sd by source %s at %s", last.Op, last.Source, stamp(last.Time.Time)), fix, evidence...)
 		}
@@ -45,7 +45,7 @@ func (a *analysis) config() result {
 		return failing(name, "the pod is being deleted since "+stamp(d.Pod.DeletionTimestamp.Time)+": the kubelet stops it",
 			"kubectl get pod -n "+shell.Quote(info.Namespace)+" -o yaml "+shell.Operands(info.Name)+" (deletionTimestamp, finalizers)", evidence...)
 	}
-	if n := len(ops); n > 0 && ops[n-1].Op == "DELETE" {
+	if n := len(ops); n > 0 && ops[n-1].Op == v1alpha1.OpDelete {
 		return failing(name, "DELETEd by source "+ops[n-1].Source+" at "+stamp(ops[n-1].Time.Time)+": the kubelet stops the pod",
 			"kubectl podsrc watch --kind config --since 1h "+shell.Operands(node), evidence...)
 	}

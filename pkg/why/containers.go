@@ -232,7 +232,7 @@ func (a *analysis) lastExit(name string, rc *v1alpha1.RuntimeContainer, last *co
 		h := a.f.History.Value
 		for i := len(h) - 1; i >= 0; i-- {
 			ev := h[i]
-			if ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == info.UID && ev.Type == "ContainerDied" && !ev.Sandbox && ev.ContainerName == name && ev.ExitCode != nil {
+			if ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == info.UID && ev.Type == v1alpha1.PLEGContainerDied && !ev.Sandbox && ev.ContainerName == name && ev.ExitCode != nil {
 				return exit{code: *ev.ExitCode, at: ev.Time.Time}, true
 			}
 		}

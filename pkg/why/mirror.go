@@ -152,12 +152,12 @@ func (a *analysis) recreations() []string {
 			continue
 		}
 		switch ev.Op {
-		case "ADD":
+		case v1alpha1.OpAdd:
 			adds++
 			if first == "" {
 				first = stamp(ev.Time.Time)
 			}
-		case "REMOVE", "DELETE":
+		case v1alpha1.OpRemove, v1alpha1.OpDelete:
 			removes++
 		}
 	}

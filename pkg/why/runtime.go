@@ -107,7 +107,7 @@ func (a *analysis) crashCadence(container string) (cadence string, recent int) {
 	}
 	var deaths []v1alpha1.Event
 	for _, ev := range a.f.History.Value {
-		if ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == info.UID && ev.Type == "ContainerDied" && !ev.Sandbox && ev.ContainerName == container {
+		if ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == info.UID && ev.Type == v1alpha1.PLEGContainerDied && !ev.Sandbox && ev.ContainerName == container {
 			deaths = append(deaths, ev)
 			if a.f.Now.Sub(ev.Time.Time) < recentRestart {
 				recent++

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -60,22 +63,19 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 
 	base := "http://" + addr
 	var pods v1alpha1.PodList
-	deadline := time.Now().Add(waitLimit)
-	for {
-		if err := getJSON(base+"/api/v1alpha1/pods", &pods); err == nil && len(pods.Items) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent never listed the static pod: %+v", pods)
-		}
-		time.Sleep(50 * time.Millisecond)
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, waitLimit, true, func(context.Context) (bool, error) {
+		pods = v1alpha1.PodList{}
+		return getJSON(base+v1alpha1.PodsPath, &pods) == nil && len(pods.Items) == 1, nil
+	})
+	if err != nil {
+		t.Fatalf("the agent never listed the static pod (%v): %+v", err, pods)
 	}
 	// The kubelet-exact decoder names the pod for the node and hashes its UID.
-	if p := pods.Items[0]; p.Name != "web-node-1" || p.Source != "file" || p.ConfigHash != string(p.UID) || len(p.UID) != 32 {
+	if p := pods.Items[0]; p.Name != "web-node-1" || p.Source != v1alpha1.SourceFile || p.ConfigHash != string(p.UID) || len(p.UID) != 32 {
 		t.Fatalf("static pod %+v", p)
 	}
 
-	resp, err := http.Get(base + "/api/v1alpha1/events?since=0")
+	resp, err := http.Get(base + v1alpha1.EventsPath + "?since=0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatalf("stream ended at once: %v", sc.Err())
 	}
 	var first v1alpha1.StreamMessage
-	if err := json.Unmarshal(sc.Bytes(), &first); err != nil || first.Event == nil || first.Event.Op != "ADD" {
+	if err := json.Unmarshal(sc.Bytes(), &first); err != nil || first.Event == nil || first.Event.Op != v1alpha1.OpAdd {
 		t.Fatalf("first stream message %q: %v", sc.Text(), err)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Scenarios are the inputs the recorder runs through every minor, beside
@@ -116,12 +117,12 @@ func node(cpu, memory, pods string, mutate ...func(*v1.Node)) *v1.Node {
 // apiPod is a pod from the API server, bound to node-a, created the given
 // second of 2026.
 func apiPod(name string, second int, mutate ...func(*v1.Pod)) *v1.Pod {
-	return newPod(name, second, "api", mutate)
+	return newPod(name, second, v1alpha1.SourceAPI, mutate)
 }
 
 // staticPod is a pod from a manifest file.
 func staticPod(name string, second int, mutate ...func(*v1.Pod)) *v1.Pod {
-	return newPod(name, second, "file", mutate)
+	return newPod(name, second, v1alpha1.SourceFile, mutate)
 }
 
 func newPod(name string, second int, source string, mutate []func(*v1.Pod)) *v1.Pod {

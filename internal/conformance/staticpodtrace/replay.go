@@ -22,6 +22,7 @@ import (
 
 	"github.com/podsrc/podsrc/internal/conformance"
 	"github.com/podsrc/podsrc/internal/sourcetest"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -157,7 +158,7 @@ func fileSourceSet(t *testing.T, d staticpod.Decoder, hostRoot, path, nodeName s
 	}
 	sourcetest.Run(t, src.Run)
 	got := c.Next()
-	if got.Op != merge.Set || got.Source != "file" {
+	if got.Op != merge.Set || got.Source != v1alpha1.SourceFile {
 		t.Errorf("update is %v from %q, want SET from \"file\"", got.Op, got.Source)
 	}
 	return got, src.Status()
@@ -212,7 +213,7 @@ func replayURLTrace(t *testing.T, d staticpod.Decoder, tr Trace) {
 		t.Fatalf("sent an update: %v, kubelet: %v (last error %q)", got != nil, tr.Sent, st.LastError)
 	}
 	if got != nil {
-		if got.Op != merge.Set || got.Source != "http" {
+		if got.Op != merge.Set || got.Source != v1alpha1.SourceHTTP {
 			t.Errorf("update is %v from %q, want SET from \"http\"", got.Op, got.Source)
 		}
 		comparePods(t, got.Pods, tr.Pods)

@@ -27,6 +27,6 @@ var verdicts = map[string]string{
 }
 
 // Verdict returns a handler in one word, as kubectl podsrc watch shows it
-// by default: add, update, remove, reconcile, sync or ignored; "" for an
-// event without a handler (from an agent that does not dispatch).
+// by default: add, update, remove, reconcile, sync or ignored; "" for a
+// string that is none of the Handler* constants.
 func Verdict(handler string) string { return verdicts[handler] }

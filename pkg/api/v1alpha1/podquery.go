@@ -11,15 +11,10 @@ import (
 // PodQuery is the query of the agent's pod list (PodsPath): which pods it
 // holds. Encode and ParsePodQuery are its only encoding and Match its only
 // filter, for the agent, the client and the fake agent alike.
-//
-// Agents older than the pod filter read Source only and list every pod
-// whatever the rest says: a client that must be right with them applies
-// Match to what it gets as well.
 type PodQuery struct {
 	// Source keeps the pods of that source (file, http or api) only, and
 	// leaves out the pods only the runtime has; empty keeps every pod.
-	// Unlike EventQuery's Sources it takes one plain value, as every agent
-	// has read it.
+	// Unlike EventQuery's Sources it takes one plain value.
 	Source string
 	// Namespaces, Pods and Selector filter as in EventQuery: repeatable
 	// namespaces and [namespace/]name globs, "!" excluding, and a label

@@ -26,8 +26,18 @@ const (
 // ConfigOps are the operations of config events.
 var ConfigOps = []string{OpAdd, OpUpdate, OpDelete, OpRemove, OpReconcile, OpSet}
 
-// PLEGTypes are the types of PLEG events, as the kubelet names them.
-var PLEGTypes = []string{"ContainerStarted", "ContainerDied", "ContainerRemoved", "PodSync", "ContainerChanged"}
+// PLEG event types, as the kubelet names them.
+const (
+	PLEGContainerStarted = "ContainerStarted"
+	PLEGContainerDied    = "ContainerDied"
+	PLEGContainerRemoved = "ContainerRemoved"
+	PLEGPodSync          = "PodSync"
+	// PLEGContainerChanged is computed by the kubelet's PLEG but never sent.
+	PLEGContainerChanged = "ContainerChanged"
+)
+
+// PLEGTypes are the types of PLEG events.
+var PLEGTypes = []string{PLEGContainerStarted, PLEGContainerDied, PLEGContainerRemoved, PLEGPodSync, PLEGContainerChanged}
 
 // EventKinds are the kinds of events.
 var EventKinds = []string{EventKindConfig, EventKindPLEG}

@@ -9,7 +9,7 @@ import (
 
 // TestEventQueryPodQuery runs the shared snapshot cases against the pod
 // filter of each event query, as the agent parses it: what a snapshot
-// keeps, and what a client keeps of an older agent's whole snapshot.
+// keeps.
 func TestEventQueryPodQuery(t *testing.T) {
 	querytest.RunSnapshots(t, func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.PodInfo {
 		parsed, err := v1alpha1.ParseEventQuery(q.Encode())

@@ -43,11 +43,6 @@ type Agent struct {
 	// Hold, when set, makes every answer but /healthz, /livez and /readyz
 	// wait until it is closed or the client hangs up: a slow node.
 	Hold <-chan struct{}
-	// SourceOnly makes the pod list read only the source of its query, as
-	// agents did before the pod filter (v1alpha1.PodQuery): the rest is
-	// ignored, unchecked, and every pod of the source is listed; and the
-	// snapshot that opens a stream holds every pod, whatever the query.
-	SourceOnly bool
 
 	events  []v1alpha1.Event
 	lastSeq uint64
@@ -153,14 +148,15 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	served, fault, hold := a.Served, a.Fault, a.Hold
 	a.mu.Unlock()
 	p := r.URL.Path
-	if hold != nil && p != "/healthz" && p != "/livez" && p != "/readyz" {
+	probe := slices.Contains(v1alpha1.ProbePaths, p)
+	if hold != nil && !probe {
 		select {
 		case <-hold:
 		case <-r.Context().Done():
 			return
 		}
 	}
-	if fault != NoFault && p != "/healthz" && p != "/livez" && p != "/readyz" && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) && fault != FaultMute {
+	if fault != NoFault && !probe && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) && fault != FaultMute {
 		serveFault(fault, w, r)
 		return
 	}
@@ -169,18 +165,18 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case p == "/version":
+	case p == v1alpha1.VersionPath:
 		a.writeLocked(w, func() any { return a.Version })
-	case p == "/healthz" || p == "/livez" || p == "/readyz":
+	case probe:
 		w.Write([]byte("ok"))
-	case p == "/api/v1alpha1/sources":
+	case p == v1alpha1.SourcesPath:
 		a.writeLocked(w, func() any { return a.Sources })
-	case p == "/api/v1alpha1/pleg":
+	case p == v1alpha1.PLEGPath:
 		a.writeLocked(w, func() any { return a.PLEG })
 	case p == v1alpha1.PodsPath:
 		a.servePods(w, r)
-	case strings.HasPrefix(p, "/api/v1alpha1/pods/"):
-		uid := strings.TrimPrefix(p, "/api/v1alpha1/pods/")
+	case strings.HasPrefix(p, v1alpha1.PodPath("")):
+		uid := strings.TrimPrefix(p, v1alpha1.PodPath(""))
 		a.mu.Lock()
 		var found *v1alpha1.PodInfo
 		for i := range a.Pods.Items {
@@ -204,16 +200,12 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePods lists the pods that the query (v1alpha1.PodQuery) keeps, as
-// the agent does, or, with SourceOnly, those of its source.
+// the agent does.
 func (a *Agent) servePods(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.podQueries = append(a.podQueries, r.URL.Query())
-	sourceOnly := a.SourceOnly
 	a.mu.Unlock()
 	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
-	if sourceOnly {
-		q, err = v1alpha1.PodQuery{Source: r.URL.Query().Get("source")}, nil
-	}
 	if err != nil {
 		writeStatus(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
 		return
@@ -272,10 +264,8 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	case q.Snapshot:
 		pods := a.Pods
-		if !a.SourceOnly {
-			pq := q.PodQuery()
-			pods.Items = slices.DeleteFunc(slices.Clone(pods.Items), func(p v1alpha1.PodInfo) bool { return !pq.Match(p) })
-		}
+		pq := q.PodQuery()
+		pods.Items = slices.DeleteFunc(slices.Clone(pods.Items), func(p v1alpha1.PodInfo) bool { return !pq.Match(p) })
 		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
 	case q.Since != nil:
 		cursor = a.seqOf(*q.Since, now)

@@ -91,8 +91,7 @@ func TestPodFilters(t *testing.T) {
 }
 
 // TestSnapshotFilters runs the shared snapshot cases against the fake
-// agent, as the agent's tests run them against the agent; with SourceOnly
-// its snapshot holds every pod, as older agents' did.
+// agent, as the agent's tests run them against the agent.
 func TestSnapshotFilters(t *testing.T) {
 	a := New("node-1")
 	a.Pods.Items = querytest.Pods()
@@ -116,13 +115,4 @@ func TestSnapshotFilters(t *testing.T) {
 		return m.Snapshot.Items
 	}
 	querytest.RunSnapshots(t, snapshot)
-	t.Run("an older agent", func(t *testing.T) {
-		a.Lock()
-		a.SourceOnly = true
-		a.Unlock()
-		got := snapshot(t, v1alpha1.EventQuery{Snapshot: true, Namespaces: []string{"monitoring"}, Sources: []string{v1alpha1.SourceFile}})
-		if len(got) != len(querytest.Pods()) {
-			t.Fatalf("the snapshot holds %d pods, want all %d", len(got), len(querytest.Pods()))
-		}
-	})
 }

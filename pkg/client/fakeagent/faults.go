@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // Fault makes every answer of the agent but its health endpoints
@@ -38,7 +40,7 @@ const (
 // serveFault answers r as the fault f says.
 func serveFault(f Fault, w http.ResponseWriter, r *http.Request) {
 	flusher, _ := w.(http.Flusher)
-	stream := r.URL.Path == "/api/v1alpha1/events"
+	stream := r.URL.Path == v1alpha1.EventsPath
 	switch f {
 	case FaultStall:
 		w.Header().Set("Content-Type", "application/json")

@@ -22,13 +22,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/source"
 )
-
-// SourceAPI is the kubelet's name for the API server source.
-const SourceAPI = "api"
 
 // partNode is the part of the source (source.StatusBook.Failed) that fails
 // while the node is not found; the list and watch calls fail as their
@@ -85,7 +83,7 @@ type APIOptions struct {
 // relist or watch event alike. client-go's reflector handles watch expiry,
 // relists and retries.
 //
-// Its Status has Source "api" (SourceAPI), Target the API server's host, Checks counting
+// Its Status has Source v1alpha1.SourceAPI, Target the API server's host, Checks counting
 // the full lists of pods (the first and every relist), and LastError the last
 // failure to list or watch, or the node's absence, with what to fix.
 type APISource struct {
@@ -162,7 +160,7 @@ func NewAPI(opts APIOptions) (*APISource, error) {
 	if s.onNode == nil {
 		s.onNode = func(*v1.Node) {}
 	}
-	s.status.Update(func(st *source.Status) { *st = source.Status{Source: SourceAPI, Target: host} })
+	s.status.Update(func(st *source.Status) { *st = source.Status{Source: v1alpha1.SourceAPI, Target: host} })
 	return s, nil
 }
 
@@ -175,7 +173,7 @@ func (s *APISource) Origin(uid string) (string, bool) { return s.status.Origin(u
 // Run waits for the node sync, then watches the node's pods, until ctx
 // ends. It returns once everything it started has stopped.
 func (s *APISource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", SourceAPI, "server", s.host, "node", s.nodeName)
+	logger := klog.FromContext(ctx).WithValues("source", v1alpha1.SourceAPI, "server", s.host, "node", s.nodeName)
 	ctx = klog.NewContext(ctx, logger)
 
 	var wg sync.WaitGroup
@@ -347,7 +345,7 @@ func (s *APISource) push(ctx context.Context, objs []interface{}) {
 	refs := source.PodRefs(pods, func(*v1.Pod) string { return s.host })
 	update := merge.PodUpdate{
 		Op:           merge.Set,
-		Source:       SourceAPI,
+		Source:       v1alpha1.SourceAPI,
 		Pods:         pods,
 		Fingerprints: make([]string, len(pods)),
 	}

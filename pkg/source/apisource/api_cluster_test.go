@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/podsrc/podsrc/internal/sourcetest"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/test/cluster"
@@ -199,9 +200,9 @@ func podIn(u merge.PodUpdate, ns, name string) (*v1.Pod, string) {
 // checkSET fails unless u is a well-formed SET of the API source.
 func checkSET(t *testing.T, u merge.PodUpdate, node string) {
 	t.Helper()
-	if u.Op != merge.Set || u.Source != SourceAPI || u.Pods == nil || len(u.Fingerprints) != len(u.Pods) {
+	if u.Op != merge.Set || u.Source != v1alpha1.SourceAPI || u.Pods == nil || len(u.Fingerprints) != len(u.Pods) {
 		t.Fatalf("update op %v source %q with %d pods and %d fingerprints, want a SET from %q with one fingerprint a pod",
-			u.Op, u.Source, len(u.Pods), len(u.Fingerprints), SourceAPI)
+			u.Op, u.Source, len(u.Pods), len(u.Fingerprints), v1alpha1.SourceAPI)
 	}
 	for i, p := range u.Pods {
 		if p.Spec.NodeName != node {
@@ -299,7 +300,7 @@ func TestAPISourceClusterPods(t *testing.T) {
 	eventuallyStatus(t, src, fmt.Sprintf("the status after %d updates", len(w.all)), func(st source.Status) bool {
 		return st.Seen && st.UpdatesSent == len(w.all) && len(st.Pods) == 0
 	})
-	if st := src.Status(); st.Source != SourceAPI || st.Target != e.c.Config.Host || st.LastUpdate.IsZero() || st.LastError != "" {
+	if st := src.Status(); st.Source != v1alpha1.SourceAPI || st.Target != e.c.Config.Host || st.LastUpdate.IsZero() || st.LastError != "" {
 		t.Errorf("status %+v", st)
 	}
 }

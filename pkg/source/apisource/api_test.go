@@ -28,6 +28,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/podsrc/podsrc/internal/sourcetest"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -135,8 +136,8 @@ func TestAPISourceInitialList(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src, c := startAPI(t, fake.NewClientset(tc.objs...))
 			u := c.Next()
-			if u.Op != merge.Set || u.Source != SourceAPI || u.Pods == nil {
-				t.Fatalf("got op %v source %q pods %v, want a non-nil SET from %q", u.Op, u.Source, u.Pods, SourceAPI)
+			if u.Op != merge.Set || u.Source != v1alpha1.SourceAPI || u.Pods == nil {
+				t.Fatalf("got op %v source %q pods %v, want a non-nil SET from %q", u.Op, u.Source, u.Pods, v1alpha1.SourceAPI)
 			}
 			var got []string
 			for _, p := range u.Pods {
@@ -153,7 +154,7 @@ func TestAPISourceInitialList(t *testing.T) {
 				return st.Seen && st.UpdatesSent == 1 && st.Checks == 1 && len(st.Pods) == len(tc.wantPods)
 			})
 			st := src.Status()
-			if st.Source != SourceAPI || st.Target != fakeHost || st.LastUpdate.IsZero() {
+			if st.Source != v1alpha1.SourceAPI || st.Target != fakeHost || st.LastUpdate.IsZero() {
 				t.Errorf("status source %q target %q last update %v", st.Source, st.Target, st.LastUpdate)
 			}
 			if tc.wantError == "" && st.LastError != "" {
@@ -183,7 +184,7 @@ func TestAPISourceChanges(t *testing.T) {
 	// The merge annotates what it keeps; nothing of that may reach the
 	// source's store, whose own objects the SET carries.
 	cfg := merge.New(merge.Options{})
-	cfg.Channel(ctx, SourceAPI) <- first
+	cfg.Channel(ctx, v1alpha1.SourceAPI) <- first
 	if n := len((<-cfg.Updates()).Pods); n != 1 {
 		t.Fatalf("the merge notified %d pods of the first SET, want 1", n)
 	}
@@ -406,8 +407,8 @@ current-context: x
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st := src.Status(); st.Source != SourceAPI || st.Target != fakeHost {
-				t.Errorf("status source %q target %q, want %q %q", st.Source, st.Target, SourceAPI, fakeHost)
+			if st := src.Status(); st.Source != v1alpha1.SourceAPI || st.Target != fakeHost {
+				t.Errorf("status source %q target %q, want %q %q", st.Source, st.Target, v1alpha1.SourceAPI, fakeHost)
 			}
 		})
 	}

@@ -208,9 +208,9 @@ func fairRun(ctx context.Context, c fairConfig, a *staticAgent, probeURL string,
 			}
 		})
 	}
-	try(&p.probes, 1, func(cl *http.Client) bool { return getOK(ph.ctx, cl, probeURL+"/livez", nil) })
+	try(&p.probes, 1, func(cl *http.Client) bool { return getOK(ph.ctx, cl, probeURL+v1alpha1.LivezPath, nil) })
 	try(&p.sources, 250, func(cl *http.Client) bool {
-		return getOK(ph.ctx, cl, a.base+v1alpha1.APIPrefix+"/sources", nil)
+		return getOK(ph.ctx, cl, a.base+v1alpha1.SourcesPath, nil)
 	})
 	try(&p.watch, 251, func(cl *http.Client) bool {
 		return getOK(ph.ctx, cl, a.base+v1alpha1.EventsPath, func(body io.Reader) bool {
@@ -254,7 +254,7 @@ func getOK(ctx context.Context, cl *http.Client, url string, read func(io.Reader
 func settle(ctx context.Context, base string) error {
 	cl := &http.Client{Timeout: 5 * time.Second}
 	deadline := time.Now().Add(10 * time.Second)
-	for !getOK(ctx, cl, base+v1alpha1.APIPrefix+"/sources", nil) {
+	for !getOK(ctx, cl, base+v1alpha1.SourcesPath, nil) {
 		if time.Now().After(deadline) {
 			return errors.New("the agent did not answer `sources` within 10 s of an attack's end")
 		}

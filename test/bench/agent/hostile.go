@@ -163,7 +163,7 @@ type goodStream struct {
 func (g *goodStream) run(ctx context.Context, base string) {
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	var last uint64
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1alpha1/events", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+v1alpha1.EventsPath, nil)
 	resp, err := client.Do(req)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		g.endings.Add(1)
@@ -232,7 +232,7 @@ func hostileRun(ctx context.Context, c hostileConfig, base, addr string, pid, n 
 	var mu sync.Mutex
 	ph.every(100*time.Millisecond, func() {
 		start := time.Now()
-		resp, err := prober.Get(base + "/livez")
+		resp, err := prober.Get(base + v1alpha1.LivezPath)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -293,7 +293,7 @@ func streamTotals(streams []*goodStream) (events, holes uint64, gaps, lagging, e
 // scrapeRefused sums podsrc_refused_total over its limits (0 for an agent
 // without limits).
 func scrapeRefused(base string) float64 {
-	resp, err := http.Get(base + "/metrics")
+	resp, err := http.Get(base + v1alpha1.MetricsPath)
 	if err != nil {
 		return 0
 	}

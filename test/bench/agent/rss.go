@@ -288,7 +288,7 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 	if res.cpu, err = procstat.CPUTime(pid); err != nil {
 		return res, err
 	}
-	met := scrape(base + "/metrics")
+	met := scrape(base + v1alpha1.MetricsPath)
 	res.heapInuse, res.heapAlloc = met["go_memstats_heap_inuse_bytes"], met["go_memstats_heap_alloc_bytes"]
 	res.goSys, res.goroutines, res.gcs = met["go_memstats_sys_bytes"], met["go_goroutines"], met["go_gc_duration_seconds_count"]
 	if c.profileDir != "" {
@@ -313,7 +313,7 @@ func waitSourcePods(ctx context.Context, base, name string, n int, exited chan e
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
-		resp, err := client.Get(base + "/api/v1alpha1/sources")
+		resp, err := client.Get(base + v1alpha1.SourcesPath)
 		if err != nil {
 			last = err.Error()
 			continue

@@ -157,7 +157,7 @@ func runStream(ctx context.Context, args []string) error {
 	clientCPU := procstat.SelfCPUTime() - cpu0
 	clientWall := time.Since(start)
 	clientMem, _ := procstat.ReadMem(0)
-	metrics := scrape(base + "/metrics")
+	metrics := scrape(base + v1alpha1.MetricsPath)
 
 	return report(c, res, subs, drained, metrics, clientCPU, clientWall, clientMem)
 }
@@ -200,7 +200,7 @@ func waitGroup(ctx context.Context, wg *sync.WaitGroup, limit time.Duration) err
 // run reads one stream until it has the target event, the stream ends or
 // ctx ends.
 func (s *subscriber) run(ctx context.Context, client *http.Client, base string, target *atomic.Uint64, connected func()) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1alpha1/events", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+v1alpha1.EventsPath, nil)
 	if err != nil {
 		s.connErr = err
 		connected()
