@@ -130,16 +130,17 @@ func (o *CommonOptions) requestTimeout() (time.Duration, error) {
 	return d, nil
 }
 
-// history returns the events agent a holds (client.Agent.History), the
-// reading bounded by --request-timeout as one request: the request timeout
-// of the HTTP client does not bound event streams.
-func (o *CommonOptions) history(ctx context.Context, a *client.Agent) ([]v1alpha1.Event, bool, error) {
+// history returns the events agent a holds that pass filter
+// (client.Agent.History), the reading bounded by --request-timeout as one
+// request: the request timeout of the HTTP client does not bound event
+// streams.
+func (o *CommonOptions) history(ctx context.Context, a *client.Agent, filter v1alpha1.EventQuery) ([]v1alpha1.Event, bool, error) {
 	if d, err := o.requestTimeout(); err == nil && d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	return a.History(ctx)
+	return a.History(ctx, filter)
 }
 
 // Connector returns the connector the flags describe.

@@ -198,9 +198,10 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 }
 
 // podEvents returns the events the agent a holds that concern the pod uid,
-// oldest first, and whether older ones were evicted.
+// oldest first, and whether older ones were evicted; the agent sends only
+// those (a UID is a value of the pod filter).
 func (o *PodOptions) podEvents(ctx context.Context, a *client.Agent, uid string) ([]v1alpha1.Event, bool, error) {
-	all, missed, err := o.history(ctx, a)
+	all, missed, err := o.history(ctx, a, v1alpha1.EventQuery{Pods: []string{uid}})
 	if err != nil {
 		return nil, false, err
 	}
