@@ -66,18 +66,23 @@ func TestEventsEndsOnItsOwn(t *testing.T) {
 			if err != nil || ctx.Err() != nil {
 				t.Fatalf("err %v, context %v, stderr %s", err, ctx.Err(), errOut)
 			}
-			var got []string
-			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-				var m struct {
-					Node  string          `json:"node"`
-					Event *v1alpha1.Event `json:"event"`
-				}
-				if err := json.Unmarshal([]byte(line), &m); err != nil || m.Event == nil {
-					t.Fatalf("line %q: %v, want an event", line, err)
-				}
-				got = append(got, m.Node+" "+strconv.FormatUint(m.Event.Seq, 10))
+			var l struct {
+				Items []struct {
+					NodeName string          `json:"nodeName"`
+					Event    *v1alpha1.Event `json:"event"`
+				} `json:"items"`
 			}
-			// Nodes print as their events arrive: sort.
+			if err := json.Unmarshal([]byte(out), &l); err != nil {
+				t.Fatalf("events -o json printed %q: %v, want a List", out, err)
+			}
+			var got []string
+			for _, m := range l.Items {
+				if m.Event == nil {
+					t.Fatalf("events -o json printed %q, want only events", out)
+				}
+				got = append(got, m.NodeName+" "+strconv.FormatUint(m.Event.Seq, 10))
+			}
+			// Nodes' events are kept as they arrive: sort.
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("events %v, want %v", got, tc.want)

@@ -34,7 +34,9 @@ func TestGoldenChunks(t *testing.T) {
 			*f.OutputFormat = "wide"
 			*f.HumanReadableFlags.ColumnLabels = []string{"app"}
 		}},
-		{"sources-custom-columns", "sources", func(f *PrintFlags) { *f.OutputFormat = "custom-columns=NODE:.nodeName,SOURCE:.name,PODS:.pods" }},
+		{"sources-custom-columns", "sources", func(f *PrintFlags) {
+			*f.OutputFormat = "custom-columns=NODE:.nodeName,SOURCE:.metadata.name,PODS:.pods"
+		}},
 		{"sources-name", "sources", func(f *PrintFlags) { *f.OutputFormat = "name" }},
 	}
 	for _, tc := range tests {

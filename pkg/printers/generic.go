@@ -37,12 +37,20 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 	}
 	var obj runtime.Object
 	switch {
+	case g.Itemwise && g.Single && len(items) == 1:
+		obj, err = items[0].metaObject()
 	case g.Single && len(items) == 1:
-		obj, err = ToRuntimeObject(items[0].Object)
+		var m map[string]any
+		if m, err = items[0].Object(); err == nil {
+			obj = &unstructured.Unstructured{Object: m}
+		}
 	case g.Itemwise:
 		obj, err = metaList(items)
 	default:
-		obj, err = ToRuntimeObject(listOf(items))
+		var l List
+		if l, err = listOf(items); err == nil {
+			obj, err = ToRuntimeObject(l)
+		}
 	}
 	if err != nil {
 		return err
