@@ -136,3 +136,23 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 		})
 	}
 }
+
+// TestEventsListWithinMaxBytes: events prints -o json as one List, which
+// holds every event until the end, within --max-bytes; -o name prints each
+// event as it comes and holds none.
+func TestEventsListWithinMaxBytes(t *testing.T) {
+	fa, u := newAgent(t, "node-1")
+	fa.Capacity = 0
+	noise := strings.Repeat("x", 1<<10)
+	for range 2000 {
+		fa.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", PodName: "web", Namespace: "default", Data: noise})
+	}
+	_, errOut, err := run(t, context.Background(), "events", "--agent-url", u, "-o", "json", "--max-bytes=1Mi")
+	if err == nil || !strings.Contains(errOut+err.Error(), "--max-bytes") {
+		t.Errorf("events -o json of 2 MiB with --max-bytes=1Mi: err %v, stderr %s; want an error naming --max-bytes", err, errOut)
+	}
+	out, errOut, err := run(t, context.Background(), "events", "--agent-url", u, "-o", "name", "--max-bytes=1Mi")
+	if err != nil || strings.Count(out, "\n") != 2000 {
+		t.Errorf("events -o name: err %v, %d lines, want 2000; stderr %s", err, strings.Count(out, "\n"), errOut)
+	}
+}

@@ -55,7 +55,7 @@ func TestGoldenChunks(t *testing.T) {
 			}
 			n := byNode[tc.printable]
 			for _, p := range n.each {
-				if err := cp.PrintChunk(p, &out); err != nil {
+				if _, err := cp.PrintChunk(p, &out); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -112,7 +112,7 @@ func TestEmptyChunksSayNoResources(t *testing.T) {
 	}
 	cp, _ := AsChunkPrinter(pr)
 	empty := Pods{Lists: []v1alpha1.PodList{{NodeName: "n"}}}
-	if err := cp.PrintChunk(empty, &out); err != nil {
+	if _, err := cp.PrintChunk(empty, &out); err != nil {
 		t.Fatal(err)
 	}
 	if err := cp.PrintRest(empty, &out); err != nil {

@@ -59,23 +59,24 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 }
 
 // PrintChunk implements ChunkPrinter for -o name and -o custom-columns:
-// the delegate, reused, prints the custom columns' header once.
-func (g *GenericPrinter) PrintChunk(p Printable, w io.Writer) error {
+// the delegate, reused, prints the custom columns' header once. PrintRest
+// needs no answer.
+func (g *GenericPrinter) PrintChunk(p Printable, w io.Writer) (bool, error) {
 	items := p.Items()
 	if len(items) == 0 {
-		return nil
+		return false, nil
 	}
 	obj, err := metaList(items)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if g.chunks == nil {
 		g.chunks = printers.GetNewTabWriter(w)
 	}
 	if err := g.Delegate.PrintObj(obj, g.chunks); err != nil {
-		return err
+		return false, err
 	}
-	return g.chunks.Flush()
+	return false, g.chunks.Flush()
 }
 
 // PrintRest implements ChunkPrinter: the items were all printed.
