@@ -14,10 +14,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// KindPodDetail is the kind of kubectl podsrc pod's answer, which the
-// plugin puts together from what the agent serves.
-const KindPodDetail = "PodDetail"
-
 // PodDetail is what kubectl podsrc pod shows of one pod: the pod as its
 // node's agent serves it (PodInfo with nodeName set), the state of the
 // source it came from, and the events the agent still holds for it. Its
@@ -41,7 +37,7 @@ type PodDetail struct {
 
 // Items implements Printable: the detail, named as its pod.
 func (d PodDetail) Items() []Item {
-	d.TypeMeta = v1alpha1.TypeMetaFor(KindPodDetail)
+	d.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPodDetail)
 	d.NodeName = d.Pod.NodeName
 	return []Item{{Wire: d, Name: d.Pod.Name, Namespace: d.Pod.Namespace, UID: string(d.Pod.UID), Labels: d.Pod.Labels}}
 }

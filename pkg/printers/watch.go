@@ -15,10 +15,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// KindStreamMessage is the kind of a message of a node's event stream as
-// kubectl podsrc watch and events print it.
-const KindStreamMessage = "StreamMessage"
-
 // WatchMessage is one message of a node's event stream as kubectl podsrc
 // watch and events print it in the machine-readable formats: the stream
 // message with its kind and the node it came from. Its Item (messageItem)
@@ -34,7 +30,7 @@ type WatchMessage struct {
 // any other message by its type and the sequence numbers it refers to
 // (gap-3-9, lagging-12).
 func messageItem(node string, m *v1alpha1.StreamMessage) Item {
-	w := WatchMessage{TypeMeta: v1alpha1.TypeMetaFor(KindStreamMessage), NodeName: node, StreamMessage: *m}
+	w := WatchMessage{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStreamMessage), NodeName: node, StreamMessage: *m}
 	it := Item{Wire: w}
 	switch {
 	case m.Type == v1alpha1.MessageEvent && m.Event != nil:
