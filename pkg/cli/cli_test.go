@@ -392,7 +392,7 @@ func TestWatchResumesAfterDrop(t *testing.T) {
 	var seqs []uint64
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var m struct {
-			Node  string          `json:"node"`
+			Node  string          `json:"nodeName"`
 			Event *v1alpha1.Event `json:"event"`
 		}
 		if err := json.Unmarshal([]byte(line), &m); err != nil {

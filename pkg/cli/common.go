@@ -87,7 +87,7 @@ func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.AgentTLS, "agent-tls", o.AgentTLS, "The agents serve HTTPS: proxy to https:<node>:<port>.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "The namespace of the agent's pods (--via=pod-proxy).")
 	addNodeTimeoutFlag(fs, &o.NodeTimeout)
-	fs.Var(&o.MaxBytes, "max-bytes", "The most a command reads from agents across all its nodes (answers and event histories, not a live watch's events), such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
+	fs.Var(&o.MaxBytes, "max-bytes", "The most a command holds of what agents sent, across all its nodes (answers, event histories and the events an events List prints; not a live watch's events, nor an answer already printed by a table, -o name or -o custom-columns), such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
 	_ = cmd.RegisterFlagCompletionFunc("via", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{string(client.ViaNodeProxy), string(client.ViaPodProxy)}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -130,16 +130,17 @@ func (o *CommonOptions) requestTimeout() (time.Duration, error) {
 	return d, nil
 }
 
-// history returns the events agent a holds (client.Agent.History), the
-// reading bounded by --request-timeout as one request: the request timeout
-// of the HTTP client does not bound event streams.
-func (o *CommonOptions) history(ctx context.Context, a *client.Agent) ([]v1alpha1.Event, bool, error) {
+// history returns the events agent a holds that pass filter
+// (client.Agent.History), the reading bounded by --request-timeout as one
+// request: the request timeout of the HTTP client does not bound event
+// streams.
+func (o *CommonOptions) history(ctx context.Context, a *client.Agent, filter v1alpha1.EventQuery) ([]v1alpha1.Event, bool, error) {
 	if d, err := o.requestTimeout(); err == nil && d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	return a.History(ctx)
+	return a.History(ctx, filter)
 }
 
 // Connector returns the connector the flags describe.

@@ -34,7 +34,7 @@ func NewCmdEvents(common *CommonOptions) *cobra.Command {
 			# Everything node-1's agent keeps
 			kubectl podsrc events node-1
 
-			# The last 10 minutes, as JSON lines, for a bug report
+			# The last 10 minutes, as one JSON List, for a bug report
 			kubectl podsrc events node-1 --since=10m -o json
 
 			# The last 20 container deaths of the pods labelled app=web on the control plane

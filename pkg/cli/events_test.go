@@ -66,18 +66,23 @@ func TestEventsEndsOnItsOwn(t *testing.T) {
 			if err != nil || ctx.Err() != nil {
 				t.Fatalf("err %v, context %v, stderr %s", err, ctx.Err(), errOut)
 			}
-			var got []string
-			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-				var m struct {
-					Node  string          `json:"node"`
-					Event *v1alpha1.Event `json:"event"`
-				}
-				if err := json.Unmarshal([]byte(line), &m); err != nil || m.Event == nil {
-					t.Fatalf("line %q: %v, want an event", line, err)
-				}
-				got = append(got, m.Node+" "+strconv.FormatUint(m.Event.Seq, 10))
+			var l struct {
+				Items []struct {
+					NodeName string          `json:"nodeName"`
+					Event    *v1alpha1.Event `json:"event"`
+				} `json:"items"`
 			}
-			// Nodes print as their events arrive: sort.
+			if err := json.Unmarshal([]byte(out), &l); err != nil {
+				t.Fatalf("events -o json printed %q: %v, want a List", out, err)
+			}
+			var got []string
+			for _, m := range l.Items {
+				if m.Event == nil {
+					t.Fatalf("events -o json printed %q, want only events", out)
+				}
+				got = append(got, m.NodeName+" "+strconv.FormatUint(m.Event.Seq, 10))
+			}
+			// Nodes' events are kept as they arrive: sort.
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("events %v, want %v", got, tc.want)
@@ -129,5 +134,25 @@ func TestPodSelectorIsNotANodeSelector(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestEventsListWithinMaxBytes: events prints -o json as one List, which
+// holds every event until the end, within --max-bytes; -o name prints each
+// event as it comes and holds none.
+func TestEventsListWithinMaxBytes(t *testing.T) {
+	fa, u := newAgent(t, "node-1")
+	fa.Capacity = 0
+	noise := strings.Repeat("x", 1<<10)
+	for range 2000 {
+		fa.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", PodName: "web", Namespace: "default", Data: noise})
+	}
+	_, errOut, err := run(t, context.Background(), "events", "--agent-url", u, "-o", "json", "--max-bytes=1Mi")
+	if err == nil || !strings.Contains(errOut+err.Error(), "--max-bytes") {
+		t.Errorf("events -o json of 2 MiB with --max-bytes=1Mi: err %v, stderr %s; want an error naming --max-bytes", err, errOut)
+	}
+	out, errOut, err := run(t, context.Background(), "events", "--agent-url", u, "-o", "name", "--max-bytes=1Mi")
+	if err != nil || strings.Count(out, "\n") != 2000 {
+		t.Errorf("events -o name: err %v, %d lines, want 2000; stderr %s", err, strings.Count(out, "\n"), errOut)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,9 @@ type result[T any] struct {
 	Node  string
 	Value T
 	Err   error
+	// Printed says the fan-out's each printed Value and let it go: Value
+	// is zero.
+	Printed bool
 }
 
 // DefaultNodeTimeout bounds, unless --node-timeout says otherwise,
@@ -39,17 +43,21 @@ func addNodeTimeoutFlag(fs *pflag.FlagSet, d *time.Duration) {
 // the order of nodes. It hands each node's result to each (when not nil)
 // as soon as the node is done, one result at a time, before the node's
 // turn goes to the next (with a limit of 1: in the order of nodes), and
-// returns all the results in the order of nodes.
-func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx context.Context, node string) (T, error), each func(result[T])) []result[T] {
+// returns all the results in the order of nodes. A value each printed and
+// does not keep is let go (result.Printed), so that the fan-out holds only
+// the answers not yet printed.
+func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx context.Context, node string) (T, error), each func(result[T]) (keep bool)) []result[T] {
 	out := make([]result[T], len(nodes))
 	var eachMu sync.Mutex
 	done := func(i int, r result[T]) {
-		out[i] = r
 		if each != nil {
 			eachMu.Lock()
 			defer eachMu.Unlock()
-			each(r)
+			if !each(r) && r.Err == nil {
+				r = result[T]{Node: r.Node, Printed: true}
+			}
 		}
+		out[i] = r
 	}
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
@@ -76,12 +84,13 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 // streaming command's node errors are printed when they happen, while the
 // other nodes go on.
 func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error)) ([]result[T], error) {
-	var each func(result[T])
+	var each func(result[T]) bool
 	if nf.Streaming {
-		each = func(r result[T]) {
+		each = func(r result[T]) bool {
 			if r.Err != nil {
 				printErrors([]result[T]{r}, o.ErrOut)
 			}
+			return true
 		}
 	}
 	return agentCallEach(ctx, o, nf, call, each)
@@ -91,8 +100,8 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 // --max-concurrency at once (a streaming command: all at once), and
 // returns the results in the order of the nodes. each, when not nil, gets
 // every node's result as soon as that node is done, so that a printer that
-// does not need all rows may print them as nodes answer; the progress
-// line is cleared while it prints.
+// does not need all rows may print them as nodes answer, and says whether
+// to keep it (fanOut); the progress line is cleared while it prints.
 //
 // Before the call it learns the versions of the node's agent and kubelet,
 // which call gets, and warns on stderr about skew, once for the whole
@@ -108,7 +117,7 @@ func agentCall[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call
 // waits for on a progress line on stderr, cleared before it returns. A
 // streaming command says on stderr which nodes it reads before the first
 // event.
-func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error), each func(result[T])) ([]result[T], error) {
+func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, call func(ctx context.Context, a *client.Agent, v NodeVersion) (T, error), each func(result[T]) bool) ([]result[T], error) {
 	conn, err := o.Connector()
 	if err != nil {
 		return nil, err
@@ -164,12 +173,14 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 	if !nf.Follow && o.NodeTimeout > 0 {
 		ask = withNodeTimeout(o, ask)
 	}
-	results := fanOut(ctx, nodes, limit, ask, func(r result[T]) {
+	results := fanOut(ctx, nodes, limit, ask, func(r result[T]) bool {
+		keep := true
 		prog.answered(r.Node, func() {
 			if each != nil {
-				each(r)
+				keep = each(r)
 			}
 		})
+		return keep
 	})
 	prog.finish()
 	// Nodes the fan-out never reached (the context ended) were not counted.
@@ -245,15 +256,18 @@ func announceStreams(o *CommonOptions, nodes []string, follow bool) {
 	}
 }
 
-// splitResults returns the values of the nodes that answered; failed says
-// whether any node failed.
+// splitResults returns the values of the nodes that answered, but those
+// printed already; failed says whether any node failed.
 func splitResults[T any](results []result[T]) (values []T, failed bool) {
 	for _, r := range results {
-		if r.Err == nil {
+		switch {
+		case r.Err != nil:
+			failed = true
+		case !r.Printed:
 			values = append(values, r.Value)
 		}
 	}
-	return values, len(values) < len(results)
+	return values, failed
 }
 
 // nodeError names node in err, as the fan-out prints a node's error; with
@@ -287,7 +301,7 @@ func finish[T any](results []result[T], errOut io.Writer, print func([]T) error)
 	if len(results) == 1 && failed {
 		return nodeError(results[0].Node, results[0].Err)
 	}
-	if len(values) > 0 || !failed {
+	if answered := slices.ContainsFunc(results, func(r result[T]) bool { return r.Err == nil }); answered || !failed {
 		if err := print(values); err != nil {
 			return err
 		}

@@ -206,9 +206,11 @@ func TestWatchSaysWhichNodesItWatches(t *testing.T) {
 	<-done
 }
 
-// TestMaxBytesAcrossNodes: --max-bytes bounds what one command reads from
-// all its nodes together. Two nodes answer about 1 MiB each; with room for
-// one, one node prints and the other fails naming the flag.
+// TestMaxBytesAcrossNodes: --max-bytes bounds what one command holds of
+// all its nodes' answers together. Two nodes answer about 1 MiB each, with
+// room for one: a format that prints each node's rows as it answers lets
+// them go and both nodes print; one that needs all answers (one List,
+// --sort-by) prints node-1, and node-2 fails naming the flag.
 func TestMaxBytesAcrossNodes(t *testing.T) {
 	agents := map[string]string{}
 	long := strings.Repeat("p", 1000)
@@ -222,17 +224,59 @@ func TestMaxBytesAcrossNodes(t *testing.T) {
 	srv := httptest.NewServer(&fakeAPIServer{agents: agents, nodes: []string{"node-1", "node-2"}})
 	defer srv.Close()
 	kc := kubeconfig(t, srv.URL)
-	out, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kc, "--max-bytes=1536Ki", "--max-concurrency=1")
-	if !errors.Is(err, errFailed) {
-		t.Fatalf("err %v, want the silent non-zero exit; stderr %q", err, errOut)
+	tests := []struct {
+		name string
+		args []string
+		// all says the format holds every answer until the end.
+		all bool
+	}{
+		{"table", nil, false},
+		{"name", []string{"-o", "name"}, false},
+		{"custom-columns", []string{"-o", "custom-columns=NODE:.nodeName,NAME:.metadata.name"}, false},
+		{"json", []string{"-o", "json"}, true},
+		{"jsonpath", []string{"-o", "jsonpath={.items[*].nodeName}"}, true},
+		{"sort-by", []string{"--sort-by", ".metadata.name"}, true},
 	}
-	if !strings.Contains(out, "node-1") || strings.Contains(out, "node-2") {
-		t.Errorf("node-1 should print, node-2 not:\n%.400s", out)
-	}
-	if !strings.Contains(errOut, `error: node "node-2": reading the answer of /api/v1alpha1/pods from the agent on node "node-2" went past the 1 MiB this command reads from agents across nodes (--max-bytes)`) {
-		t.Errorf("stderr %q, want node-2's error naming --max-bytes", errOut)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"pods", "--all-nodes", "--kubeconfig", kc, "--max-bytes=1536Ki", "--max-concurrency=1"}, tc.args...)
+			out, errOut, err := run(t, context.Background(), args...)
+			if !tc.all {
+				if err != nil || strings.Count(out, long+"-999") != 2 {
+					t.Errorf("err %v: both nodes should print, as their rows are let go once printed:\n%.400s\nstderr %s", err, out, errOut)
+				}
+				return
+			}
+			if !errors.Is(err, errFailed) {
+				t.Fatalf("err %v, want the silent non-zero exit; stderr %q", err, errOut)
+			}
+			if !strings.Contains(out, "node-1") || strings.Contains(out, "node-2") {
+				t.Errorf("node-1 should print, node-2 not:\n%.400s", out)
+			}
+			if !strings.Contains(errOut, `error: node "node-2": reading the answer of /api/v1alpha1/pods from the agent on node "node-2" went past the 1 MiB this command reads from agents across nodes (--max-bytes)`) {
+				t.Errorf("stderr %q, want node-2's error naming --max-bytes", errOut)
+			}
+		})
 	}
 	if _, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kc); err != nil {
 		t.Errorf("within the default budget: %v\n%s", err, errOut)
+	}
+}
+
+// TestFanOutLetsPrintedAnswersGo: an answer each printed and does not keep
+// is not held to the end; one it keeps, or a failure, is.
+func TestFanOutLetsPrintedAnswersGo(t *testing.T) {
+	results := fanOut(context.Background(), []string{"printed", "kept", "failed"}, 1, func(_ context.Context, node string) (string, error) {
+		if node == "failed" {
+			return "", errors.New("no answer")
+		}
+		return node + "'s answer", nil
+	}, func(r result[string]) bool { return r.Node != "printed" })
+	want := []result[string]{{Node: "printed", Printed: true}, {Node: "kept", Value: "kept's answer"}, {Node: "failed", Err: results[2].Err}}
+	if fmt.Sprint(results) != fmt.Sprint(want) || results[2].Err == nil {
+		t.Errorf("results %v, want %v", results, want)
+	}
+	if values, failed := splitResults(results); fmt.Sprint(values) != "[kept's answer]" || !failed {
+		t.Errorf("splitResults gives %q, %v; want the kept answer, and a failure", values, failed)
 	}
 }

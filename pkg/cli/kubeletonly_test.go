@@ -32,7 +32,7 @@ func TestKubeletOnlyByDefault(t *testing.T) {
 		shown []string
 	}{
 		{"events", []string{"events"}, []string{"ns/started", "ns/older-agent"}},
-		{"events json", []string{"events", "-o", "json"}, []string{`"podName":"started"`, `"podName":"older-agent"`}},
+		{"events json", []string{"events", "-o", "json"}, []string{`"podName": "started"`, `"podName": "older-agent"`}},
 		{"all events", []string{"events", "--all-events"}, all},
 		{"type names ContainerChanged", []string{"events", "--type=ContainerChanged"}, []string{"ns/changed"}},
 		{"type names ContainerDied", []string{"events", "--type=containerdied"}, []string{"ns/dropped"}},
@@ -46,7 +46,7 @@ func TestKubeletOnlyByDefault(t *testing.T) {
 			var hidden []string
 			for _, p := range all {
 				if !strings.Contains(strings.Join(tc.shown, " "), strings.TrimPrefix(p, "ns/")) {
-					hidden = append(hidden, p, `"podName":"`+strings.TrimPrefix(p, "ns/")+`"`)
+					hidden = append(hidden, p, `"podName": "`+strings.TrimPrefix(p, "ns/")+`"`)
 				}
 			}
 			checkOutput(t, out, tc.shown, hidden)

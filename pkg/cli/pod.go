@@ -19,16 +19,20 @@ import (
 // PodOptions are the options of kubectl podsrc pod.
 type PodOptions struct {
 	*CommonOptions
-	Output string
+	PrintFlags *printers.PrintFlags
 
 	// ref is the pod asked for: a UID or NAMESPACE/NAME.
 	ref   string
 	nodes NodeFlags
+	// printer prints the machine-readable formats; nil for people
+	// (printers.PrintPodDetail).
+	printer printers.Printer
 }
 
 // NewCmdPod returns the pod command.
 func NewCmdPod(common *CommonOptions) *cobra.Command {
-	o := &PodOptions{CommonOptions: common}
+	o := &PodOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	o.PrintFlags.Objects = true
 	cmd := &cobra.Command{
 		Use:   "pod NODE POD|NAMESPACE/POD|UID",
 		Short: "Show one pod as a node's kubelet sees it",
@@ -62,10 +66,7 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 		},
 		RunE: runOptions(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "One of json or yaml.")
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp
-	})
+	o.PrintFlags.AddFlags(cmd)
 	return cmd
 }
 
@@ -86,14 +87,23 @@ func (o *PodOptions) Complete(args []string) error {
 	if args[0] != "" {
 		o.nodes.Names = args[:1]
 	}
+	if o.PrintFlags.IsHuman() {
+		// Checked as kubectl checks its flags, whatever the format.
+		_, err := o.PrintFlags.ColorEnabled(o.Out)
+		return err
+	}
+	p, err := o.PrintFlags.ToPrinter(o.Out, o.ErrOut, o.Now)
+	if err != nil {
+		return err
+	}
+	// The pod is printed as it is, not in a List.
+	p.(*printers.GenericPrinter).Single = true
+	o.printer = p
 	return nil
 }
 
 // Validate checks the options.
 func (o *PodOptions) Validate() error {
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
-		return fmt.Errorf("--output %q: want json or yaml", o.Output)
-	}
 	if ns, name, byName := strings.Cut(o.ref, "/"); byName {
 		// A valid name holds no glob character, so the agent's pod glob
 		// matches it exactly.
@@ -117,8 +127,8 @@ func (o *PodOptions) Run(ctx context.Context) error {
 	}
 	return finish(results, o.ErrOut, func(details []printers.PodDetail) error {
 		d := details[0]
-		if o.Output != "" {
-			return printers.PrintEncoded(o.Out, o.Output, d)
+		if o.printer != nil {
+			return o.printer.Print(d, o.Out)
 		}
 		return printers.PrintPodDetail(o.Out, d, o.Now())
 	})
@@ -198,9 +208,10 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 }
 
 // podEvents returns the events the agent a holds that concern the pod uid,
-// oldest first, and whether older ones were evicted.
+// oldest first, and whether older ones were evicted; the agent sends only
+// those (a UID is a value of the pod filter).
 func (o *PodOptions) podEvents(ctx context.Context, a *client.Agent, uid string) ([]v1alpha1.Event, bool, error) {
-	all, missed, err := o.history(ctx, a)
+	all, missed, err := o.history(ctx, a, v1alpha1.EventQuery{Pods: []string{uid}})
 	if err != nil {
 		return nil, false, err
 	}

@@ -90,7 +90,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"json", []string{"-o", "json"}},
 		{"yaml", []string{"-o", "yaml"}},
 		{"name", []string{"-o", "name"}},
-		{"jsonpath", []string{"-o", `jsonpath={range .items[*]}{.nodeName} {.kind} {.name}{"\n"}{end}`}},
+		{"jsonpath", []string{"-o", `jsonpath={range .items[*]}{.nodeName} {.kind} {.metadata.name}{"\n"}{end}`}},
 		{"go-template", []string{"--template", `{{range .items}}{{.nodeName}} {{.kind}}{{"\n"}}{{end}}`}},
 		{"custom-columns", []string{"-o", "custom-columns=NODE:.nodeName,NAME:.metadata.name,KIND:.kind"}},
 		{"sort-by", []string{"--sort-by", "{.metadata.name}"}},
@@ -103,7 +103,7 @@ func TestGoldenCommands(t *testing.T) {
 		{"pods", [][]string{
 			{"show-labels", "--show-labels"},
 			{"label-columns", "-L", "app", "-L", "tier"},
-			{"label-columns-sorted", "-L", "tier", "--sort-by", ".uid", "-o", "wide"},
+			{"label-columns-sorted", "-L", "tier", "--sort-by", ".metadata.uid", "-o", "wide"},
 			{"show-kind", "--show-kind"},
 		}},
 		{"pleg", [][]string{{"sort-by-relists", "--sort-by", "{.relists}", "--no-headers"}}},
@@ -138,7 +138,7 @@ func TestOneJSONPathForOneNodeOrMany(t *testing.T) {
 	kc := twoNodes(t)
 	for _, cmd := range []string{"sources", "pods", "pleg"} {
 		t.Run(cmd, func(t *testing.T) {
-			const jp = `jsonpath={range .items[*]}{.nodeName}/{.kind}/{.name}{"\n"}{end}`
+			const jp = `jsonpath={range .items[*]}{.nodeName}/{.kind}/{.metadata.name}{"\n"}{end}`
 			get := func(nodes ...string) string {
 				out, errOut, err := run(t, context.Background(), append(append([]string{cmd}, nodes...), "--kubeconfig", kc, "-o", jp)...)
 				if err != nil {
@@ -205,7 +205,7 @@ func TestPodErrors(t *testing.T) {
 		{"bad ref", []string{"node-1", "a/b/c"}, "want POD, NAMESPACE/POD"},
 		{"unknown name", []string{"node-1", "default/nope"}, "no pod default/nope on node node-1 (kubectl podsrc pods -n default node-1"},
 		{"unknown UID", []string{"node-1", "nope"}, `no pod "nope" on node node-1: no pod has that name`},
-		{"bad output", []string{"node-1", "nope", "-o", "wide"}, "want json or yaml"},
+		{"bad output", []string{"node-1", "nope", "-o", "xml"}, "unable to match a printer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

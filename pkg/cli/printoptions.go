@@ -18,8 +18,9 @@ const nodeByNodeHelp = `
 			node's rows as soon as it answers, in the order nodes answer, under one
 			header; a column widens when a later node's cell needs it, as in kubectl
 			get --watch. --sort-by, -o json, yaml, jsonpath and go-template print
-			once all nodes have answered, in the order of the nodes. On a terminal,
-			stderr names the nodes still awaited.`
+			once all nodes have answered, in the order of the nodes, and hold all the
+			answers within --max-bytes; the others let each node's answer go once
+			printed. On a terminal, stderr names the nodes still awaited.`
 
 // nodeOutputOptions are what every command that asks agents and prints
 // their answers shares: the nodes to ask and the output flags.
@@ -67,34 +68,47 @@ func (o *printOptions) Validate() error {
 	return o.Nodes.Validate(o.CommonOptions)
 }
 
+// answer is one node's answer with the agent that read it.
+type answer[T any] struct {
+	value T
+	agent *client.Agent
+}
+
 // printEach asks every selected node's agent with call (a method
 // expression such as (*client.Agent).Sources) and prints the answers as
 // printable makes them, then the errors of the nodes that failed.
 //
 // A table, -o name and -o custom-columns without --sort-by print each
 // node's rows as soon as it answers, in the order nodes answer, so that a
-// slow node holds back only its own rows (printers.ChunkPrinter). The
-// other formats take the answers of all nodes at once: --sort-by orders
-// them, and the machine-readable formats print one flat List whether one
-// node or many answered.
+// slow node holds back only its own rows (printers.ChunkPrinter); an
+// answer printed is let go, and what it took of --max-bytes given back,
+// unless the tables that follow the first need it. The other formats take
+// the answers of all nodes at once, all within --max-bytes: --sort-by
+// orders them, and the machine-readable formats print one flat List
+// whether one node or many answered.
 func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(answers []T) printers.Printable) error {
-	var each func(result[T])
+	var each func(result[answer[T]]) bool
 	var chunkErr error
 	chunks, chunked := printers.AsChunkPrinter(o.printer)
 	if chunked {
-		each = func(r result[T]) {
-			if r.Err == nil && chunkErr == nil {
-				chunkErr = chunks.PrintChunk(printable([]T{r.Value}), o.Out)
+		each = func(r result[answer[T]]) bool {
+			if r.Err != nil || chunkErr != nil {
+				return true
 			}
+			keep, err := chunks.PrintChunk(printable([]T{r.Value.value}), o.Out)
+			chunkErr = err
+			if !keep {
+				r.Value.agent.Release()
+			}
+			return keep
 		}
 	}
-	results, err := agentCallEach(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (T, error) {
+	results, err := agentCallEach(ctx, o.CommonOptions, &o.Nodes, func(ctx context.Context, a *client.Agent, _ NodeVersion) (answer[T], error) {
 		v, err := call(a, ctx)
 		if err != nil {
-			var zero T
-			return zero, err
+			return answer[T]{}, err
 		}
-		return *v, nil
+		return answer[T]{value: *v, agent: a}, nil
 	}, each)
 	if err != nil {
 		return err
@@ -102,12 +116,16 @@ func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Ag
 	if chunkErr != nil {
 		return fmt.Errorf("printing: %w", chunkErr)
 	}
-	return finish(results, o.ErrOut, func(items []T) error {
+	return finish(results, o.ErrOut, func(answers []answer[T]) error {
+		values := make([]T, 0, len(answers))
+		for _, a := range answers {
+			values = append(values, a.value)
+		}
 		var err error
 		if chunked {
-			err = chunks.PrintRest(printable(items), o.Out)
+			err = chunks.PrintRest(printable(values), o.Out)
 		} else {
-			err = o.printer.Print(printable(items), o.Out)
+			err = o.printer.Print(printable(values), o.Out)
 		}
 		if err != nil {
 			return fmt.Errorf("printing: %w", err)

@@ -40,7 +40,9 @@ type WatchOptions struct {
 
 // newWatchOptions returns the defaults of watch (follow) or events.
 func newWatchOptions(common *CommonOptions, follow bool) *WatchOptions {
-	return &WatchOptions{nodeOutputOptions: nodeOutputOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}, Follow: follow, MaxReconnects: 10,
+	f := printers.NewPrintFlags()
+	f.Objects = true
+	return &WatchOptions{nodeOutputOptions: nodeOutputOptions{CommonOptions: common, PrintFlags: f}, Follow: follow, MaxReconnects: 10,
 		InitialBackoff: 500 * time.Millisecond, MaxBackoff: 10 * time.Second, IdleTimeout: 30 * time.Second}
 }
 
@@ -142,7 +144,12 @@ func (o *WatchOptions) Complete(args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := o.PrintFlags.ToWatchPrinterFor(o.Out, display)
+	var p printers.WatchPrinter
+	if o.Follow {
+		p, err = o.PrintFlags.ToWatchPrinterFor(o.Out, display)
+	} else {
+		p, err = o.PrintFlags.ToEventsPrinter(o.Out, display, o.MaxBytes.Value())
+	}
 	if err != nil {
 		return err
 	}
@@ -173,6 +180,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if l, ok := o.printer.(*printers.ListWatch); ok {
+		if err := l.Flush(); err != nil {
+			return fmt.Errorf("printing: %w", err)
+		}
 	}
 	if _, failed := splitResults(results); failed {
 		return errFailed

@@ -29,6 +29,8 @@ type WhyOptions struct {
 // NewCmdWhy returns the why command.
 func NewCmdWhy(common *CommonOptions) *cobra.Command {
 	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+	// why --all prints a list; one report is printed as it is.
+	o.PrintFlags.List = true
 	cmd := &cobra.Command{
 		Use:   "why [NODE] (TARGET | --all)",
 		Short: "Explain why a pod does not run on a node as configured",

@@ -29,16 +29,25 @@ type gatherer struct {
 	sources  *v1alpha1.SourceList
 	pods     *v1alpha1.PodList
 	pleg     *v1alpha1.PLEGStatus
-	history  why.Lookup[[]v1alpha1.Event]
+	// history is the whole of the agent's history, for why --all
+	// (wholeHistory); a single report asks for its pod's alone
+	// (podHistory), so that the other pods' events never cross the proxy.
+	history      why.Lookup[[]v1alpha1.Event]
+	wholeHistory bool
+	// readHistory reads the agent's history that passes a filter.
+	readHistory func(ctx context.Context, filter v1alpha1.EventQuery) ([]v1alpha1.Event, bool, error)
 	// nodeObject and nodeEvents are asked once per node.
 	nodeObject why.Lookup[*corev1.Node]
 	nodeEvents why.Lookup[[]corev1.Event]
 }
 
-// newGatherer asks the agent for its sources, pods, PLEG and history, and
-// the API server for the node.
+// newGatherer asks the agent for its sources, pods and PLEG, and its whole
+// history for why --all, and the API server for the node.
 func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gatherer, error) {
-	g := &gatherer{agent: a, now: o.Now}
+	g := &gatherer{agent: a, now: o.Now, wholeHistory: o.All}
+	g.readHistory = func(ctx context.Context, filter v1alpha1.EventQuery) ([]v1alpha1.Event, bool, error) {
+		return o.history(ctx, a, filter)
+	}
 	var err error
 	if g.sources, err = a.Sources(ctx); err != nil {
 		return nil, err
@@ -60,8 +69,10 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if g.pleg, err = a.PLEG(ctx); err != nil {
 		return nil, err
 	}
-	events, _, err := o.history(ctx, a)
-	g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
+	if g.wholeHistory {
+		events, _, err := g.readHistory(ctx, v1alpha1.EventQuery{})
+		g.history = why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
+	}
 	g.cluster = o.clusterFacts()
 	g.nodeObject = g.cluster.node(ctx, g.node())
 	if err := g.nodeObject.Err; unreachable(err) {
@@ -134,7 +145,7 @@ func (g *gatherer) byUID(t why.Target) why.Target {
 func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) (why.Facts, error) {
 	f := why.Facts{
 		Node: g.node(), Target: t, Subject: s, Now: g.now(),
-		Sources: g.sources, Pods: g.pods.Items, PLEG: g.pleg, History: g.history,
+		Sources: g.sources, Pods: g.pods.Items, PLEG: g.pleg, History: g.podHistory(ctx, s),
 		NodeObject: g.nodeObject, NodeEvents: g.nodeEvents,
 	}
 	if s.Info != nil {
@@ -158,6 +169,28 @@ func (g *gatherer) facts(ctx context.Context, t why.Target, s why.Subject) (why.
 	}
 	f.PodEvents = g.cluster.events(ctx, "Pod", s.Namespace, s.Name)
 	return f, ctx.Err()
+}
+
+// podHistory returns the agent's history as far as it concerns the pod of
+// s: the whole history why --all read, or the events of the pod's
+// namespace/name and UID alone, which the agent filters.
+func (g *gatherer) podHistory(ctx context.Context, s why.Subject) why.Lookup[[]v1alpha1.Event] {
+	if g.wholeHistory {
+		return g.history
+	}
+	var pods []string
+	if s.Name != "" {
+		pods = append(pods, s.Namespace+"/"+s.Name)
+	}
+	if s.Info != nil && s.Info.UID != "" {
+		pods = append(pods, string(s.Info.UID))
+	}
+	if len(pods) == 0 {
+		// No pod: no event can be about it.
+		return why.Lookup[[]v1alpha1.Event]{Value: []v1alpha1.Event{}}
+	}
+	events, _, err := g.readHistory(ctx, v1alpha1.EventQuery{Pods: pods})
+	return why.Lookup[[]v1alpha1.Event]{Value: events, Err: err}
 }
 
 // whyAllConcurrency bounds the pods whose facts why --all asks at once.

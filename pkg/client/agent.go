@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,8 +48,18 @@ type Agent struct {
 	// long-lived event stream requests.
 	http   *http.Client
 	stream *http.Client
-	// budget is the command's, shared with its other agents.
-	budget *Budget
+	// budget is the command's, shared with its other agents; charged is
+	// what this agent's answers took of it and did not give back
+	// (Release).
+	budget  *Budget
+	charged atomic.Int64
+}
+
+// Release gives back to the command's budget what the answers a read took
+// of it: a caller that printed them and let them go holds them no more.
+// The event history a stream read is not given back.
+func (a *Agent) Release() {
+	a.budget.give(a.charged.Swap(0))
 }
 
 // String names the agent in messages.

@@ -9,7 +9,8 @@ const DefaultBudget = 256 << 20
 // Budget bounds the bytes one command reads from agents across all its
 // nodes: the answers of snapshot requests and the history of the event
 // stream, which it holds until it prints. The messages of a live stream,
-// printed as they come, are not charged. A nil Budget is unlimited.
+// printed as they come, are not charged, and an answer printed and let go
+// is given back (Agent.Release). A nil Budget is unlimited.
 type Budget struct {
 	total int64
 	used  atomic.Int64
@@ -24,6 +25,13 @@ func (b *Budget) take(n int) bool {
 		return true
 	}
 	return b.used.Add(int64(n)) <= b.total
+}
+
+// give gives n bytes back.
+func (b *Budget) give(n int64) {
+	if b != nil {
+		b.used.Add(-n)
+	}
 }
 
 // spentError says that reading what a asked for exceeded the budget.

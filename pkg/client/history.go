@@ -8,13 +8,15 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// History returns the events the agent still holds, oldest first, up to
-// the last one it had numbered when asked, and whether it had evicted
+// History returns the events the agent still holds that pass filter's
+// filters (its Since, Until and Tail are History's own), oldest first, up
+// to the last one it had numbered when asked, and whether it had evicted
 // older ones: it learns that number from a plain stream's first heartbeat,
-// then reads a stream from the first event until it passes it, and fails
-// rather than read more than maxHistory events or past the command's
-// Budget.
-func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bool, err error) {
+// then reads a stream from the first event until the agent ends it there,
+// and fails rather than read more than maxHistory events or past the
+// command's Budget. The agent applies the filters, so that a pod's history
+// (filter.Pods) costs no more than that pod's events.
+func (a *Agent) History(ctx context.Context, filter v1alpha1.EventQuery) (events []v1alpha1.Event, missed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	last, err := a.lastSeq(ctx)
@@ -25,7 +27,9 @@ func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bo
 	if last == 0 {
 		return out, false, nil
 	}
-	s, err := a.Events(ctx, v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)})
+	q := filter
+	q.Since, q.Until, q.Tail, q.Epoch, q.Snapshot = v1alpha1.SeqMark(0), v1alpha1.SeqMark(last), 0, "", false
+	s, err := a.Events(ctx, q)
 	if err != nil {
 		return nil, false, err
 	}
@@ -50,7 +54,7 @@ func (a *Agent) History(ctx context.Context) (events []v1alpha1.Event, missed bo
 			if m.To >= last {
 				return out, missed, nil
 			}
-		case m.Type == v1alpha1.MessageHeartbeat && m.Seq >= last:
+		case m.Type == v1alpha1.MessageEnd, m.Type == v1alpha1.MessageHeartbeat && m.Seq >= last:
 			return out, missed, nil
 		case m.Type == v1alpha1.MessageLagging, m.Type == v1alpha1.MessageReset:
 			return nil, false, fmt.Errorf("reading the history of %s: the stream ended with %s", a, m.Type)

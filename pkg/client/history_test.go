@@ -34,7 +34,7 @@ func TestHistory(t *testing.T) {
 				fa.Publish(configEvent("ADD", "p"))
 			}
 			a := startAgent(t, fa)
-			evs, missed, err := a.History(context.Background())
+			evs, missed, err := a.History(context.Background(), v1alpha1.EventQuery{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestHistory(t *testing.T) {
 func TestHistoryOfAnAgentThatIsNotOne(t *testing.T) {
 	fa := fakeagent.New("node-1")
 	fa.Served = "v9"
-	_, _, err := startAgent(t, fa).History(context.Background())
+	_, _, err := startAgent(t, fa).History(context.Background(), v1alpha1.EventQuery{})
 	if err == nil || !strings.Contains(err.Error(), "upgrade") {
 		t.Fatalf("error %v, want the skew named", err)
 	}
@@ -71,6 +71,11 @@ func TestHistoryOfAnAgentThatNeverReachesItsLast(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		enc := json.NewEncoder(w)
+		// It opens as an agent that ends its stream at --until does.
+		until := uint64(2)
+		if err := enc.Encode(v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}); err != nil {
+			return
+		}
 		for r.Context().Err() == nil {
 			ev := configEvent("ADD", "p")
 			ev.Seq = 1
@@ -85,7 +90,7 @@ func TestHistoryOfAnAgentThatNeverReachesItsLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = a.History(context.Background())
+	_, _, err = a.History(context.Background(), v1alpha1.EventQuery{})
 	if ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "more than 40000 events") || !strings.Contains(err.Error(), "--agent-url="+srv.URL) {
 		t.Fatalf("error %v, want one that says the history is too long and names the agent", err)
 	}

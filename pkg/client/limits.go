@@ -36,6 +36,7 @@ func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) 
 	if len(body) > maxBody {
 		return nil, a.tooLargeError(path)
 	}
+	a.charged.Add(int64(len(body)))
 	if !a.budget.take(len(body)) {
 		return nil, a.budget.spentError(a, "the answer of "+path)
 	}

@@ -108,11 +108,11 @@ func TestBudgetAcrossAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.History(ctx); ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "reading the event history from the agent on node \"node-1\" went past") {
+	if _, _, err := a.History(ctx, v1alpha1.EventQuery{}); ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "reading the event history from the agent on node \"node-1\" went past") {
 		t.Fatalf("history past the budget: error %v (%s)", err, ReasonOf(err))
 	}
 	// Without a budget, each answer has its own bound only.
-	if _, _, err := startAgent(t, fa).History(ctx); err != nil {
+	if _, _, err := startAgent(t, fa).History(ctx, v1alpha1.EventQuery{}); err != nil {
 		t.Fatalf("history without a budget: %v", err)
 	}
 }

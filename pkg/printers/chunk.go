@@ -9,8 +9,10 @@ import "io"
 // are kubectl get --watch's: remembered from chunk to chunk, they only
 // grow, so a later node's wider cell widens its column from there on.
 type ChunkPrinter interface {
-	// PrintChunk prints the first table of p, one node's answer.
-	PrintChunk(p Printable, w io.Writer) error
+	// PrintChunk prints the first table of p, one node's answer; keep
+	// says PrintRest needs the answer (it has tables after the first),
+	// else the caller may let it go.
+	PrintChunk(p Printable, w io.Writer) (keep bool, err error)
 	// PrintRest prints what follows the first table of all, the answers
 	// of all nodes: "No resources found." when no chunk had rows, and
 	// the other tables.

@@ -34,7 +34,9 @@ func TestGoldenChunks(t *testing.T) {
 			*f.OutputFormat = "wide"
 			*f.HumanReadableFlags.ColumnLabels = []string{"app"}
 		}},
-		{"sources-custom-columns", "sources", func(f *PrintFlags) { *f.OutputFormat = "custom-columns=NODE:.nodeName,SOURCE:.name,PODS:.pods" }},
+		{"sources-custom-columns", "sources", func(f *PrintFlags) {
+			*f.OutputFormat = "custom-columns=NODE:.nodeName,SOURCE:.metadata.name,PODS:.pods"
+		}},
 		{"sources-name", "sources", func(f *PrintFlags) { *f.OutputFormat = "name" }},
 	}
 	for _, tc := range tests {
@@ -53,7 +55,7 @@ func TestGoldenChunks(t *testing.T) {
 			}
 			n := byNode[tc.printable]
 			for _, p := range n.each {
-				if err := cp.PrintChunk(p, &out); err != nil {
+				if _, err := cp.PrintChunk(p, &out); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -110,7 +112,7 @@ func TestEmptyChunksSayNoResources(t *testing.T) {
 	}
 	cp, _ := AsChunkPrinter(pr)
 	empty := Pods{Lists: []v1alpha1.PodList{{NodeName: "n"}}}
-	if err := cp.PrintChunk(empty, &out); err != nil {
+	if _, err := cp.PrintChunk(empty, &out); err != nil {
 		t.Fatal(err)
 	}
 	if err := cp.PrintRest(empty, &out); err != nil {

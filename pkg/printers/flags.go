@@ -16,15 +16,18 @@ import (
 // PrintFlags are kubectl get's print flags (get.PrintFlags: -o in all its
 // forms, --no-headers, --template, --sort-by, -L, --show-labels,
 // --show-kind) plus --color. Each command offers the flags that fit what
-// it prints: List adds -o name, -o custom-columns and --sort-by, Labels
-// adds -L and --show-labels, and a Kind (HumanReadableFlags.SetKind) adds
-// --show-kind.
+// it prints: Objects adds -o name and -o custom-columns, List those and
+// --sort-by, Labels adds -L and --show-labels, and a Kind
+// (HumanReadableFlags.SetKind) adds --show-kind.
 type PrintFlags struct {
 	*get.PrintFlags
 	Color string
 
 	// List says the command prints a list of objects, not a stream.
 	List bool
+	// Objects says the command prints objects one at a time (a stream, or
+	// one object), each of which -o name and -o custom-columns can print.
+	Objects bool
 	// Labels says the objects have labels.
 	Labels bool
 }
@@ -38,11 +41,11 @@ func NewPrintFlags() *PrintFlags {
 func (f *PrintFlags) AllowedFormats() []string {
 	out := []string{"wide"}
 	out = append(out, f.JSONYamlPrintFlags.AllowedFormats()...)
-	if f.List {
+	if f.objects() {
 		out = append(out, f.NamePrintFlags.AllowedFormats()...)
 	}
 	out = append(out, f.TemplateFlags.AllowedFormats()...)
-	if f.List {
+	if f.objects() {
 		out = append(out, f.CustomColumnsFlags.AllowedFormats()...)
 	}
 	return out
@@ -52,7 +55,7 @@ func (f *PrintFlags) AllowedFormats() []string {
 func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(f.OutputFormat, "output", "o", *f.OutputFormat, fmt.Sprintf("Output format. One of: (%s).", strings.Join(f.AllowedFormats(), ", ")))
 	headers := "When using the default or wide output format, don't print headers."
-	if f.List {
+	if f.objects() {
 		headers = "When using the default, wide or custom-columns output format, don't print headers."
 	}
 	cmd.Flags().BoolVar(f.NoHeaders, "no-headers", *f.NoHeaders, headers)
@@ -86,6 +89,10 @@ func (f *PrintFlags) format() string {
 	return *f.OutputFormat
 }
 
+// objects reports whether -o name and -o custom-columns fit what the
+// command prints.
+func (f *PrintFlags) objects() bool { return f.List || f.Objects }
+
 // IsHuman reports whether the output is a table.
 func (f *PrintFlags) IsHuman() bool {
 	o := f.format()
@@ -107,7 +114,7 @@ func (f *PrintFlags) itemwise() bool {
 	if i := strings.Index(o, "="); i >= 0 {
 		o = o[:i]
 	}
-	return f.List && (slices.Contains(f.NamePrintFlags.AllowedFormats(), o) || slices.Contains(f.CustomColumnsFlags.AllowedFormats(), o))
+	return f.objects() && (slices.Contains(f.NamePrintFlags.AllowedFormats(), o) || slices.Contains(f.CustomColumnsFlags.AllowedFormats(), o))
 }
 
 // ColorEnabled resolves --color for out.
@@ -155,7 +162,7 @@ func (f *PrintFlags) ToGenericPrinter() (printers.ResourcePrinter, error) {
 		}
 		return templatePrinter{delegate: p}, nil
 	}
-	if f.List {
+	if f.objects() {
 		f.CustomColumnsFlags.NoHeaders = *f.NoHeaders
 		if f.TemplateFlags.TemplateArgument != nil {
 			f.CustomColumnsFlags.TemplateArgument = *f.TemplateFlags.TemplateArgument

@@ -37,12 +37,20 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 	}
 	var obj runtime.Object
 	switch {
+	case g.Itemwise && g.Single && len(items) == 1:
+		obj, err = items[0].metaObject()
 	case g.Single && len(items) == 1:
-		obj, err = ToRuntimeObject(items[0].Object)
+		var m map[string]any
+		if m, err = items[0].Object(); err == nil {
+			obj = &unstructured.Unstructured{Object: m}
+		}
 	case g.Itemwise:
 		obj, err = metaList(items)
 	default:
-		obj, err = ToRuntimeObject(listOf(items))
+		var l List
+		if l, err = listOf(items); err == nil {
+			obj, err = ToRuntimeObject(l)
+		}
 	}
 	if err != nil {
 		return err
@@ -51,23 +59,24 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 }
 
 // PrintChunk implements ChunkPrinter for -o name and -o custom-columns:
-// the delegate, reused, prints the custom columns' header once.
-func (g *GenericPrinter) PrintChunk(p Printable, w io.Writer) error {
+// the delegate, reused, prints the custom columns' header once. PrintRest
+// needs no answer.
+func (g *GenericPrinter) PrintChunk(p Printable, w io.Writer) (bool, error) {
 	items := p.Items()
 	if len(items) == 0 {
-		return nil
+		return false, nil
 	}
 	obj, err := metaList(items)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if g.chunks == nil {
 		g.chunks = printers.GetNewTabWriter(w)
 	}
 	if err := g.Delegate.PrintObj(obj, g.chunks); err != nil {
-		return err
+		return false, err
 	}
-	return g.chunks.Flush()
+	return false, g.chunks.Flush()
 }
 
 // PrintRest implements ChunkPrinter: the items were all printed.

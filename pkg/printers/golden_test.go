@@ -129,11 +129,11 @@ func TestGoldenPrintables(t *testing.T) {
 		sortBy, columns string
 	}{
 		{"sources", Sources{Lists: fixtureSources()}, schema.GroupKind{}, false,
-			"{.lastUpdate}", "NODE:.nodeName,SOURCE:.name,ERROR:.lastError"},
+			"{.lastUpdate}", "NODE:.nodeName,SOURCE:.metadata.name,ERROR:.lastError"},
 		{"sources-single", Sources{Lists: fixtureSources()[:1]}, schema.GroupKind{}, false,
-			"{.pods}", "NODE:.nodeName,SOURCE:.name,PODS:.pods"},
+			"{.pods}", "NODE:.nodeName,SOURCE:.metadata.name,PODS:.pods"},
 		{"pods", Pods{Lists: fixturePods()}, podKind, true,
-			"{.metadata.name}", "NODE:.nodeName,NAMESPACE:.namespace,NAME:.name,APP:.labels.app"},
+			"{.metadata.name}", "NODE:.nodeName,NAMESPACE:.metadata.namespace,NAME:.metadata.name,APP:.metadata.labels.app"},
 		{"pleg", PLEG{Statuses: fixturePLEG()}, schema.GroupKind{}, false,
 			"{.relists}", "NODE:.nodeName,HEALTHY:.healthy,P99:.relistDuration.p99Seconds"},
 	}
@@ -152,7 +152,7 @@ func TestGoldenPrintables(t *testing.T) {
 		{"json", set("json")},
 		{"yaml", set("yaml")},
 		{"name", set("name")},
-		{"jsonpath", set(`jsonpath={range .items[*]}{.nodeName}{"\t"}{.name}{"\n"}{end}`)},
+		{"jsonpath", set(`jsonpath={range .items[*]}{.nodeName}{"\t"}{.metadata.name}{"\n"}{end}`)},
 		{"go-template", func(f *PrintFlags, _, _ string) {
 			*f.OutputFormat = "go-template"
 			*f.TemplateFlags.TemplateArgument = `{{.kind}}{{"\n"}}`
@@ -227,9 +227,9 @@ func TestOneShapeForOneNodeOrMany(t *testing.T) {
 		{"pods", Pods{Lists: pods[:1]}, Pods{Lists: pods},
 			"node-1/etcd-node-1 node-1/kube-apiserver-node-1 node-1/web node-1/orphan ", "node-1/etcd-node-1 node-1/kube-apiserver-node-1 node-1/web node-1/orphan node-2/web "},
 		{"pleg", PLEG{Statuses: pleg[:1]}, PLEG{Statuses: pleg},
-			"node-1/ ", "node-1/ node-2/ "},
+			"node-1/node-1 ", "node-1/node-1 node-2/node-2 "},
 	}
-	const jsonpath = `jsonpath={range .items[*]}{.nodeName}/{.name} {end}`
+	const jsonpath = `jsonpath={range .items[*]}{.nodeName}/{.metadata.name} {end}`
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, c := range []struct {
@@ -322,7 +322,7 @@ func TestGoldenWatch(t *testing.T) {
 		{"color", func(f *PrintFlags) { f.Color = "always" }},
 		{"json", func(f *PrintFlags) { *f.OutputFormat = "json" }},
 		{"yaml", func(f *PrintFlags) { *f.OutputFormat = "yaml" }},
-		{"jsonpath", func(f *PrintFlags) { *f.OutputFormat = `jsonpath={.node} {.type} {.event.seq}{"\n"}` }},
+		{"jsonpath", func(f *PrintFlags) { *f.OutputFormat = `jsonpath={.nodeName} {.type} {.event.seq}{"\n"}` }},
 	}
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {

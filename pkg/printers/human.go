@@ -60,17 +60,18 @@ func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
 // PrintChunk implements ChunkPrinter: one tab writer for all chunks
 // remembers the column widths, and the delegate prints the header with the
 // first rows only.
-func (h *HumanPrinter) PrintChunk(p Printable, w io.Writer) error {
-	t := p.Tables(p.Items(), h.now())[0]
+func (h *HumanPrinter) PrintChunk(p Printable, w io.Writer) (bool, error) {
+	tables := p.Tables(p.Items(), h.now())
+	t, keep := tables[0], len(tables) > 1
 	if len(t.Rows) == 0 {
-		return nil
+		return keep, nil
 	}
 	if h.chunks == nil {
 		h.chunks = printers.GetNewTabWriter(&h.chunkBuf)
 	}
 	header := !h.NoHeaders && !h.chunked
 	h.chunked = true
-	return h.printTable(t, h.chunks, &h.chunkBuf, header, w)
+	return keep, h.printTable(t, h.chunks, &h.chunkBuf, header, w)
 }
 
 // PrintRest implements ChunkPrinter.

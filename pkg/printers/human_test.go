@@ -53,7 +53,7 @@ func TestGoldenHeaders(t *testing.T) {
 		{"chunks then a table with the same columns", nil, func(t *testing.T, p Printer, out *bytes.Buffer) {
 			cp, _ := AsChunkPrinter(p)
 			for range 2 {
-				if err := cp.PrintChunk(sameColumns{}, out); err != nil {
+				if _, err := cp.PrintChunk(sameColumns{}, out); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -2,6 +2,7 @@ package printers
 
 import (
 	"fmt"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -9,13 +10,15 @@ import (
 	"k8s.io/kubectl/pkg/cmd/get"
 )
 
-// metaObject returns the item as kubectl's printers read it: its object
-// with a metadata that holds Name, Namespace and Labels, every string
-// escaped by EscapeControls (the table printer and -o name write what they
-// read from it as it is). It is a row's TableRow.Object and what -o name
-// and -o custom-columns print.
-func (it Item) metaObject() (*unstructured.Unstructured, error) {
-	obj, err := ToRuntimeObject(it.Object)
+// Object returns the item as every machine-readable format prints it: a
+// Kubernetes-style object. It is the wire object as the agent serves it,
+// with apiVersion, kind and nodeName, and a metadata that holds the item's
+// Name, Namespace, UID and Labels; a top-level field that metadata now
+// holds (a PodInfo's name, namespace, uid and labels, a Source's name) is
+// moved there rather than printed twice. So .metadata.name names every
+// item of every command, as in kubectl.
+func (it Item) Object() (map[string]any, error) {
+	obj, err := ToRuntimeObject(it.Wire)
 	if err != nil {
 		return nil, err
 	}
@@ -24,6 +27,9 @@ func (it Item) metaObject() (*unstructured.Unstructured, error) {
 	if it.Namespace != "" {
 		md["namespace"] = it.Namespace
 	}
+	if it.UID != "" {
+		md["uid"] = it.UID
+	}
 	if len(it.Labels) > 0 {
 		labels := map[string]any{}
 		for k, v := range it.Labels {
@@ -31,7 +37,24 @@ func (it Item) metaObject() (*unstructured.Unstructured, error) {
 		}
 		md["labels"] = labels
 	}
+	for k, v := range md {
+		if top, ok := m[k]; ok && reflect.DeepEqual(top, v) {
+			delete(m, k)
+		}
+	}
 	m["metadata"] = md
+	return m, nil
+}
+
+// metaObject returns the item's Object as kubectl's printers read it, every
+// string escaped by EscapeControls (the table printer, -o name and -o
+// custom-columns write what they read from it as it is). It is a row's
+// TableRow.Object and what -o name and -o custom-columns print.
+func (it Item) metaObject() (*unstructured.Unstructured, error) {
+	m, err := it.Object()
+	if err != nil {
+		return nil, err
+	}
 	return &unstructured.Unstructured{Object: escapeValues(m).(map[string]any)}, nil
 }
 

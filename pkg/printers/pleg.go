@@ -18,7 +18,8 @@ type PLEG struct {
 func (p PLEG) Items() []Item {
 	out := make([]Item, 0, len(p.Statuses))
 	for _, s := range p.Statuses {
-		out = append(out, Item{Object: s, Name: s.NodeName})
+		s.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus)
+		out = append(out, Item{Wire: s, Name: s.NodeName})
 	}
 	return out
 }
@@ -42,7 +43,7 @@ func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 		col("Age", false), col("Error", false), col("UID", true),
 	}}
 	for i := range items {
-		s := items[i].Object.(v1alpha1.PLEGStatus)
+		s := items[i].Wire.(v1alpha1.PLEGStatus)
 		health, c := yesNo(s.Healthy), NoColor
 		switch {
 		case !s.Enabled:

@@ -9,14 +9,19 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // PodDetail is what kubectl podsrc pod shows of one pod: the pod as its
 // node's agent serves it (PodInfo with nodeName set), the state of the
-// source it came from, and the events the agent still holds for it.
+// source it came from, and the events the agent still holds for it. Its
+// Item is named after the pod.
 type PodDetail struct {
-	Pod v1alpha1.PodInfo `json:"pod"`
+	metav1.TypeMeta `json:",inline"`
+	NodeName        string           `json:"nodeName"`
+	Pod             v1alpha1.PodInfo `json:"pod"`
 	// Source is the state of the pod's source; nil for a pod only the
 	// runtime has.
 	Source *v1alpha1.Source `json:"source,omitempty"`
@@ -29,6 +34,17 @@ type PodDetail struct {
 	// name (a static pod's mirror pod), when it was asked for by name.
 	Others []v1alpha1.PodInfo `json:"others,omitempty"`
 }
+
+// Items implements Printable: the detail, named as its pod.
+func (d PodDetail) Items() []Item {
+	d.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPodDetail)
+	d.NodeName = d.Pod.NodeName
+	return []Item{{Wire: d, Name: d.Pod.Name, Namespace: d.Pod.Namespace, UID: string(d.Pod.UID), Labels: d.Pod.Labels}}
+}
+
+// Tables implements Printable: none, for people the detail is written by
+// PrintPodDetail.
+func (d PodDetail) Tables([]Item, time.Time) []*Table { return nil }
 
 // PrintPodDetail writes d for people, as kubectl describe does: fields,
 // then the containers and the events as tables. Every value is escaped.

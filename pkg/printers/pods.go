@@ -21,7 +21,7 @@ func (p Pods) Items() []Item {
 		for _, pod := range l.Items {
 			pod.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
 			pod.NodeName = l.NodeName
-			out = append(out, Item{Object: pod, Name: pod.Name, Namespace: pod.Namespace, Labels: pod.Labels})
+			out = append(out, Item{Wire: pod, Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID), Labels: pod.Labels})
 		}
 	}
 	return out
@@ -38,7 +38,7 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 		col("IPs", true), col("Config Hash", true), col("Kubelet UID", true), col("Images", true), col("Error", true),
 	}}
 	for i := range items {
-		pod := items[i].Object.(v1alpha1.PodInfo)
+		pod := items[i].Wire.(v1alpha1.PodInfo)
 		kind := "-"
 		switch {
 		case pod.Static:

@@ -17,12 +17,13 @@ type Printable interface {
 
 // Item is one object a command prints.
 type Item struct {
-	// Object is the wire object as -o json prints it.
-	Object any
-	// Name, Namespace and Labels are what kubectl's printers read from an
-	// object's metadata for -o name, -L and --show-labels.
-	Name, Namespace string
-	Labels          map[string]string
+	// Wire is the wire object, with apiVersion, kind and nodeName set;
+	// Object is how the machine-readable formats print it.
+	Wire any
+	// Name, Namespace, UID and Labels are the object's metadata, which
+	// kubectl's printers read for -o name, -L and --show-labels.
+	Name, Namespace, UID string
+	Labels               map[string]string
 }
 
 // List is a kubectl-style v1 List, which the machine-readable formats print
@@ -34,11 +35,15 @@ type List struct {
 	Items      []any  `json:"items"`
 }
 
-// listOf returns the List of items.
-func listOf(items []Item) List {
+// listOf returns the List of the items' Objects.
+func listOf(items []Item) (List, error) {
 	l := List{APIVersion: "v1", Kind: "List", Items: make([]any, 0, len(items))}
 	for _, it := range items {
-		l.Items = append(l.Items, it.Object)
+		o, err := it.Object()
+		if err != nil {
+			return List{}, err
+		}
+		l.Items = append(l.Items, o)
 	}
-	return l
+	return l, nil
 }

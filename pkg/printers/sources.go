@@ -26,7 +26,7 @@ func (s Sources) Items() []Item {
 		for _, src := range srcs {
 			src.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindSource)
 			src.NodeName, src.AllSourcesSeen = l.NodeName, l.AllSourcesSeen
-			out = append(out, Item{Object: src, Name: src.Name})
+			out = append(out, Item{Wire: src, Name: src.Name})
 		}
 	}
 	return out
@@ -46,7 +46,7 @@ func (s Sources) Tables(items []Item, now time.Time) []*Table {
 		mode[l.NodeName] = l.Mode
 	}
 	for i := range items {
-		src := items[i].Object.(v1alpha1.Source)
+		src := items[i].Wire.(v1alpha1.Source)
 		if src.Name == "" {
 			t.Rows = append(t.Rows, Row{Cells: []any{src.NodeName, none, none, none, yesNo(src.AllSourcesSeen), "0", none, "0", "0", orNone(mode[src.NodeName]), none, none, none}, Color: Yellow, Item: &items[i]})
 			continue

@@ -4,20 +4,43 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // WatchMessage is one message of a node's event stream as kubectl podsrc
-// watch prints it with -o json|yaml|jsonpath|go-template: the stream message
-// with the node it came from.
+// watch and events print it in the machine-readable formats: the stream
+// message with its kind and the node it came from. Its Item (messageItem)
+// names it.
 type WatchMessage struct {
-	Node string `json:"node"`
+	metav1.TypeMeta `json:",inline"`
+	NodeName        string `json:"nodeName"`
 	v1alpha1.StreamMessage
+}
+
+// messageItem returns m, a message of node's stream, as an Item: an event
+// named by its sequence number, in its pod's namespace (a PLEG event), and
+// any other message by its type and the sequence numbers it refers to
+// (gap-3-9, lagging-12).
+func messageItem(node string, m *v1alpha1.StreamMessage) Item {
+	w := WatchMessage{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStreamMessage), NodeName: node, StreamMessage: *m}
+	it := Item{Wire: w}
+	switch {
+	case m.Type == v1alpha1.MessageEvent && m.Event != nil:
+		it.Name, it.Namespace = strconv.FormatUint(m.Event.Seq, 10), m.Event.Namespace
+	case m.Type == v1alpha1.MessageGap:
+		it.Name = fmt.Sprintf("%s-%d-%d", m.Type, m.From, m.To)
+	default:
+		it.Name = fmt.Sprintf("%s-%d", m.Type, m.Seq)
+	}
+	return it
 }
 
 // WatchPrinter prints stream messages as they arrive; it is safe for
@@ -48,9 +71,72 @@ func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPri
 	return f.ToWatchPrinterFor(out, WatchDisplay{Location: loc})
 }
 
+// ToEventsPrinter returns the printer of kubectl podsrc events: the watch
+// printer (ToWatchPrinterFor), but for -o json, yaml, jsonpath and
+// go-template, which print the messages of all nodes as one List once they
+// are all read (Flush), holding at most maxBytes of them (0: no bound).
+func (f *PrintFlags) ToEventsPrinter(out io.Writer, d WatchDisplay, maxBytes int64) (WatchPrinter, error) {
+	if f.IsHuman() || f.itemwise() {
+		return f.ToWatchPrinterFor(out, d)
+	}
+	if _, err := f.ColorEnabled(out); err != nil {
+		return nil, err
+	}
+	p, err := f.ToGenericPrinter()
+	if err != nil {
+		return nil, err
+	}
+	return &ListWatch{out: out, printer: &GenericPrinter{Delegate: p}, maxBytes: maxBytes}, nil
+}
+
+// ListWatch collects the messages of every node's stream, to print them as
+// one List.
+type ListWatch struct {
+	mu       sync.Mutex
+	out      io.Writer
+	printer  *GenericPrinter
+	items    []Item
+	bytes    int64
+	maxBytes int64
+}
+
+// PrintMessage implements WatchPrinter: it keeps m, and fails once the
+// messages kept take more than the bound, counted as JSON.
+func (l *ListWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bytes += int64(len(b))
+	if l.maxBytes > 0 && l.bytes > l.maxBytes {
+		return fmt.Errorf("the events of all nodes, printed as one List, take more than the %d MiB of --max-bytes: narrow them (--since, --tail, --pod, --type), print them as they come (-o name or custom-columns, or the table), or raise --max-bytes", l.maxBytes>>20)
+	}
+	l.items = append(l.items, messageItem(node, m))
+	return nil
+}
+
+// Flush prints the messages kept as one List, in the order they came.
+func (l *ListWatch) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.printer.Print(itemList(l.items), l.out)
+}
+
+// itemList is a Printable of items with no table, for the machine-readable
+// formats.
+type itemList []Item
+
+// Items implements Printable.
+func (l itemList) Items() []Item { return l }
+
+// Tables implements Printable: none.
+func (itemList) Tables([]Item, time.Time) []*Table { return nil }
+
 // ToWatchPrinterFor returns the watch printer the flags ask for: a live
 // table shown as d says, one JSON message per line, YAML documents, or a
-// template per message.
+// template, a name or custom columns per message.
 func (f *PrintFlags) ToWatchPrinterFor(out io.Writer, d WatchDisplay) (WatchPrinter, error) {
 	o := f.format()
 	color, err := f.ColorEnabled(out)
@@ -89,7 +175,11 @@ type encodedWatch struct {
 
 // PrintMessage implements WatchPrinter.
 func (e *encodedWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
-	b, err := e.encode(WatchMessage{Node: node, StreamMessage: *m})
+	obj, err := messageItem(node, m).Object()
+	if err != nil {
+		return err
+	}
+	b, err := e.encode(obj)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
@@ -108,7 +198,7 @@ type genericWatch struct {
 
 // PrintMessage implements WatchPrinter.
 func (g *genericWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
-	obj, err := ToRuntimeObject(WatchMessage{Node: node, StreamMessage: *m})
+	obj, err := messageItem(node, m).metaObject()
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (w WhyReports) Tables(items []Item, _ time.Time) []*Table {
 		col("Message", false), col("Origin", true), col("Suggested Fix", true),
 	}}
 	for _, it := range items {
-		r := it.Object.(v1alpha1.WhyReport)
+		r := it.Wire.(v1alpha1.WhyReport)
 		msg := ""
 		for _, s := range r.Stages {
 			if s.Name == r.Stage {
@@ -112,9 +112,15 @@ func (w WhyReports) Tables(items []Item, _ time.Time) []*Table {
 	return []*Table{t}
 }
 
-// reportItem is a report as an item: named after its pod, or its target.
+// reportItem is a report as an item: named after its pod, or its target
+// when the pod is not known.
 func reportItem(r v1alpha1.WhyReport) Item {
-	return Item{Object: r, Name: podName(r), Namespace: r.Pod.Namespace}
+	r.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindWhyReport)
+	name := r.Pod.Name
+	if name == "" {
+		name = r.Target
+	}
+	return Item{Wire: r, Name: name, Namespace: r.Pod.Namespace, UID: string(r.Pod.UID)}
 }
 
 // podName names a report's pod namespace/name, or its target when the pod

@@ -202,14 +202,19 @@ func (e *env) checkPodsAdmission(t *testing.T, name string, kv kubeletVerdict) {
 	if err != nil {
 		t.Fatalf("pods -o json: %v\n%s", err, out)
 	}
+	// The plugin prints a pod's name, namespace, uid and labels under
+	// metadata.
 	var list struct {
-		Items []v1alpha1.PodInfo `json:"items"`
+		Items []struct {
+			v1alpha1.PodInfo
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		} `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("pods -o json: %v\n%s", err, out)
 	}
 	for _, p := range list.Items {
-		if p.Name != name || p.Mirror {
+		if p.Metadata.Name != name || p.Mirror {
 			continue
 		}
 		a := p.Admission

@@ -566,9 +566,9 @@ func testPluginCommands(t *testing.T, e *env) {
 
 	// The agent's own pod: its name from the flat List of pods, its labels
 	// as a column, then the pod by name with its source and runtime state.
-	name, err := e.runPlugin(t, false, nil, "pods", c.NodeName, kc, "-n", client.AgentNamespace, "-o", "jsonpath={.items[0].name}")
+	name, err := e.runPlugin(t, false, nil, "pods", c.NodeName, kc, "-n", client.AgentNamespace, "-o", "jsonpath={.items[0].metadata.name}")
 	if err != nil || !strings.HasPrefix(name, "podsrc-agent-") {
-		t.Fatalf("kubectl-podsrc pods -o jsonpath={.items[0].name}: %v\n%s", err, name)
+		t.Fatalf("kubectl-podsrc pods -o jsonpath={.items[0].metadata.name}: %v\n%s", err, name)
 	}
 	out, err := e.runPlugin(t, false, nil, "pods", c.NodeName, kc, "-n", client.AgentNamespace, "-L", client.AgentLabelKey)
 	if err != nil || !strings.Contains(out, strings.ToUpper(client.AgentLabelKey[strings.LastIndex(client.AgentLabelKey, "/")+1:])) || !strings.Contains(out, client.AgentLabelValue) {

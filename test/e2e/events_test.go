@@ -57,15 +57,18 @@ func testEventsHistory(t *testing.T, e *env) {
 		if outBytes != nil {
 			outBytes[strings.Join(args[5:], " ")] = len(out)
 		}
+		// One List of the stream's messages.
+		var l struct {
+			Items []struct {
+				NodeName string          `json:"nodeName"`
+				Event    *v1alpha1.Event `json:"event"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(stdout, &l); err != nil {
+			t.Fatalf("kubectl-podsrc %s printed no List: %v\n%s", strings.Join(args, " "), err, out)
+		}
 		var got []v1alpha1.Event
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			var m struct {
-				Node  string          `json:"node"`
-				Event *v1alpha1.Event `json:"event"`
-			}
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				t.Fatalf("kubectl-podsrc %s: line %q: %v", strings.Join(args, " "), line, err)
-			}
+		for _, m := range l.Items {
 			if m.Event != nil {
 				got = append(got, *m.Event)
 			}

@@ -26,6 +26,14 @@ const (
 	KindStatus     = "Status"
 )
 
+// Kinds of the objects kubectl podsrc prints that no agent serves (see
+// KindWhyReport too): pod's answer, and a message of a node's event stream
+// as watch and events print it.
+const (
+	KindPodDetail     = "PodDetail"
+	KindStreamMessage = "StreamMessage"
+)
+
 // TypeMetaFor returns the TypeMeta of a top-level object of the given kind.
 func TypeMetaFor(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: GroupVersion, Kind: kind}
