@@ -15,6 +15,10 @@ import (
 // The admit handlers a minor's chain may hold, by the names the
 // conformance traces give them, in the order the kubelet chains them.
 const (
+	// HandlerEviction is the kubelet's eviction manager: node pressure
+	// (the Node's MemoryPressure, DiskPressure and PIDPressure conditions)
+	// against the pod's criticality, QoS class and tolerations.
+	HandlerEviction = "eviction"
 	// HandlerSysctl is the kubelet's sysctl allowlist: the safe sysctls
 	// and the kubelet's allowedUnsafeSysctls.
 	HandlerSysctl = "sysctl"
@@ -28,7 +32,7 @@ const (
 
 // HandlerOrder lists the handler names in the order the kubelet chains
 // them; a Config's Handlers follow it.
-var HandlerOrder = []string{HandlerSysctl, HandlerPredicate, HandlerPodFeatures}
+var HandlerOrder = []string{HandlerEviction, HandlerSysctl, HandlerPredicate, HandlerPodFeatures}
 
 // Config configures a minor's chain.
 type Config struct {

@@ -23,14 +23,17 @@ import (
 func KubeletVersion() string { return staticpod.LinkedKubernetesVersion("v1.36.3") }
 
 // New returns the handlers cfg names, chained in the order v1.36's
-// NewMainKubelet chains them; the pods critical pod preemption would kill
-// are recorded as the verdict's victims instead.
+// NewMainKubelet chains them, podsrc's eviction handler (which judges from the
+// Node's pressure conditions) in the place of the eviction manager's; the
+// pods critical pod preemption would kill are recorded as the verdict's
+// victims instead.
 func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
 	h := &admit.Hooks{}
 	judges, err := kubeletHandlers(ctx, cfg.AllowedUnsafeSysctls, h.Callbacks())
 	if err != nil {
 		return nil, err
 	}
+	judges[admit.HandlerEviction] = admit.EvictionJudge(podClass())
 	return h.Chain(KubeletVersion(), judges, cfg.Handlers)
 }
 
