@@ -41,6 +41,9 @@ type Config struct {
 	Handlers []string
 	// AllowedUnsafeSysctls is the kubelet's allowedUnsafeSysctls.
 	AllowedUnsafeSysctls []string
+	// Unseen is what the kubelet's configuration says of the handlers
+	// that judge from node-private state podsrc does not read.
+	Unseen Unseen
 }
 
 // NewHandlers builds one kubelet minor's chain of admit handlers: the New
@@ -76,6 +79,10 @@ type Verdict struct {
 	Message string
 	// Handler names the handler that refused it.
 	Handler string
+	// Unknown, on a pod every handler podsrc reproduces admits, says what
+	// a handler of the kubelet's chain judges from that podsrc cannot see:
+	// the kubelet may refuse the pod there.
+	Unknown string
 	// Preempted are the pods critical pod preemption evicted to admit
 	// Pod, in the order it evicted them; they are evicted even when a
 	// later handler refuses Pod.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"os"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 )
 
 // rejectedPrefix starts the status.message the kubelet writes on a pod its
@@ -154,4 +156,30 @@ func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
 		return v1alpha1.Admission{Admitted: true, ReadBack: true}, true
 	}
 	return v1alpha1.Admission{}, false
+}
+
+// appArmorEnabledPath is where the kernel says whether AppArmor is
+// enabled, as the kubelet's AppArmor validator reads it.
+const appArmorEnabledPath = "/sys/module/apparmor/parameters/enabled"
+
+// unseenState is what the node's kubelet configuration and host say of
+// the admit handlers that judge from state podsrc does not read: the
+// resource managers' policies, the node shutdown manager, and whether the
+// host has AppArmor enabled (unknown when that cannot be read; no AppArmor
+// module is disabled).
+func unseenState(env nodeenv.Env) admission.Unseen {
+	u := admission.Unseen{NoKubeletConfig: env.Kubelet == nil}
+	if kc := env.Kubelet; kc != nil {
+		u.CPUManagerPolicy, u.MemoryManagerPolicy, u.TopologyManagerPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy, kc.TopologyManagerPolicy
+		u.GracefulShutdown = kc.ShutdownGracePeriod.Duration > 0 || len(kc.ShutdownGracePeriodByPodPriority) > 0
+	}
+	switch raw, err := os.ReadFile(nodeenv.ReadPath(env.HostRoot, appArmorEnabledPath)); {
+	case err == nil:
+		enabled := strings.HasPrefix(string(raw), "Y")
+		u.AppArmorEnabled = &enabled
+	case os.IsNotExist(err):
+		enabled := false
+		u.AppArmorEnabled = &enabled
+	}
+	return u
 }

@@ -26,15 +26,21 @@ func KubeletVersion() string { return staticpod.LinkedKubernetesVersion("v1.35.4
 // NewMainKubelet chains them, podsrc's eviction handler (which judges from the
 // Node's pressure conditions) in the place of the eviction manager's; the
 // pods critical pod preemption would kill are recorded as the verdict's
-// victims instead.
+// victims instead, and a pod they admit that a handler judging from what
+// podsrc cannot see (cfg.Unseen) may refuse is unknown.
 func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
 	h := &admit.Hooks{}
 	judges, err := kubeletHandlers(ctx, cfg.AllowedUnsafeSysctls, h.Callbacks())
 	if err != nil {
 		return nil, err
 	}
-	judges[admit.HandlerEviction] = admit.EvictionJudge(podClass())
-	return h.Chain(KubeletVersion(), judges, cfg.Handlers)
+	class := podClass()
+	judges[admit.HandlerEviction] = admit.EvictionJudge(class)
+	chain, err := h.Chain(KubeletVersion(), judges, cfg.Handlers)
+	if err != nil {
+		return nil, err
+	}
+	return admit.WithUnseen(chain, cfg.Unseen, class.QOS), nil
 }
 
 // kubeletHandlers builds v1.35's admit handlers by name as its
