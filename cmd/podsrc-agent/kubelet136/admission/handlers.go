@@ -34,13 +34,7 @@ func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
 	if err != nil {
 		return nil, err
 	}
-	class := podClass()
-	judges[admit.HandlerEviction] = admit.EvictionJudge(class)
-	chain, err := h.Chain(KubeletVersion(), judges, cfg.Handlers)
-	if err != nil {
-		return nil, err
-	}
-	return admit.WithUnseen(chain, cfg.Unseen, class.QOS), nil
+	return h.Build(KubeletVersion(), judges, cfg, podClass())
 }
 
 // kubeletHandlers builds v1.36's admit handlers by name as its
