@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,8 +32,13 @@ const (
 // status shows what the kubelet itself decided, that is taken instead (see
 // kubeletVerdict). Pods added before the Node is known (the file source
 // sends before the API source has listed the node) wait, and are judged,
-// in their order, when it comes. It is guarded by the agent's viewMu.
+// in their order, when it comes. It has a lock of its own, so that the
+// agent judges an ADD (the kubelet's handlers rebuild the node's resource
+// summary over every active pod: milliseconds at thousands of pods) without
+// holding its viewMu, before the pods enter the view: no reader sees an
+// added pod without its verdict. When both are held, viewMu is taken first.
 type admissions struct {
+	mu sync.Mutex
 	// admitter is nil when the agent has no admit handlers.
 	admitter *admission.Admitter
 	verdicts map[types.UID]v1alpha1.Admission
@@ -52,6 +58,8 @@ func newAdmissions(h admission.Handlers) *admissions {
 // setNode takes the kubelet's Node object; nil when it is gone. The first
 // Node judges the pods that waited for it.
 func (s *admissions) setNode(n *v1.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.admitter == nil {
 		return
 	}
@@ -67,6 +75,8 @@ func (s *admissions) setNode(n *v1.Node) {
 // apply follows one notification of the merge and returns the verdict on
 // each pod an ADD brought, by UID; nil for the other ops.
 func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch u.Op {
 	case merge.Add:
 		return s.add(u.Pods)
@@ -138,6 +148,8 @@ func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
 
 // get returns the verdict on the pod with the UID.
 func (s *admissions) get(uid types.UID) (v1alpha1.Admission, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	v, ok := s.verdicts[uid]
 	return v, ok
 }
