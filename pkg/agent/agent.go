@@ -94,8 +94,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		admissions: newAdmissions(cfg.Admission),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
-		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer),
-		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer),
+		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer, limitStreams, labelStreams),
+		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer, limitSnapshots, labelSnapshots),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
