@@ -28,6 +28,7 @@ import (
 	"github.com/podsrc/podsrc/internal/conformance/admissiontrace"
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/merge"
 )
 
 // The thresholds a recorder gives its eviction manager, which the
@@ -58,7 +59,7 @@ func Scenarios() []Scenario {
 		p.Spec.Tolerations = []v1.Toleration{{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
 	}
 	static := func(p *v1.Pod) {
-		p.Annotations[admissionConfigSource] = "file"
+		p.Annotations[merge.ConfigSourceAnnotation] = "file"
 	}
 	return []Scenario{
 		{Name: "eviction-memory-pressure-besteffort", Description: "memory pressure refuses a BestEffort pod", Pressure: v1.NodeMemoryPressure,
@@ -77,16 +78,12 @@ func Scenarios() []Scenario {
 	}
 }
 
-// admissionConfigSource is the kubelet's config source annotation, which
-// makes a pod other than "api" static, so critical.
-const admissionConfigSource = "kubernetes.io/config.source"
-
 func pod(name string, second int, mutate ...func(*v1.Pod)) *v1.Pod {
 	p := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "default", UID: types.UID("uid-" + name),
 			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, second, 0, time.UTC)),
-			Annotations:       map[string]string{admissionConfigSource: "api"},
+			Annotations:       map[string]string{merge.ConfigSourceAnnotation: "api"},
 		},
 		Spec: v1.PodSpec{NodeName: "node-a", Containers: []v1.Container{{Name: "app", Image: "registry.example/app:1"}}},
 	}
@@ -233,7 +230,7 @@ func Record(t *testing.T, version string, start Start) {
 // synchronization, and returns the Node as the kubelet's setters leave it
 // and the manager's Admit.
 func run(ctx context.Context, start Start, sc Scenario) (*v1.Node, admission.Judge, error) {
-	summaries := NewSummaries(sc.Pressure, Now)
+	summaries := NewSummaries(sc.Pressure, Now())
 	defer summaries.Stop()
 	m, err := start(ctx, summaries)
 	if err != nil {
@@ -264,7 +261,7 @@ func run(ctx context.Context, start Start, sc Scenario) (*v1.Node, admission.Jud
 // Now is the time of the summaries and of the clock a recorder gives its
 // eviction manager and setters, so that traces are recorded the same
 // every time.
-var Now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+func Now() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // NoGC is the image and container garbage collection the eviction manager
 // runs to reclaim disk: there is nothing to collect.
@@ -306,4 +303,35 @@ func writeOrCheck(path string, tr admissiontrace.Trace) error {
 		return fmt.Errorf("writing admission trace: %w", err)
 	}
 	return nil
+}
+
+// Judge is the eviction manager as the admission recorder's oracle
+// (admissiontrace.Kubelet.Handlers) chains it: the Admit of an eviction
+// manager that start builds on the pressure the judged pod's Node shows,
+// so that the recorder re-runs the eviction traces through the kubelet's
+// own manager. One manager is started per pressure, on first use; a Node
+// with several pressures, which Summaries cannot show, or a manager that
+// does not synchronize, gives a verdict no trace has, which fails the
+// recording.
+func Judge(ctx context.Context, start Start) admission.Judge {
+	managers := map[v1.NodeConditionType]admission.Judge{}
+	return func(in admission.Input) (bool, string, string) {
+		var pressure v1.NodeConditionType
+		switch p := admission.Pressure(in.Node); len(p) {
+		case 0:
+		case 1:
+			pressure = p[0]
+		default:
+			return false, "Recorder", fmt.Sprintf("the recorder shows one pressure at a time, not %v", p)
+		}
+		admit, ok := managers[pressure]
+		if !ok {
+			var err error
+			if _, admit, err = run(ctx, start, Scenario{Pressure: pressure}); err != nil {
+				return false, "Recorder", err.Error()
+			}
+			managers[pressure] = admit
+		}
+		return admit(in)
+	}
 }

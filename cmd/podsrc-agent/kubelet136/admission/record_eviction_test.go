@@ -30,7 +30,7 @@ func TestRecordEvictionTraces(t *testing.T) {
 // startEvictionManager builds v1.36's eviction manager as NewMainKubelet
 // does, with evictiontrace's thresholds, and starts it on summaries.
 func startEvictionManager(ctx context.Context, summaries *evictiontrace.Summaries) (evictiontrace.Manager, error) {
-	clock := testingclock.NewFakeClock(evictiontrace.Now)
+	clock := testingclock.NewFakeClock(evictiontrace.Now())
 	memory := resource.MustParse(evictiontrace.MemoryAvailableThreshold)
 	cfg := eviction.Config{PressureTransitionPeriod: 5 * time.Minute, Thresholds: []evictionapi.Threshold{
 		{Signal: evictionapi.SignalMemoryAvailable, Operator: evictionapi.OpLessThan, Value: evictionapi.ThresholdValue{Quantity: &memory}},
