@@ -335,3 +335,20 @@ func Judge(ctx context.Context, start Start) admission.Judge {
 		return admit(in)
 	}
 }
+
+// HandlersFunc builds a kubelet minor's admit handlers by name on its
+// callbacks (admissiontrace.Kubelet.Handlers).
+type HandlersFunc func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error)
+
+// WithEviction returns handlers with the minor's eviction manager (Judge
+// of start) beside them, for the admission recorder's oracle.
+func WithEviction(handlers HandlersFunc, start Start) HandlersFunc {
+	return func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error) {
+		judges, err := handlers(ctx, allowedUnsafeSysctls, k)
+		if err != nil {
+			return nil, err
+		}
+		judges[admission.HandlerEviction] = Judge(ctx, start)
+		return judges, nil
+	}
+}

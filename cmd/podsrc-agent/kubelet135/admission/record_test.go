@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"context"
 	"flag"
 	"sort"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/util/sliceutils"
 
 	"github.com/podsrc/podsrc/internal/conformance/admissiontrace"
-	admit "github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/admission/evictiontrace"
 )
 
@@ -30,17 +28,6 @@ func TestRecordAdmissionTraces(t *testing.T) {
 		SortByCreationTime: func(pods []*v1.Pod) { sort.Sort(sliceutils.PodsByCreationTime(pods)) },
 		IsMirrorPod:        kubetypes.IsMirrorPod,
 		IsPodPhaseTerminal: podutil.IsPodPhaseTerminal,
-		Handlers:           oracleHandlers,
+		Handlers:           evictiontrace.WithEviction(kubeletHandlers, startEvictionManager),
 	})
-}
-
-// oracleHandlers are the kubelet's admit handlers and its eviction
-// manager, started on the pressure the Node of the pod judged shows.
-func oracleHandlers(ctx context.Context, allowedUnsafeSysctls []string, k admit.Callbacks) (map[string]admit.Judge, error) {
-	judges, err := kubeletHandlers(ctx, allowedUnsafeSysctls, k)
-	if err != nil {
-		return nil, err
-	}
-	judges[admit.HandlerEviction] = evictiontrace.Judge(ctx, startEvictionManager)
-	return judges, nil
 }
