@@ -49,7 +49,7 @@ func TestJudgingHoldsNoViewLock(t *testing.T) {
 	}
 	listed := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(ta.url + "/api/v1alpha1/pods")
+		resp, err := http.Get(ta.url + v1alpha1.PodsPath)
 		if err == nil {
 			var list v1alpha1.PodList
 			err = json.NewDecoder(resp.Body).Decode(&list)
