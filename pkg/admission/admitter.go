@@ -85,6 +85,11 @@ func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
 	}
 	v := a.handlers.Admit(Input{Node: a.node, Pod: pod, Others: a.active.others(pod.UID)})
 	out := v1alpha1.Admission{Admitted: v.Admit}
+	if v.Admit && v.Unknown != "" {
+		// The pod holds room as the kubelet most likely admitted it; its
+		// verdict is not given.
+		out = v1alpha1.Admission{Unknown: v.Unknown}
+	}
 	if !v.Admit {
 		// A rejected pod is failed, so no longer active if it was.
 		a.active.remove(pod.UID)

@@ -15,6 +15,10 @@ import (
 // The admit handlers a minor's chain may hold, by the names the
 // conformance traces give them, in the order the kubelet chains them.
 const (
+	// HandlerEviction is the kubelet's eviction manager: node pressure
+	// (the Node's MemoryPressure, DiskPressure and PIDPressure conditions)
+	// against the pod's criticality, QoS class and tolerations.
+	HandlerEviction = "eviction"
 	// HandlerSysctl is the kubelet's sysctl allowlist: the safe sysctls
 	// and the kubelet's allowedUnsafeSysctls.
 	HandlerSysctl = "sysctl"
@@ -28,7 +32,7 @@ const (
 
 // HandlerOrder lists the handler names in the order the kubelet chains
 // them; a Config's Handlers follow it.
-var HandlerOrder = []string{HandlerSysctl, HandlerPredicate, HandlerPodFeatures}
+var HandlerOrder = []string{HandlerEviction, HandlerSysctl, HandlerPredicate, HandlerPodFeatures}
 
 // Config configures a minor's chain.
 type Config struct {
@@ -37,6 +41,9 @@ type Config struct {
 	Handlers []string
 	// AllowedUnsafeSysctls is the kubelet's allowedUnsafeSysctls.
 	AllowedUnsafeSysctls []string
+	// Unseen is what the kubelet's configuration says of the handlers
+	// that judge from node-private state podsrc does not read.
+	Unseen Unseen
 }
 
 // NewHandlers builds one kubelet minor's chain of admit handlers: the New
@@ -72,6 +79,10 @@ type Verdict struct {
 	Message string
 	// Handler names the handler that refused it.
 	Handler string
+	// Unknown, on a pod every handler podsrc reproduces admits, says what
+	// a handler of the kubelet's chain judges from that podsrc cannot see:
+	// the kubelet may refuse the pod there.
+	Unknown string
 	// Preempted are the pods critical pod preemption evicted to admit
 	// Pod, in the order it evicted them; they are evicted even when a
 	// later handler refuses Pod.

@@ -80,3 +80,17 @@ func (h *Hooks) Step(name string, judge Judge) Step {
 		return v
 	}}
 }
+
+// Build chains a minor's kubelet judges, built on h's Callbacks, with
+// podsrc's eviction handler (EvictionJudge of class) in the eviction
+// manager's place, as cfg names them, and makes the verdict on a pod they
+// admit unknown where cfg.Unseen says a handler podsrc cannot see may
+// refuse it (WithUnseen).
+func (h *Hooks) Build(kubelet string, judges map[string]Judge, cfg Config, class PodClass) (Handlers, error) {
+	judges[HandlerEviction] = EvictionJudge(class)
+	chain, err := h.Chain(kubelet, judges, cfg.Handlers)
+	if err != nil {
+		return nil, err
+	}
+	return WithUnseen(chain, cfg.Unseen, class.QOS), nil
+}

@@ -65,8 +65,9 @@ type Agent struct {
 	streams, snapshots *slots
 
 	// viewMu orders the view's changes with their events, so that a stream
-	// that starts with a snapshot continues exactly after it. It guards
-	// the admissions too, which follow the same notifications.
+	// that starts with a snapshot continues exactly after it. The
+	// admissions, which follow the same notifications, have a lock of
+	// their own.
 	viewMu     sync.Mutex
 	view       *view
 	admissions *admissions
@@ -93,8 +94,8 @@ func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
 		admissions: newAdmissions(cfg.Admission),
 
 		streamWriteTimeout: defaultStreamWriteTimeout,
-		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer),
-		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer),
+		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer, limitStreams, labelStreams),
+		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer, limitSnapshots, labelSnapshots),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
@@ -257,9 +258,17 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		case u := <-a.podConfig.Updates():
 			e := configEvent(u)
 			a.syncLoop.config(u.Op).setOn(&e)
+			var verdicts map[types.UID]v1alpha1.Admission
+			if u.Op == merge.Add {
+				// Judged before the pods enter the view, without viewMu.
+				verdicts = a.admissions.apply(u)
+			}
 			a.viewMu.Lock()
 			a.view.apply(u)
-			verdicts := a.admissions.apply(u)
+			if u.Op != merge.Add {
+				// Read back and forgotten with the view's change.
+				verdicts = a.admissions.apply(u)
+			}
 			withAdmissions(&e, verdicts)
 			a.ring.Publish(e)
 			a.viewMu.Unlock()
@@ -272,8 +281,6 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 // nodeChanged takes the kubelet's Node object from the API source, for the
 // admit handlers.
 func (a *Agent) nodeChanged(n *v1.Node) {
-	a.viewMu.Lock()
-	defer a.viewMu.Unlock()
 	a.admissions.setNode(n)
 }
 

@@ -76,9 +76,7 @@ func (a *Agent) withRuntime(info *v1alpha1.PodInfo, rp pleg.RuntimePod) {
 
 // withAdmission joins the kubelet's admission verdict on the pod into info.
 func (a *Agent) withAdmission(info *v1alpha1.PodInfo) {
-	a.viewMu.Lock()
 	v, ok := a.admissions.get(info.UID)
-	a.viewMu.Unlock()
 	if ok {
 		info.Admission = &v
 	}

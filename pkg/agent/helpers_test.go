@@ -302,3 +302,10 @@ func (m *metrics) subscribersValue() int {
 	_ = m.subscribers.Write(&out)
 	return int(out.GetGauge().GetValue())
 }
+
+// refusedValue returns podsrc_refused_total of one limit label.
+func (m *metrics) refusedValue(label string) float64 {
+	var out dto.Metric
+	_ = m.refused.WithLabelValues(label).Write(&out)
+	return out.GetCounter().GetValue()
+}

@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -10,6 +12,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
 )
 
 // rejectedPrefix starts the status.message the kubelet writes on a pod its
@@ -29,8 +32,13 @@ const (
 // status shows what the kubelet itself decided, that is taken instead (see
 // kubeletVerdict). Pods added before the Node is known (the file source
 // sends before the API source has listed the node) wait, and are judged,
-// in their order, when it comes. It is guarded by the agent's viewMu.
+// in their order, when it comes. It has a lock of its own, so that the
+// agent judges an ADD (the kubelet's handlers rebuild the node's resource
+// summary over every active pod: milliseconds at thousands of pods) without
+// holding its viewMu, before the pods enter the view: no reader sees an
+// added pod without its verdict. When both are held, viewMu is taken first.
 type admissions struct {
+	mu sync.Mutex
 	// admitter is nil when the agent has no admit handlers.
 	admitter *admission.Admitter
 	verdicts map[types.UID]v1alpha1.Admission
@@ -50,6 +58,8 @@ func newAdmissions(h admission.Handlers) *admissions {
 // setNode takes the kubelet's Node object; nil when it is gone. The first
 // Node judges the pods that waited for it.
 func (s *admissions) setNode(n *v1.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.admitter == nil {
 		return
 	}
@@ -65,6 +75,8 @@ func (s *admissions) setNode(n *v1.Node) {
 // apply follows one notification of the merge and returns the verdict on
 // each pod an ADD brought, by UID; nil for the other ops.
 func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch u.Op {
 	case merge.Add:
 		return s.add(u.Pods)
@@ -136,6 +148,8 @@ func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
 
 // get returns the verdict on the pod with the UID.
 func (s *admissions) get(uid types.UID) (v1alpha1.Admission, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	v, ok := s.verdicts[uid]
 	return v, ok
 }
@@ -154,4 +168,30 @@ func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
 		return v1alpha1.Admission{Admitted: true, ReadBack: true}, true
 	}
 	return v1alpha1.Admission{}, false
+}
+
+// appArmorEnabledPath is where the kernel says whether AppArmor is
+// enabled, as the kubelet's AppArmor validator reads it.
+const appArmorEnabledPath = "/sys/module/apparmor/parameters/enabled"
+
+// unseenState is what the node's kubelet configuration and host say of
+// the admit handlers that judge from state podsrc does not read: the
+// resource managers' policies, the node shutdown manager, and whether the
+// host has AppArmor enabled (unknown when that cannot be read; no AppArmor
+// module is disabled).
+func unseenState(env nodeenv.Env) admission.Unseen {
+	u := admission.Unseen{NoKubeletConfig: env.Kubelet == nil}
+	if kc := env.Kubelet; kc != nil {
+		u.CPUManagerPolicy, u.MemoryManagerPolicy, u.TopologyManagerPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy, kc.TopologyManagerPolicy
+		u.GracefulShutdown = kc.ShutdownGracePeriod.Duration > 0 || len(kc.ShutdownGracePeriodByPodPriority) > 0
+	}
+	switch raw, err := os.ReadFile(nodeenv.ReadPath(env.HostRoot, appArmorEnabledPath)); {
+	case err == nil:
+		enabled := strings.HasPrefix(string(raw), "Y")
+		u.AppArmorEnabled = &enabled
+	case os.IsNotExist(err):
+		enabled := false
+		u.AppArmorEnabled = &enabled
+	}
+	return u
 }

@@ -84,6 +84,9 @@ func TestLimits(t *testing.T) {
 		// served meanwhile (after the 503: its connection may be idle,
 		// and an idle connection makes room).
 		want, other string
+		// label is the limit's in podsrc_refused_total, as its flag names
+		// it.
+		label string
 	}{
 		{
 			name: "connections",
@@ -98,7 +101,7 @@ func TestLimits(t *testing.T) {
 			},
 			// A peer that holds no connection still gets one of the
 			// reserve beyond the total.
-			path: "/livez", want: "(connections limit)", other: "127.0.0.5",
+			path: "/livez", want: "(connections limit)", label: "connections", other: "127.0.0.5",
 		},
 		{
 			name:   "connections per peer",
@@ -108,7 +111,7 @@ func TestLimits(t *testing.T) {
 				openStream(t, ta, "127.0.0.1")
 				return func() { a.Close() }
 			},
-			path: "/livez", want: "(connections-per-peer limit)", other: "127.0.0.3",
+			path: "/livez", want: "(connections-per-peer limit)", label: "connections-per-peer", other: "127.0.0.3",
 		},
 		{
 			name:   "event streams",
@@ -118,7 +121,7 @@ func TestLimits(t *testing.T) {
 				openStream(t, ta, "127.0.0.4")
 				return func() { a.Close() }
 			},
-			path: "/api/v1alpha1/events", want: "many " + limitStreams + " as",
+			path: "/api/v1alpha1/events", want: "many " + limitStreams + " as", label: "streams",
 		},
 		{
 			name:   "event streams per peer",
@@ -128,31 +131,31 @@ func TestLimits(t *testing.T) {
 				openStream(t, ta, "127.0.0.1")
 				return func() { a.Close() }
 			},
-			path: "/api/v1alpha1/events", want: "many " + limitStreams + perPeerSuffix + " as", other: "127.0.0.3",
+			path: "/api/v1alpha1/events", want: "many " + limitStreams + perPeerSuffix + " as", label: "streams-per-peer", other: "127.0.0.3",
 		},
 		{
 			name:   "snapshot requests",
 			limits: func(l *Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.3") },
-			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + " as",
+			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + " as", label: "snapshot-requests",
 		},
 		{
 			name:   "snapshot requests per peer",
 			limits: func(l *Limits) { l.MaxSnapshotsPerPeer = 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.1") },
-			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + perPeerSuffix + " as", other: "127.0.0.3",
+			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + perPeerSuffix + " as", label: "snapshot-requests-per-peer", other: "127.0.0.3",
 		},
 		{
 			name:   "a stream's snapshot",
 			limits: func(l *Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.3") },
-			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + " as",
+			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + " as", label: "snapshot-requests",
 		},
 		{
 			name:   "a stream's snapshot per peer",
 			limits: func(l *Limits) { l.MaxSnapshotsPerPeer = 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.1") },
-			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + perPeerSuffix + " as", other: "127.0.0.3",
+			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + perPeerSuffix + " as", label: "snapshot-requests-per-peer", other: "127.0.0.3",
 		},
 	}
 	for _, tt := range tests {
@@ -160,6 +163,9 @@ func TestLimits(t *testing.T) {
 			ta := startAgent(t, func(c *Config) { tt.limits(&c.Limits) })
 			free := tt.fill(t, ta)
 			wantUnavailable(t, answer(t, rawGet(t, ta, "127.0.0.1", tt.path)), tt.want)
+			if n := ta.metrics.refusedValue(tt.label); n < 1 {
+				t.Errorf("podsrc_refused_total{limit=%q} is %v, want the 503 counted", tt.label, n)
+			}
 			if tt.other != "" {
 				if resp := answer(t, rawGet(t, ta, tt.other, tt.path)); resp.StatusCode != http.StatusOK {
 					t.Fatalf("another peer answered %s while the first held its share", resp.Status)
@@ -192,7 +198,7 @@ func openStream(t *testing.T, ta *testAgent, from string) net.Conn {
 func takeSnapshotSlot(t *testing.T, ta *testAgent, from string) func() {
 	t.Helper()
 	peer := netip.PrefixFrom(netip.MustParseAddr(from), 32)
-	if limit := ta.snapshots.take(peer, limitSnapshots); limit != "" {
+	if limit, _ := ta.snapshots.take(peer); limit != "" {
 		t.Fatalf("no snapshot slot free: %s", limit)
 	}
 	return func() { ta.snapshots.give(peer) }

@@ -86,7 +86,7 @@ func (l *limitListener) admit(c net.Conn) (lc *limitedConn, victim *limitedConn,
 	switch {
 	case l.peers[peer] >= l.limits.perPeer:
 		if victim = l.longestIdle(peer); victim == nil {
-			return nil, nil, l.limits.name + "-per-peer"
+			return nil, nil, l.limits.name + perPeerLabel
 		}
 	case len(l.conns) >= l.limits.total:
 		victim = l.longestIdle(netip.Prefix{})

@@ -42,7 +42,7 @@ func newMetrics(a *Agent) *metrics {
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podsrc_refused_total",
-			Help: "Connections and requests answered 503 because a limit was reached, by limit.",
+			Help: "Connections and requests answered 503 because a limit was reached, by limit: connections, streams or snapshot-requests (as --max-<limit> names it) or probe-connections, with -per-peer for one address's share.",
 		}, []string{"limit"}),
 		admitted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "podsrc_admission_admitted_total",

@@ -143,9 +143,10 @@ type Config struct {
 }
 
 // AdmissionConfig is what the kubelet's admit handlers take from its
-// configuration: its allowedUnsafeSysctls.
+// configuration (its allowedUnsafeSysctls) and what podsrc cannot judge
+// (unseenState).
 func (c *Config) AdmissionConfig() admission.Config {
-	var ac admission.Config
+	ac := admission.Config{Unseen: unseenState(c.Node)}
 	if kc := c.Node.Kubelet; kc != nil {
 		ac.AllowedUnsafeSysctls = kc.AllowedUnsafeSysctls
 	}

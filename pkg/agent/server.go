@@ -46,7 +46,7 @@ func (a *Agent) Handler() http.Handler {
 		r.HandleFunc(path, h).Methods(http.MethodGet, http.MethodHead)
 	}
 	snapshot := func(h http.HandlerFunc) http.HandlerFunc {
-		return a.limited(a.snapshots, limitSnapshots, withMinRate(h))
+		return a.limited(a.snapshots, withMinRate(h))
 	}
 	get(v1alpha1.SourcesPath, snapshot(a.handleSources))
 	get(v1alpha1.PodsPath, snapshot(a.handlePods))
@@ -54,7 +54,7 @@ func (a *Agent) Handler() http.Handler {
 	get(v1alpha1.PLEGPath, a.withDeadline(a.handlePLEG))
 	// The stream answers GET only: a HEAD would hold its connection while
 	// heartbeats went nowhere.
-	r.HandleFunc(v1alpha1.EventsPath, a.limited(a.streams, limitStreams, a.handleEvents)).Methods(http.MethodGet)
+	r.HandleFunc(v1alpha1.EventsPath, a.limited(a.streams, a.handleEvents)).Methods(http.MethodGet)
 	get(v1alpha1.VersionPath, a.withDeadline(a.handleVersion))
 	for path, h := range a.probes() {
 		get(path, h)

@@ -10,15 +10,23 @@ import (
 // retryAfterSeconds is the Retry-After of a 503 for a limit.
 const retryAfterSeconds = 1
 
-// What the request limits count, as 503 answers and metrics name them.
+// What the request limits count, as their 503 answers say it, and as
+// their metric labels (podsrc_refused_total's limit) name them: as their
+// flags do (--max-streams, --max-snapshot-requests), the style of the
+// connection limits' labels.
 const (
 	limitStreams   = "event streams"
 	limitSnapshots = "snapshot requests"
+	labelStreams   = "streams"
+	labelSnapshots = "snapshot-requests"
 )
 
-// perPeerSuffix marks the per-peer share of a limit in its 503 answers and
-// metric labels.
-const perPeerSuffix = " from one address"
+// perPeerSuffix marks the per-peer share of a limit in its 503 answers,
+// perPeerLabel in its metric label (as its flag, --max-…-per-peer).
+const (
+	perPeerSuffix = " from one address"
+	perPeerLabel  = "-per-peer"
+)
 
 // slots counts the requests of one kind in progress, in total and per peer,
 // and never waits: a request either gets a slot at once or is refused.
@@ -26,30 +34,33 @@ const perPeerSuffix = " from one address"
 // for long (a slow reader, a stream never read) leaves the rest to others.
 type slots struct {
 	total, perPeer int
+	// words and label name the limit in 503 answers and metric labels.
+	words, label string
 
 	mu    sync.Mutex
 	used  int
 	peers map[netip.Prefix]int
 }
 
-func newSlots(total, perPeer int) *slots {
-	return &slots{total: total, perPeer: perPeer, peers: map[netip.Prefix]int{}}
+func newSlots(total, perPeer int, words, label string) *slots {
+	return &slots{total: total, perPeer: perPeer, words: words, label: label, peers: map[netip.Prefix]int{}}
 }
 
-// take takes a slot for peer, or returns the limit it would exceed: what
-// for the total, what+perPeerSuffix for the peer's share.
-func (s *slots) take(peer netip.Prefix, what string) (refused string) {
+// take takes a slot for peer, or returns the limit it would exceed, in
+// the words of a 503 answer and as a metric label: the total's, or the
+// peer's share's (perPeerSuffix, perPeerLabel).
+func (s *slots) take(peer netip.Prefix) (words, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.peers[peer] >= s.perPeer:
-		return what + perPeerSuffix
+		return s.words + perPeerSuffix, s.label + perPeerLabel
 	case s.used >= s.total:
-		return what
+		return s.words, s.label
 	}
 	s.used++
 	s.peers[peer]++
-	return ""
+	return "", ""
 }
 
 // give returns a slot peer took.
@@ -63,21 +74,21 @@ func (s *slots) give(peer netip.Prefix) {
 }
 
 // takeSlot takes a slot of s for the request's peer, or answers 503 with
-// Retry-After and returns false. what names the limit in the answer.
-func (a *Agent) takeSlot(w http.ResponseWriter, r *http.Request, s *slots, what string) (give func(), ok bool) {
+// Retry-After and returns false.
+func (a *Agent) takeSlot(w http.ResponseWriter, r *http.Request, s *slots) (give func(), ok bool) {
 	peer := peerOf(r.RemoteAddr)
-	if limit := s.take(peer, what); limit != "" {
-		a.metrics.refused.WithLabelValues(limit).Inc()
-		writeUnavailable(w, limit)
+	if words, label := s.take(peer); words != "" {
+		a.metrics.refused.WithLabelValues(label).Inc()
+		writeUnavailable(w, words)
 		return nil, false
 	}
 	return func() { s.give(peer) }, true
 }
 
 // limited serves h only while the request holds one of s.
-func (a *Agent) limited(s *slots, what string, h http.HandlerFunc) http.HandlerFunc {
+func (a *Agent) limited(s *slots, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		give, ok := a.takeSlot(w, r, s, what)
+		give, ok := a.takeSlot(w, r, s)
 		if !ok {
 			return
 		}

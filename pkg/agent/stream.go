@@ -47,7 +47,7 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	var giveSnapshot func()
 	if q.Snapshot {
 		var ok bool
-		if giveSnapshot, ok = a.takeSlot(w, r, a.snapshots, limitSnapshots); !ok {
+		if giveSnapshot, ok = a.takeSlot(w, r, a.snapshots); !ok {
 			return
 		}
 		defer func() {

@@ -22,15 +22,18 @@ import (
 func KubeletVersion() string { return staticpod.LinkedKubernetesVersion("v1.33.13") }
 
 // New returns the handlers cfg names, chained in the order v1.33's
-// NewMainKubelet chains them; the pods critical pod preemption would kill
-// are recorded as the verdict's victims instead.
+// NewMainKubelet chains them, podsrc's eviction handler (which judges from the
+// Node's pressure conditions) in the place of the eviction manager's; the
+// pods critical pod preemption would kill are recorded as the verdict's
+// victims instead, and a pod they admit that a handler judging from what
+// podsrc cannot see (cfg.Unseen) may refuse is unknown.
 func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
 	h := &admit.Hooks{}
 	judges, err := kubeletHandlers(ctx, cfg.AllowedUnsafeSysctls, h.Callbacks())
 	if err != nil {
 		return nil, err
 	}
-	return h.Chain(KubeletVersion(), judges, cfg.Handlers)
+	return h.Build(KubeletVersion(), judges, cfg, podClass())
 }
 
 // kubeletHandlers builds v1.33's admit handlers by name as its

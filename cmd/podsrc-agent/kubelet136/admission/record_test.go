@@ -11,6 +11,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/util/sliceutils"
 
 	"github.com/podsrc/podsrc/internal/conformance/admissiontrace"
+	"github.com/podsrc/podsrc/pkg/admission/evictiontrace"
 )
 
 var recordTraces = flag.Bool("record", false, "record the admission traces of this kubelet minor into the trace directory")
@@ -27,6 +28,6 @@ func TestRecordAdmissionTraces(t *testing.T) {
 		SortByCreationTime: func(pods []*v1.Pod) { sort.Sort(sliceutils.PodsByCreationTime(pods)) },
 		IsMirrorPod:        kubetypes.IsMirrorPod,
 		IsPodPhaseTerminal: podutil.IsPodPhaseTerminal,
-		Handlers:           kubeletHandlers,
+		Handlers:           evictiontrace.WithEviction(kubeletHandlers, startEvictionManager),
 	})
 }
