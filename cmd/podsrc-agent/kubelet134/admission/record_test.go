@@ -11,7 +11,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/util/sliceutils"
 
 	"github.com/podsrc/podsrc/internal/conformance/admissiontrace"
-	"github.com/podsrc/podsrc/pkg/admission/evictiontrace"
+	"github.com/podsrc/podsrc/internal/conformance/evictiontrace"
 )
 
 var recordTraces = flag.Bool("record", false, "record the admission traces of this kubelet minor into the trace directory")

@@ -14,7 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/nodestatus"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/podsrc/podsrc/pkg/admission/evictiontrace"
+	"github.com/podsrc/podsrc/internal/conformance/evictiontrace"
 )
 
 // TestRecordEvictionTraces is the eviction manager's recorder, run with
