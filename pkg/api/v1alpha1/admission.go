@@ -28,8 +28,10 @@ type Admission struct {
 	// status.message, or its start), rather than reproduced by podsrc.
 	ReadBack bool `json:"readBack,omitempty"`
 	// Unknown says why podsrc cannot give a verdict (no Node object to
-	// judge against, no admit handlers in this agent build); Admitted is
-	// then false and means nothing.
+	// judge against, no admit handlers in this agent build, or a handler
+	// that judges from kubelet state podsrc cannot see: the resource
+	// managers' checkpoints, the host's AppArmor, a shutdown under way);
+	// Admitted is then false and means nothing.
 	Unknown string `json:"unknown,omitempty"`
 }
 
