@@ -174,18 +174,18 @@ func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
 // enabled, as the kubelet's AppArmor validator reads it.
 const appArmorEnabledPath = "/sys/module/apparmor/parameters/enabled"
 
-// unseenState is what the node's kubelet configuration and host say of
-// the admit handlers that judge from state podsrc does not read: the
-// resource managers' policies, the node shutdown manager, and whether the
-// host has AppArmor enabled (unknown when that cannot be read; no AppArmor
-// module is disabled).
-func unseenState(env nodeenv.Env) admission.Unseen {
-	u := admission.Unseen{NoKubeletConfig: env.Kubelet == nil}
-	if kc := env.Kubelet; kc != nil {
-		u.CPUManagerPolicy, u.MemoryManagerPolicy, u.TopologyManagerPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy, kc.TopologyManagerPolicy
-		u.GracefulShutdown = kc.ShutdownGracePeriod.Duration > 0 || len(kc.ShutdownGracePeriodByPodPriority) > 0
+// unseenState is what the kubelet's settings k and the host under
+// hostRoot say of the admit handlers that judge from state podsrc does not
+// read: the resource managers' policies, the node shutdown manager, and
+// whether the host has AppArmor enabled (unknown when that cannot be read;
+// no AppArmor module is disabled).
+func unseenState(k kubeletAdmission, hostRoot string) admission.Unseen {
+	u := admission.Unseen{NoKubeletConfig: !k.Known}
+	if k.Known {
+		u.CPUManagerPolicy, u.MemoryManagerPolicy, u.TopologyManagerPolicy = k.CPUManagerPolicy, k.MemoryManagerPolicy, k.TopologyManagerPolicy
+		u.GracefulShutdown = k.ShutdownGracePeriod > 0
 	}
-	switch raw, err := os.ReadFile(nodeenv.ReadPath(env.HostRoot, appArmorEnabledPath)); {
+	switch raw, err := os.ReadFile(nodeenv.ReadPath(hostRoot, appArmorEnabledPath)); {
 	case err == nil:
 		enabled := strings.HasPrefix(string(raw), "Y")
 		u.AppArmorEnabled = &enabled

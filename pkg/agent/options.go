@@ -45,6 +45,7 @@ type Options struct {
 	// ProfilingAddress is where --enable-profiling serves: loopback only.
 	ProfilingAddress string
 	Limits           Limits
+	Admission        AdmissionFlags
 
 	// RelistOnRuntimeEvents relists when the runtime reports a change.
 	RelistOnRuntimeEvents bool
@@ -98,6 +99,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.EnableProfiling, "enable-profiling", o.EnableProfiling, "Serve Go profiles under /debug/pprof/ on --profiling-address.")
 	fs.StringVar(&o.ProfilingAddress, "profiling-address", o.ProfilingAddress, "The loopback address --enable-profiling serves on, apart from the API (reach it with kubectl port-forward); other addresses are refused.")
 	o.Limits.AddFlags(fs)
+	o.Admission.AddFlags(fs)
 }
 
 // Config is the agent's validated configuration.
@@ -140,17 +142,20 @@ type Config struct {
 	// Admission is the kubelet minor's chain of admit handlers, which judge
 	// each added pod; nil leaves every verdict unknown.
 	Admission admission.Handlers
+
+	// kubeletAdmission is the kubelet's settings its admit handlers judge
+	// by: its configuration's, or the flags'.
+	kubeletAdmission kubeletAdmission
 }
 
 // AdmissionConfig is what the kubelet's admit handlers take from its
-// configuration (its allowedUnsafeSysctls) and what podsrc cannot judge
+// settings (its allowedUnsafeSysctls) and what podsrc cannot judge
 // (unseenState).
 func (c *Config) AdmissionConfig() admission.Config {
-	ac := admission.Config{Unseen: unseenState(c.Node)}
-	if kc := c.Node.Kubelet; kc != nil {
-		ac.AllowedUnsafeSysctls = kc.AllowedUnsafeSysctls
+	return admission.Config{
+		AllowedUnsafeSysctls: c.kubeletAdmission.AllowedUnsafeSysctls,
+		Unseen:               unseenState(c.kubeletAdmission, c.Node.HostRoot),
 	}
-	return ac
 }
 
 // Complete resolves the flags given on fs, with the kubelet's configuration
@@ -181,6 +186,8 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 		RelistOnRuntimeEvents: o.RelistOnRuntimeEvents,
 
 		MaxDeadContainersPerContainer: o.MaxDeadContainersPerContainer,
+
+		kubeletAdmission: o.Admission.Resolve(fs, node.Kubelet),
 	}
 	c.RuntimeEndpoint = o.RuntimeEndpoint
 	if fs == nil || !fs.Changed("runtime-endpoint") {

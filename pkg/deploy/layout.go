@@ -30,6 +30,10 @@ type Layout struct {
 	// --feature-gates merged into its configuration's): the agent's
 	// decoder follows them.
 	FeatureGates map[string]bool
+	// Admission is what the kubelet's admit handlers judge by; nil when
+	// its configuration was not read (an assumed layout), and the agent
+	// then says so of the verdicts it cannot give.
+	Admission *KubeletAdmission
 }
 
 // The kubelet's defaults, for settings a configuration leaves out.
@@ -49,6 +53,7 @@ func LayoutFromKubelet(kc *kubeletconfig.KubeletConfiguration) Layout {
 		HTTPCheckFrequency: kc.HTTPCheckFrequency.Duration,
 		RuntimeEndpoint:    kc.ContainerRuntimeEndpoint,
 		FeatureGates:       kc.FeatureGates,
+		Admission:          kubeletAdmission(kc),
 	}
 	if l.FileCheckFrequency == 0 {
 		l.FileCheckFrequency = defaultCheckFrequency
@@ -121,6 +126,9 @@ func (l Layout) Args() []string {
 		sort.Strings(gates)
 		args = append(args, "--feature-gates="+strings.Join(gates, ","))
 	}
+	if l.Admission != nil {
+		args = append(args, l.Admission.args()...)
+	}
 	// Always named: without it and without a kubelet configuration the
 	// agent's PLEG is off, which must be what the node says, not an accident.
 	args = append(args, "--runtime-endpoint="+l.RuntimeEndpoint)
@@ -155,7 +163,7 @@ func (l Layout) identity() string {
 // layoutFlags are the agent's flags a Layout sets; the template's own
 // values of them are replaced. --kubelet-config is among them: with every
 // setting given as a flag, the agent need not read the kubelet's file.
-var layoutFlags = []string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--static-pod-url-file", "--static-pod-url-header-file", "--http-check-frequency", "--runtime-endpoint", "--feature-gates", "--kubelet-config"}
+var layoutFlags = append([]string{"--static-pod-path", "--file-check-frequency", "--static-pod-url", "--static-pod-url-header", "--static-pod-url-file", "--static-pod-url-header-file", "--http-check-frequency", "--runtime-endpoint", "--feature-gates", "--kubelet-config"}, admissionFlags...)
 
 // isLayoutFlag reports whether arg sets one of layoutFlags.
 func isLayoutFlag(arg string) bool {

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestLayoutFromKubelet(t *testing.T) {
 	}{{
 		name: "defaults for what the configuration leaves out",
 		kc:   kubeletconfig.KubeletConfiguration{StaticPodPath: "/etc/kubernetes/manifests"},
-		want: Layout{StaticPodPath: "/etc/kubernetes/manifests", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second, RuntimeEndpoint: "unix:///run/containerd/containerd.sock"},
+		want: Layout{StaticPodPath: "/etc/kubernetes/manifests", FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second, RuntimeEndpoint: "unix:///run/containerd/containerd.sock", Admission: &KubeletAdmission{}},
 	}, {
 		name: "everything set; a bare socket path is a unix socket",
 		kc: kubeletconfig.KubeletConfiguration{
@@ -33,9 +34,15 @@ func TestLayoutFromKubelet(t *testing.T) {
 			HTTPCheckFrequency:       metav1.Duration{Duration: time.Minute},
 			ContainerRuntimeEndpoint: "/var/run/crio/crio.sock",
 			FeatureGates:             map[string]bool{"PreventStaticPodAPIReferences": false},
+			AllowedUnsafeSysctls:     []string{"net.ipv4.tcp_syncookies", "kernel.msg*"},
+			CPUManagerPolicy:         "static", MemoryManagerPolicy: "Static", TopologyManagerPolicy: "single-numa-node",
+			ShutdownGracePeriod:              metav1.Duration{Duration: 30 * time.Second},
+			ShutdownGracePeriodByPodPriority: []kubeletconfig.ShutdownGracePeriodByPodPriority{{Priority: 100000, ShutdownGracePeriodSeconds: 60}},
 		},
 		want: Layout{StaticPodPath: "/srv/pods", FileCheckFrequency: 5 * time.Second, StaticPodURL: "http://10.0.0.1/pods", StaticPodURLHeader: map[string][]string{"X-Token": {"a"}}, HTTPCheckFrequency: time.Minute, RuntimeEndpoint: "unix:///var/run/crio/crio.sock",
-			FeatureGates: map[string]bool{"PreventStaticPodAPIReferences": false}},
+			FeatureGates: map[string]bool{"PreventStaticPodAPIReferences": false},
+			Admission: &KubeletAdmission{AllowedUnsafeSysctls: []string{"kernel.msg*", "net.ipv4.tcp_syncookies"}, CPUManagerPolicy: "static", MemoryManagerPolicy: "Static", TopologyManagerPolicy: "single-numa-node",
+				ShutdownGracePeriod: time.Minute}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,5 +266,39 @@ func TestLayoutArgsFeatureGates(t *testing.T) {
 	}
 	if plain.Hash() == l.Hash() {
 		t.Errorf("layouts with and without gates share the hash %s", l.Hash())
+	}
+}
+
+func TestLayoutArgsAdmission(t *testing.T) {
+	l := LayoutFromKubelet(&kubeletconfig.KubeletConfiguration{
+		AllowedUnsafeSysctls: []string{"net.core.somaxconn", "kernel.msg*"},
+		CPUManagerPolicy:     "static", TopologyManagerPolicy: "best-effort",
+		ShutdownGracePeriod: metav1.Duration{Duration: 30 * time.Second},
+	})
+	o := agent.NewOptions()
+	fs := pflag.NewFlagSet("podsrc-agent", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(l.Args()); err != nil {
+		t.Fatalf("the agent rejects %q: %v", l.Args(), err)
+	}
+	want := agent.AdmissionFlags{AllowedUnsafeSysctls: []string{"kernel.msg*", "net.core.somaxconn"}, CPUManagerPolicy: "static", TopologyManagerPolicy: "best-effort", ShutdownGracePeriod: 30 * time.Second}
+	if diff := cmp.Diff(want, o.Admission); diff != "" {
+		t.Errorf("the agent's admission settings from %q (-want +got):\n%s", l.Args(), diff)
+	}
+	for _, f := range admissionFlags {
+		if !fs.Changed(strings.TrimPrefix(f, "--")) {
+			t.Errorf("%s is not given: the agent would not know the kubelet's setting", f)
+		}
+	}
+	other := LayoutFromKubelet(&kubeletconfig.KubeletConfiguration{CPUManagerPolicy: "static"})
+	if other.Hash() == LayoutFromKubelet(&kubeletconfig.KubeletConfiguration{}).Hash() {
+		t.Errorf("kubelets of different CPU manager policies share a layout")
+	}
+	assumed := l
+	assumed.Admission = nil
+	for _, a := range assumed.Args() {
+		if isAdmissionFlag := slices.ContainsFunc(admissionFlags, func(f string) bool { return strings.HasPrefix(a, f+"=") }); isAdmissionFlag {
+			t.Errorf("a layout whose kubelet configuration was not read claims %s", a)
+		}
 	}
 }

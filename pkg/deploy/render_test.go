@@ -26,7 +26,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// goldenOptions are three groups: kubeadm nodes with kubelet v1.36, one
+// goldenOptions are three groups: kubeadm nodes with kubelet v1.36 (their
+// admission settings read from their configuration), one
 // kubeadm node with kubelet v1.34, and one k3s node whose kubelet also
 // polls a static pod URL with credentials ("s3cret"); a v1.31 node is left
 // out.
@@ -36,8 +37,10 @@ func goldenOptions(t *testing.T) RenderOptions {
 	k3s.StaticPodURL = "http://pods:s3cret@10.0.0.9/pods"
 	k3s.StaticPodURLHeader = map[string][]string{"X-B": {"2"}, "X-A": {"1", "0"}, "Authorization": {"Bearer s3cret"}}
 	k3s.HTTPCheckFrequency = 30 * time.Second
+	kubeadm := DefaultLayout()
+	kubeadm.Admission = &KubeletAdmission{AllowedUnsafeSysctls: []string{"net.core.somaxconn"}, CPUManagerPolicy: "static", ShutdownGracePeriod: 30 * time.Second}
 	groups, unsupported, err := GroupNodes([]NodeLayout{
-		{Node: "cp-1", Layout: DefaultLayout(), Minor: kubeletminor.V136}, {Node: "cp-2", Layout: DefaultLayout(), Minor: kubeletminor.V136},
+		{Node: "cp-1", Layout: kubeadm, Minor: kubeletminor.V136}, {Node: "cp-2", Layout: kubeadm, Minor: kubeletminor.V136},
 		{Node: "old-1", Layout: DefaultLayout(), Minor: kubeletminor.V134},
 		{Node: "edge-1", Layout: k3s, Minor: kubeletminor.V136}, {Node: "legacy-1", Layout: DefaultLayout(), Minor: 31},
 	}, DefaultLayout(), "")
