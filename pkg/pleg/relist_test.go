@@ -38,7 +38,7 @@ func TestRelistInspectsOnlyChangedPods(t *testing.T) {
 		rt.mu.Lock()
 		calls := rt.statusCalls
 		rt.mu.Unlock()
-		recs := g.Stats().RecentRelists
+		recs, _ := g.stats.recentRelists()
 		if last := recs[len(recs)-1]; calls != wantCalls || last.Inspected != wantInspected {
 			t.Fatalf("%s: %d status calls, %d pods inspected; want %d, %d", step, calls, last.Inspected, wantCalls, wantInspected)
 		}
@@ -100,4 +100,13 @@ func TestEventsAfter(t *testing.T) {
 			t.Errorf("Events(%d) seqs = %v, want %v", tt.after, got, tt.want)
 		}
 	}
+}
+
+// recentRelists returns the kept relists, oldest first, and the failed
+// relists since the last good one, read at once: for the tests, as Stats
+// holds only what the agent serves.
+func (st *statistics) recentRelists() ([]RelistSummary, int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.history.values(), st.consecutiveFailures
 }

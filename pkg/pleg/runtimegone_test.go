@@ -123,8 +123,7 @@ func TestRuntimeGone(t *testing.T) {
 // retryDelay(k).
 func checkBackoff(t *testing.T, g *GenericPLEG) {
 	t.Helper()
-	st := g.Stats()
-	recs := st.RecentRelists
+	recs, consecutiveFailures := g.stats.recentRelists()
 	first := len(recs)
 	for first > 0 && recs[first-1].Error != "" {
 		first--
@@ -137,7 +136,7 @@ func checkBackoff(t *testing.T, g *GenericPLEG) {
 	// The first failure of the run may be older than the history.
 	k0 := 1
 	if first == 0 {
-		k0 = st.ConsecutiveFailures - len(failed) + 1
+		k0 = consecutiveFailures - len(failed) + 1
 	}
 	const slack = 5 * time.Millisecond
 	for i := 0; i+1 < len(failed); i++ {

@@ -46,87 +46,85 @@ const (
 // ComputedEvent is one computed event and what became of it.
 type ComputedEvent struct {
 	PodLifecycleEvent
-	Outcome string `json:"outcome"`
+	Outcome string
 }
 
 // RelistSummary describes one relist.
 type RelistSummary struct {
-	Seq                   uint64    `json:"seq"`
-	Start                 time.Time `json:"start"`
-	DurationSeconds       float64   `json:"durationSeconds"`
-	IntervalSeconds       float64   `json:"intervalSeconds,omitempty"`
-	ListSandboxesSeconds  float64   `json:"listSandboxesSeconds"`
-	ListContainersSeconds float64   `json:"listContainersSeconds"`
-	Pods                  int       `json:"pods"`
-	Sandboxes             int       `json:"sandboxes"`
-	Containers            int       `json:"containers"`
-	Events                int       `json:"events"`
-	Inspected             int       `json:"inspected"`
-	InspectionFailures    int       `json:"inspectionFailures,omitempty"`
-	Error                 string    `json:"error,omitempty"`
+	Seq                   uint64
+	Start                 time.Time
+	DurationSeconds       float64
+	IntervalSeconds       float64
+	ListSandboxesSeconds  float64
+	ListContainersSeconds float64
+	Pods                  int
+	Sandboxes             int
+	Containers            int
+	Events                int
+	Inspected             int
+	InspectionFailures    int
+	Error                 string
 }
 
 // PodInspection is the status inspection of one pod during one relist.
 type PodInspection struct {
-	Relist          uint64    `json:"relist"`
-	Time            time.Time `json:"time"`
-	PodID           types.UID `json:"podID"`
-	Name            string    `json:"name"`
-	Namespace       string    `json:"namespace"`
-	DurationSeconds float64   `json:"durationSeconds"`
-	Calls           int       `json:"calls"`
-	Error           string    `json:"error,omitempty"`
+	Relist          uint64
+	Time            time.Time
+	PodID           types.UID
+	Name            string
+	Namespace       string
+	DurationSeconds float64
+	Calls           int
+	Error           string
 }
 
 // Stats is a snapshot of what the PLEG measured.
 type Stats struct {
 	// Relists counts relist attempts, RelistFailures the failed ones.
-	Relists        uint64 `json:"relists"`
-	RelistFailures uint64 `json:"relistFailures"`
+	Relists        uint64
+	RelistFailures uint64
 	// ConsecutiveFailures counts the failed relists since the last good one.
-	ConsecutiveFailures int       `json:"consecutiveFailures"`
-	LastError           string    `json:"lastError,omitempty"`
-	LastErrorTime       time.Time `json:"lastErrorTime,omitzero"`
+	ConsecutiveFailures int
+	LastError           string
+	LastErrorTime       time.Time
 	// LastSuccess is the start of the last successful relist (the kubelet's
 	// "last seen active").
-	LastSuccess time.Time `json:"lastSuccess,omitzero"`
+	LastSuccess time.Time
 	// RelistDuration is the duration of relists (failed ones included, as
 	// errors); RelistInterval the time from the last successful relist's
 	// start to each relist's start, as the kubelet measures it.
-	RelistDuration LatencySummary `json:"relistDuration"`
-	RelistInterval LatencySummary `json:"relistInterval"`
+	RelistDuration LatencySummary
+	RelistInterval LatencySummary
 	// Calls has the latency of each CRI call, by Call* name.
-	Calls map[string]LatencySummary `json:"calls"`
+	Calls map[string]LatencySummary
 	// PodInspection is the duration of pod status inspections.
-	PodInspection LatencySummary `json:"podInspection"`
-	// RecentRelists are the last relists, oldest first.
-	RecentRelists []RelistSummary `json:"recentRelists"`
+	PodInspection LatencySummary
 	// SlowestPods are the slowest pod inspections of the recent relists,
 	// slowest first.
-	SlowestPods []PodInspection `json:"slowestPods"`
+	SlowestPods []PodInspection
 	// EventsComputed counts every event computed, by type (ContainerChanged
 	// included); EventsSent those put on the Watch channel.
-	EventsComputed map[EventType]uint64 `json:"eventsComputed"`
-	EventsSent     map[EventType]uint64 `json:"eventsSent"`
+	EventsComputed map[EventType]uint64
+	EventsSent     map[EventType]uint64
 	// EventsDropped counts events lost to a full Watch channel.
-	EventsDropped uint64 `json:"eventsDropped"`
+	EventsDropped uint64
 	// EventsDiscarded counts events discarded because their pod's
 	// inspection failed (they are computed again by a later relist).
-	EventsDiscarded uint64 `json:"eventsDiscarded"`
+	EventsDiscarded uint64
 	// InspectionFailures counts failed pod status inspections.
-	InspectionFailures uint64 `json:"inspectionFailures"`
+	InspectionFailures uint64
 	// Pods, Sandboxes and RunningPods (pods with a running sandbox) are
 	// from the last successful relist, as are Containers by state.
-	Pods        int                    `json:"pods"`
-	Sandboxes   int                    `json:"sandboxes"`
-	RunningPods int                    `json:"runningPods"`
-	Containers  map[ContainerState]int `json:"containers"`
+	Pods        int
+	Sandboxes   int
+	RunningPods int
+	Containers  map[ContainerState]int
 	// ChannelLength and ChannelCapacity describe the Watch channel.
-	ChannelLength   int `json:"channelLength"`
-	ChannelCapacity int `json:"channelCapacity"`
+	ChannelLength   int
+	ChannelCapacity int
 	// RuntimeEvents describes how Run follows the runtime's container
 	// events (Options.RuntimeEvents).
-	RuntimeEvents RuntimeEventsStats `json:"runtimeEvents"`
+	RuntimeEvents RuntimeEventsStats
 }
 
 // relistCounts are the object counts of one successful relist.
@@ -275,7 +273,6 @@ func (st *statistics) snapshot() Stats {
 		RelistInterval:      st.interval.summary(),
 		PodInspection:       st.inspection.summary(),
 		Calls:               make(map[string]LatencySummary, numCalls),
-		RecentRelists:       st.history.values(),
 		EventsComputed:      make(map[EventType]uint64, len(st.computed)),
 		EventsSent:          make(map[EventType]uint64, len(st.sent)),
 		EventsDropped:       st.dropped,
