@@ -2,7 +2,6 @@ package pleg
 
 import (
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -32,9 +31,10 @@ var callNames = [numCalls]string{CallListPodSandbox, CallListContainers, CallPod
 
 // Outcomes of a computed event, in ComputedEvent.Outcome.
 const (
-	// OutcomeSent: the event was put on the Watch channel.
+	// OutcomeSent: the event went on the kubelet's channel.
 	OutcomeSent = "sent"
-	// OutcomeDropped: the Watch channel was full; the kubelet drops it too.
+	// OutcomeDropped: the kubelet's channel was full; the kubelet drops it
+	// too.
 	OutcomeDropped = "dropped"
 	// OutcomeNotSent: the kubelet computes but never sends this type.
 	OutcomeNotSent = "not-sent-by-kubelet"
@@ -103,10 +103,10 @@ type Stats struct {
 	// slowest first.
 	SlowestPods []PodInspection
 	// EventsComputed counts every event computed, by type (ContainerChanged
-	// included); EventsSent those put on the Watch channel.
+	// included); EventsSent those put on the kubelet's channel.
 	EventsComputed map[EventType]uint64
 	EventsSent     map[EventType]uint64
-	// EventsDropped counts events lost to a full Watch channel.
+	// EventsDropped counts events lost to a full channel.
 	EventsDropped uint64
 	// EventsDiscarded counts events discarded because their pod's
 	// inspection failed (they are computed again by a later relist).
@@ -119,7 +119,9 @@ type Stats struct {
 	Sandboxes   int
 	RunningPods int
 	Containers  map[ContainerState]int
-	// ChannelLength and ChannelCapacity describe the Watch channel.
+	// ChannelLength and ChannelCapacity describe the kubelet's channel as
+	// the PLEG accounts for it: the events sent by the last relist, and
+	// Options.ChannelCapacity.
 	ChannelLength   int
 	ChannelCapacity int
 	// RuntimeEvents describes how Run follows the runtime's container
@@ -163,12 +165,16 @@ type statistics struct {
 
 	history     ring[RelistSummary]
 	inspections ring[PodInspection]
-	events      ring[ComputedEvent]
 	slowest     int
 
 	computed, sent               map[EventType]uint64
 	dropped, discarded, inspFail uint64
 	counts                       relistCounts
+
+	// channelLen and channelCap account for the kubelet's PLEG channel,
+	// which the kubelet's sync loop is taken to empty between two relists:
+	// a relist sends at most channelCap events, and drops the rest.
+	channelLen, channelCap int
 }
 
 func newStatistics(o *Options) *statistics {
@@ -178,7 +184,7 @@ func newStatistics(o *Options) *statistics {
 		inspection:  newLatency(o.HistoryLength, inspectionBuckets),
 		history:     newRing[RelistSummary](o.HistoryLength),
 		inspections: newRing[PodInspection](4 * o.HistoryLength),
-		events:      newRing[ComputedEvent](o.EventHistory),
+		channelCap:  o.ChannelCapacity,
 		slowest:     o.SlowestPods,
 		computed:    make(map[EventType]uint64),
 		sent:        make(map[EventType]uint64),
@@ -223,7 +229,25 @@ func (st *statistics) observeEvent(ev ComputedEvent) {
 	case OutcomeInspectionFailed:
 		st.discarded++
 	}
-	st.events.add(ev)
+}
+
+// emptyChannel starts a relist with the kubelet's channel read empty.
+func (st *statistics) emptyChannel() {
+	st.mu.Lock()
+	st.channelLen = 0
+	st.mu.Unlock()
+}
+
+// send puts an event on the kubelet's channel, as far as it is accounted
+// for, and reports whether it fitted.
+func (st *statistics) send() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.channelLen == st.channelCap {
+		return false
+	}
+	st.channelLen++
+	return true
 }
 
 func (st *statistics) relistFailed(sum RelistSummary, d time.Duration, err error, now time.Time) {
@@ -282,6 +306,8 @@ func (st *statistics) snapshot() Stats {
 		Sandboxes:           st.counts.sandboxes,
 		RunningPods:         st.counts.runningPods,
 		Containers:          make(map[ContainerState]int, 4),
+		ChannelLength:       st.channelLen,
+		ChannelCapacity:     st.channelCap,
 	}
 	for k := range st.calls {
 		s.Calls[callNames[k]] = st.calls[k].summary()
@@ -321,18 +347,4 @@ func (st *statistics) slowestPods() []PodInspection {
 		all = all[:st.slowest]
 	}
 	return all
-}
-
-// eventsAfter returns the kept computed events with a sequence number above
-// seq, oldest first. Only those are copied.
-func (st *statistics) eventsAfter(seq uint64) []ComputedEvent {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	n := st.events.len()
-	i := sort.Search(n, func(i int) bool { return st.events.at(i).Seq > seq })
-	out := make([]ComputedEvent, 0, n-i)
-	for ; i < n; i++ {
-		out = append(out, *st.events.at(i))
-	}
-	return out
 }
