@@ -159,7 +159,7 @@ func (g *GenericPLEG) failed(ctx context.Context, sum RelistSummary, start time.
 	d := g.clock.Since(start)
 	sum.DurationSeconds = d.Seconds()
 	sum.Error = err.Error()
-	g.stats.relistFailed(sum, d, err, g.clock.Now())
+	g.stats.relistFailed(sum, d, err)
 	klog.FromContext(ctx).Error(err, "Unable to retrieve pods")
 	return err
 }

@@ -83,13 +83,9 @@ type Stats struct {
 	// Relists counts relist attempts, RelistFailures the failed ones.
 	Relists        uint64
 	RelistFailures uint64
-	// ConsecutiveFailures counts the failed relists since the last good one.
-	ConsecutiveFailures int
-	LastError           string
-	LastErrorTime       time.Time
-	// LastSuccess is the start of the last successful relist (the kubelet's
-	// "last seen active").
-	LastSuccess time.Time
+	// LastError is the error of the last failed relist, kept after good
+	// ones.
+	LastError string
 	// RelistDuration is the duration of relists (failed ones included, as
 	// errors); RelistInterval the time from the last successful relist's
 	// start to each relist's start, as the kubelet measures it.
@@ -97,8 +93,6 @@ type Stats struct {
 	RelistInterval LatencySummary
 	// Calls has the latency of each CRI call, by Call* name.
 	Calls map[string]LatencySummary
-	// PodInspection is the duration of pod status inspections.
-	PodInspection LatencySummary
 	// SlowestPods are the slowest pod inspections of the recent relists,
 	// slowest first.
 	SlowestPods []PodInspection
@@ -113,10 +107,9 @@ type Stats struct {
 	EventsDiscarded uint64
 	// InspectionFailures counts failed pod status inspections.
 	InspectionFailures uint64
-	// Pods, Sandboxes and RunningPods (pods with a running sandbox) are
-	// from the last successful relist, as are Containers by state.
+	// Pods and RunningPods (pods with a running sandbox) are from the last
+	// successful relist, as are Containers by state.
 	Pods        int
-	Sandboxes   int
 	RunningPods int
 	Containers  map[ContainerState]int
 	// ChannelLength and ChannelCapacity describe the kubelet's channel as
@@ -157,11 +150,9 @@ type statistics struct {
 	relists, relistFailures uint64
 	consecutiveFailures     int
 	lastErr                 string
-	lastErrTime             time.Time
-	lastSuccess             time.Time
 
-	relistDur, interval, inspection latency
-	calls                           [numCalls]latency
+	relistDur, interval latency
+	calls               [numCalls]latency
 
 	history     ring[RelistSummary]
 	inspections ring[PodInspection]
@@ -181,7 +172,6 @@ func newStatistics(o *Options) *statistics {
 	st := &statistics{
 		relistDur:   newLatency(o.HistoryLength, RelistBuckets),
 		interval:    newLatency(o.HistoryLength, RelistBuckets),
-		inspection:  newLatency(o.HistoryLength, inspectionBuckets),
 		history:     newRing[RelistSummary](o.HistoryLength),
 		inspections: newRing[PodInspection](4 * o.HistoryLength),
 		channelCap:  o.ChannelCapacity,
@@ -210,7 +200,6 @@ func (st *statistics) observeInterval(d time.Duration) {
 func (st *statistics) observeInspection(in PodInspection, d time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.inspection.observe(d, in.Error != "")
 	st.inspections.add(in)
 	if in.Error != "" {
 		st.inspFail++
@@ -250,14 +239,13 @@ func (st *statistics) send() bool {
 	return true
 }
 
-func (st *statistics) relistFailed(sum RelistSummary, d time.Duration, err error, now time.Time) {
+func (st *statistics) relistFailed(sum RelistSummary, d time.Duration, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.relists++
 	st.relistFailures++
 	st.consecutiveFailures++
 	st.lastErr = err.Error()
-	st.lastErrTime = now
 	st.relistDur.observe(d, true)
 	st.history.add(sum)
 }
@@ -267,7 +255,6 @@ func (st *statistics) relistDone(sum RelistSummary, d time.Duration, c relistCou
 	defer st.mu.Unlock()
 	st.relists++
 	st.consecutiveFailures = 0
-	st.lastSuccess = sum.Start
 	st.relistDur.observe(d, false)
 	st.history.add(sum)
 	st.counts = c
@@ -287,27 +274,22 @@ func (st *statistics) snapshot() Stats {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := Stats{
-		Relists:             st.relists,
-		RelistFailures:      st.relistFailures,
-		ConsecutiveFailures: st.consecutiveFailures,
-		LastError:           st.lastErr,
-		LastErrorTime:       st.lastErrTime,
-		LastSuccess:         st.lastSuccess,
-		RelistDuration:      st.relistDur.summary(),
-		RelistInterval:      st.interval.summary(),
-		PodInspection:       st.inspection.summary(),
-		Calls:               make(map[string]LatencySummary, numCalls),
-		EventsComputed:      make(map[EventType]uint64, len(st.computed)),
-		EventsSent:          make(map[EventType]uint64, len(st.sent)),
-		EventsDropped:       st.dropped,
-		EventsDiscarded:     st.discarded,
-		InspectionFailures:  st.inspFail,
-		Pods:                st.counts.pods,
-		Sandboxes:           st.counts.sandboxes,
-		RunningPods:         st.counts.runningPods,
-		Containers:          make(map[ContainerState]int, 4),
-		ChannelLength:       st.channelLen,
-		ChannelCapacity:     st.channelCap,
+		Relists:            st.relists,
+		RelistFailures:     st.relistFailures,
+		LastError:          st.lastErr,
+		RelistDuration:     st.relistDur.summary(),
+		RelistInterval:     st.interval.summary(),
+		Calls:              make(map[string]LatencySummary, numCalls),
+		EventsComputed:     make(map[EventType]uint64, len(st.computed)),
+		EventsSent:         make(map[EventType]uint64, len(st.sent)),
+		EventsDropped:      st.dropped,
+		EventsDiscarded:    st.discarded,
+		InspectionFailures: st.inspFail,
+		Pods:               st.counts.pods,
+		RunningPods:        st.counts.runningPods,
+		Containers:         make(map[ContainerState]int, 4),
+		ChannelLength:      st.channelLen,
+		ChannelCapacity:    st.channelCap,
 	}
 	for k := range st.calls {
 		s.Calls[callNames[k]] = st.calls[k].summary()
