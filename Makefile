@@ -69,13 +69,13 @@ go-test: ## make test's stages without the cluster's down and check-clean (the c
 
 # FLAKE_RUNS runs of the unit packages of every module (cluster tests
 # skipped, PODSRC_TEST_CLUSTER=off) with -race, -p above the core count and
-# a CPU burner per core; then as many of the integration packages (those
-# whose tests use the test cluster, test/e2e aside), one binary at a time.
+# a CPU burner per core; then as many of the cluster packages (those with a
+# *_cluster_test.go file, test/e2e aside), one binary at a time.
 FLAKE_RUNS ?= 20
 .PHONY: flake
-flake: ## The suite's stability: unit and integration packages FLAKE_RUNS times under load.
+flake: ## The suite's stability: unit and cluster packages FLAKE_RUNS times under load.
 	$(SUITE) flake -modules "$(MODULES)" -runs $(FLAKE_RUNS)
-	$(SUITE) flake -integration -runs $(FLAKE_RUNS)
+	$(SUITE) flake -cluster -runs $(FLAKE_RUNS)
 
 .PHONY: unit
 unit: ## The tests that need no cluster (the cluster tests skip only when not root).

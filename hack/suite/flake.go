@@ -11,26 +11,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
 
-// clusterPackage is the test helper that every test using the test cluster
-// goes through.
-const clusterPackage = "github.com/podsrc/podsrc/test/cluster"
+// clusterTestSuffix ends the name of every test file that uses the test
+// cluster (test/e2e aside, all of whose tests do): a package with such a
+// file is a cluster package. TestClusterTestFilesAreNamed keeps the names
+// honest.
+const clusterTestSuffix = "_cluster_test.go"
 
-// endToEndPackage holds the end-to-end tests: neither unit nor integration,
-// and too slow to run twenty times.
+// endToEndPackage holds the end-to-end tests: neither unit nor cluster
+// package, and too slow to run twenty times.
 const endToEndPackage = "github.com/podsrc/podsrc/test/e2e"
 
 // flakeOptions are the flags of `suite flake`.
 type flakeOptions struct {
-	modules     []string
-	runs        int
-	parallel    int
-	burners     int
-	integration bool
-	timeout     time.Duration
+	modules  []string
+	runs     int
+	parallel int
+	burners  int
+	cluster  bool
+	timeout  time.Duration
 }
 
 func (o *flakeOptions) addFlags(fs *flag.FlagSet) {
@@ -39,9 +42,9 @@ func (o *flakeOptions) addFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.IntVar(&o.runs, "runs", 20, "How many times to run the packages.")
-	fs.IntVar(&o.parallel, "p", 2*runtime.NumCPU(), "go test -p: test binaries run at once (unit packages; integration ones run one at a time, as they share the cluster).")
+	fs.IntVar(&o.parallel, "p", 2*runtime.NumCPU(), "go test -p: test binaries run at once (unit packages; cluster ones run one at a time, as they share the cluster).")
 	fs.IntVar(&o.burners, "burners", runtime.NumCPU(), "Goroutines that keep a core busy while the tests run.")
-	fs.BoolVar(&o.integration, "integration", false, "Run the root module's packages whose tests use the test cluster (test/e2e aside) instead of the unit packages; needs root and takes the cluster.")
+	fs.BoolVar(&o.cluster, "cluster", false, "Run the root module's cluster packages (those with a *"+clusterTestSuffix+" file; test/e2e aside) instead of the unit packages; needs root and takes the cluster.")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Minute, "go test -timeout of each run.")
 }
 
@@ -52,7 +55,7 @@ func (o *flakeOptions) validate() error {
 	if o.parallel < 1 || o.burners < 0 {
 		return fmt.Errorf("-p %d -burners %d: want -p at least 1 and -burners at least 0", o.parallel, o.burners)
 	}
-	if len(o.modules) == 0 && !o.integration {
+	if len(o.modules) == 0 && !o.cluster {
 		return fmt.Errorf("-modules names no module: pass the Makefile's MODULES, as `make flake` does")
 	}
 	return nil
@@ -69,13 +72,13 @@ type flakeRun struct {
 
 // plan returns the go test commands of one run.
 func (o *flakeOptions) plan(ctx context.Context) ([]flakeRun, error) {
-	if o.integration {
-		pkgs, err := integrationPackages(ctx)
+	if o.cluster {
+		pkgs, err := clusterPackages(ctx)
 		if err != nil {
 			return nil, err
 		}
 		args := append([]string{"test", "-json", "-race", "-count=1", "-p", "1", "-timeout", o.timeout.String()}, pkgs...)
-		return []flakeRun{{dir: ".", args: args, what: "integration packages " + strings.Join(pkgs, " ")}}, nil
+		return []flakeRun{{dir: ".", args: args, what: "cluster packages " + strings.Join(pkgs, " ")}}, nil
 	}
 	var runs []flakeRun
 	for _, m := range o.modules {
@@ -91,15 +94,15 @@ func (o *flakeOptions) plan(ctx context.Context) ([]flakeRun, error) {
 	return runs, nil
 }
 
-// integrationPackages lists the root module's packages whose tests use the
-// test cluster, the end-to-end ones aside.
-func integrationPackages(ctx context.Context) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.ImportPath}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...")
+// clusterPackages lists the root module's packages that have a test file
+// named *_cluster_test.go, the end-to-end ones aside.
+func clusterPackages(ctx context.Context) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.ImportPath}} {{join .TestGoFiles \" \"}} {{join .XTestGoFiles \" \"}}", "./...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("listing the packages that use the test cluster: %w\n%s", err, stderr.Bytes())
+		return nil, fmt.Errorf("listing the packages with *%s files: %w\n%s", clusterTestSuffix, err, stderr.Bytes())
 	}
 	var pkgs []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -108,15 +111,12 @@ func integrationPackages(ctx context.Context) ([]string, error) {
 		if len(f) == 0 || f[0] == endToEndPackage {
 			continue
 		}
-		for _, imp := range f[1:] {
-			if imp == clusterPackage {
-				pkgs = append(pkgs, f[0])
-				break
-			}
+		if slices.ContainsFunc(f[1:], func(file string) bool { return strings.HasSuffix(file, clusterTestSuffix) }) {
+			pkgs = append(pkgs, f[0])
 		}
 	}
 	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("no package's tests import %s: run from the repository root", clusterPackage)
+		return nil, fmt.Errorf("no package has a *%s file: run from the repository root", clusterTestSuffix)
 	}
 	return pkgs, nil
 }

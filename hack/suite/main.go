@@ -3,7 +3,7 @@
 //
 //	go run ./hack/suite test  -modules ". pkg/staticpod/internalpod cmd/podsrc-agent/kubelet136 ..."   # every stage, each within its budget
 //	go run ./hack/suite flake -modules ". ..." -runs 20                # the unit packages, again and again, under load
-//	go run ./hack/suite flake -integration -runs 20                    # the packages that use the test cluster
+//	go run ./hack/suite flake -cluster -runs 20                        # the packages with *_cluster_test.go files
 //
 // test runs every stage whatever became of the ones before, then prints each
 // stage's time against its budget, the stages past it and every test that

@@ -29,6 +29,15 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// enterModule makes dir, a Go module of the test's own, the working
+// directory, with no workspace or flags of the caller's.
+func enterModule(t *testing.T, dir string) {
+	t.Helper()
+	t.Chdir(dir)
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "")
+}
+
 // TestFailingRootModuleLetsTheOthersRun runs `suite test` on a repository
 // whose root module has deliberately failing tests, with a stand-in
 // cluster script and lint: the other module's tests still run and print,
@@ -53,9 +62,7 @@ func TestSub(t *testing.T) {
 		"hack/cluster.sh":     "#!/bin/sh\necho \"cluster.sh $1\" >>\"$(dirname \"$0\")/../calls.log\"\n",
 		"Makefile":            "lint:\n\t@echo linted\n",
 	})
-	t.Chdir(dir)
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "")
+	enterModule(t, dir)
 
 	var out bytes.Buffer
 	err := run(t.Context(), []string{"test", "-modules", ". other", "-timeout", "5m"}, &syncWriter{w: &out})
@@ -206,9 +213,7 @@ func TestColdGoCacheAfterWarmClusterDoesNotFail(t *testing.T) {
 		// built exits 0: the cluster's binaries are all cached.
 		"hack/cluster.sh": "#!/bin/sh\nexit 0\n",
 	})
-	t.Chdir(dir)
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "")
+	enterModule(t, dir)
 	t.Setenv("GOCACHE", t.TempDir())
 
 	slow := []string{"sleep", "0.5"}

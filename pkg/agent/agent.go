@@ -147,7 +147,6 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	}
 	if a.pleg != nil {
 		wg.Go(func() { a.pleg.Run(ctx) })
-		wg.Go(func() { a.drainPLEG(ctx) })
 	}
 
 	lim := a.cfg.Limits
@@ -290,17 +289,4 @@ func (a *Agent) managedPod(uid types.UID, namespace, name string) *v1.Pod {
 	a.viewMu.Lock()
 	defer a.viewMu.Unlock()
 	return a.view.managed(uid, namespace, name)
-}
-
-// drainPLEG empties the channel the kubelet would read, so that the PLEG
-// counts its events sent as the kubelet's would. The agent itself takes the
-// events through plegPublisher, as they are computed.
-func (a *Agent) drainPLEG(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-a.pleg.Watch():
-		}
-	}
 }

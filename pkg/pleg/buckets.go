@@ -14,10 +14,4 @@ var (
 	// kubelet_runtime_operations_duration_seconds, the duration of its CRI
 	// calls: prometheus.ExponentialBuckets(.005, 2.5, 14).
 	CallBuckets = prometheus.ExponentialBuckets(.005, 2.5, 14)
-	// inspectionBuckets, for pod status inspections, which the kubelet does
-	// not measure, reach from 100µs to a minute.
-	inspectionBuckets = []float64{
-		.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05,
-		.1, .25, .5, 1, 2.5, 5, 10, 30, 60,
-	}
 )

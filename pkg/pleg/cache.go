@@ -11,62 +11,62 @@ import (
 
 // SandboxStatus is what the runtime reported about one pod sandbox.
 type SandboxStatus struct {
-	ID        string    `json:"id"`
-	State     string    `json:"state"`
-	Attempt   uint32    `json:"attempt"`
-	CreatedAt time.Time `json:"createdAt,omitzero"`
+	ID        string
+	State     string
+	Attempt   uint32
+	CreatedAt time.Time
 	// IPs are the sandbox's primary and additional IPs as reported.
-	IPs []string `json:"ips,omitempty"`
+	IPs []string
 }
 
 // ContainerStatus is what the runtime reported about one container, as the
 // kubelet reads it: start time unless created, exit code, reason, message
 // and finish time only when exited.
 type ContainerStatus struct {
-	ID           string         `json:"id"`
-	Name         string         `json:"name"`
-	State        ContainerState `json:"state"`
-	Attempt      uint32         `json:"attempt"`
-	SandboxID    string         `json:"sandboxID,omitempty"`
-	Image        string         `json:"image,omitempty"`
-	ImageRef     string         `json:"imageRef,omitempty"`
-	RestartCount int            `json:"restartCount"`
-	CreatedAt    time.Time      `json:"createdAt,omitzero"`
-	StartedAt    time.Time      `json:"startedAt,omitzero"`
-	FinishedAt   time.Time      `json:"finishedAt,omitzero"`
-	ExitCode     int            `json:"exitCode"`
-	Reason       string         `json:"reason,omitempty"`
-	Message      string         `json:"message,omitempty"`
+	ID           string
+	Name         string
+	State        ContainerState
+	Attempt      uint32
+	SandboxID    string
+	Image        string
+	ImageRef     string
+	RestartCount int
+	CreatedAt    time.Time
+	StartedAt    time.Time
+	FinishedAt   time.Time
+	ExitCode     int
+	Reason       string
+	Message      string
 }
 
 // PodStatus is one inspection of a pod, the counterpart of the kubelet's
 // cached kubecontainer.PodStatus.
 type PodStatus struct {
-	ID        types.UID `json:"id"`
-	Name      string    `json:"name"`
-	Namespace string    `json:"namespace"`
+	ID        types.UID
+	Name      string
+	Namespace string
 	// IPs come from the newest sandbox when it is ready; the previous IPs
 	// are kept when no sandbox is ready any more, as the kubelet does.
-	IPs []string `json:"ips,omitempty"`
+	IPs []string
 	// Sandboxes are newest first; Containers newest first.
-	Sandboxes  []SandboxStatus   `json:"sandboxes"`
-	Containers []ContainerStatus `json:"containers"`
+	Sandboxes  []SandboxStatus
+	Containers []ContainerStatus
 	// Timestamp is the start of the relist whose listing was inspected.
-	Timestamp time.Time `json:"timestamp"`
+	Timestamp time.Time
 	// InspectedAt is when the inspection ended.
-	InspectedAt time.Time `json:"inspectedAt"`
+	InspectedAt time.Time
 }
 
 // CachedPod is the cache entry of one pod.
 type CachedPod struct {
-	ID types.UID `json:"id"`
+	ID types.UID
 	// Status is the last successful inspection; nil when every inspection
 	// so far failed.
-	Status *PodStatus `json:"status,omitempty"`
+	Status *PodStatus
 	// Error is set when the latest inspection failed (the kubelet then
 	// caches the error instead of a status); ErrorTime says when.
-	Error     string    `json:"error,omitempty"`
-	ErrorTime time.Time `json:"errorTime,omitzero"`
+	Error     string
+	ErrorTime time.Time
 }
 
 // Cache holds the pod statuses the PLEG inspected, by pod UID. Entries are

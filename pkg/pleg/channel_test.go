@@ -18,7 +18,8 @@ func TestChannelFullDropsEvents(t *testing.T) {
 		sandboxes = append(sandboxes, sandboxObj(fmt.Sprintf("s%d", i), fmt.Sprintf("p%d", i), 0, int64(i+1), runtimeapi.PodSandboxState_SANDBOX_READY))
 	}
 	rt.set(sandboxes, nil)
-	g := New(rt, Options{ChannelCapacity: 3})
+	rec := &recorder{}
+	g := New(rt, Options{ChannelCapacity: 3, Handler: rec})
 	if err := g.Relist(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestChannelFullDropsEvents(t *testing.T) {
 		t.Fatalf("channel %d/%d", st.ChannelLength, st.ChannelCapacity)
 	}
 	dropped := 0
-	for _, r := range g.Events(0) {
+	for _, r := range rec.after(0) {
 		if r.Outcome == OutcomeDropped {
 			dropped++
 		}
@@ -42,7 +43,7 @@ func TestChannelFullDropsEvents(t *testing.T) {
 	if err := g.Relist(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(g.Events(5)); n != 0 {
+	if n := len(rec.after(5)); n != 0 {
 		t.Fatalf("%d events after an unchanged relist", n)
 	}
 }

@@ -184,7 +184,8 @@ func replayTrace(t *testing.T, tr *plegTrace, scanUpTo int) {
 		t.Fatalf("trace %s: %v", tr.Name, err)
 	}
 	rt := newFakeRuntime()
-	g := New(rt, Options{Semantics: sem})
+	rec := &recorder{}
+	g := New(rt, Options{Semantics: sem, Handler: rec})
 	g.scratch.scanUpTo = scanUpTo
 	ctx := context.Background()
 	var lastSeq uint64
@@ -199,11 +200,11 @@ func replayTrace(t *testing.T, tr *plegTrace, scanUpTo int) {
 		}
 
 		sent := []traceEvent{}
-		for len(g.Watch()) > 0 {
-			sent = append(sent, toTraceEvent(<-g.Watch()))
+		for _, ev := range rec.sentAfter(lastSeq) {
+			sent = append(sent, toTraceEvent(ev))
 		}
 		computed := []traceEvent{}
-		for _, r := range g.Events(lastSeq) {
+		for _, r := range rec.after(lastSeq) {
 			lastSeq = r.Seq
 			if r.Type != PodSync {
 				computed = append(computed, toTraceEvent(&r.PodLifecycleEvent))

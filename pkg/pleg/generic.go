@@ -27,7 +27,6 @@ type GenericPLEG struct {
 	runtime cri.Runtime
 	opts    Options
 	clock   clock.Clock
-	events  chan *PodLifecycleEvent
 	cache   *Cache
 	stats   *statistics
 
@@ -62,7 +61,6 @@ func New(runtime cri.Runtime, opts Options) *GenericPLEG {
 		runtime:   runtime,
 		opts:      opts,
 		clock:     opts.Clock,
-		events:    make(chan *PodLifecycleEvent, opts.ChannelCapacity),
 		cache:     newCache(),
 		stats:     newStatistics(&opts),
 		records:   newPodRecords(),
@@ -70,27 +68,15 @@ func New(runtime cri.Runtime, opts Options) *GenericPLEG {
 	}
 }
 
-// Watch returns the channel the PLEG sends the events on that the kubelet
-// sends (every type but ContainerChanged). It has the kubelet's capacity; when
-// it is full, events are dropped and counted, never waited for.
-func (g *GenericPLEG) Watch() <-chan *PodLifecycleEvent { return g.events }
-
 // Cache returns the pod status cache.
 func (g *GenericPLEG) Cache() *Cache { return g.cache }
 
 // Stats returns a snapshot of the statistics.
 func (g *GenericPLEG) Stats() Stats {
 	s := g.stats.snapshot()
-	s.ChannelLength = len(g.events)
-	s.ChannelCapacity = cap(g.events)
 	s.RuntimeEvents = g.follow.snapshot()
 	return s
 }
-
-// Events returns the kept computed events whose Seq is above afterSeq, oldest
-// first, with what became of each; ContainerChanged events are among them.
-// It is for looking back; Options.Handler follows the events as they come.
-func (g *GenericPLEG) Events(afterSeq uint64) []ComputedEvent { return g.stats.eventsAfter(afterSeq) }
 
 // Relist lists the runtime once, computes the events, inspects the pods that
 // changed and sends the events. Run calls it periodically; calling it
@@ -102,6 +88,7 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 
 	g.seq++
+	g.stats.emptyChannel()
 	start := g.clock.Now()
 	sum := RelistSummary{Seq: g.seq, Start: start}
 	if last := g.relistTime(); !last.IsZero() {
@@ -172,7 +159,7 @@ func (g *GenericPLEG) failed(ctx context.Context, sum RelistSummary, start time.
 	d := g.clock.Since(start)
 	sum.DurationSeconds = d.Seconds()
 	sum.Error = err.Error()
-	g.stats.relistFailed(sum, d, err, g.clock.Now())
+	g.stats.relistFailed(sum, d, err)
 	klog.FromContext(ctx).Error(err, "Unable to retrieve pods")
 	return err
 }
@@ -246,13 +233,12 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			g.deliver(ev, OutcomeNotSent)
 			continue
 		}
-		select {
-		case g.events <- ev:
-			g.deliver(ev, OutcomeSent)
-		default:
+		if !g.stats.send() {
 			g.deliver(ev, OutcomeDropped)
 			logger.Error(nil, "Event channel is full, discarding event", "podUID", ev.ID, "type", ev.Type, "data", ev.Data)
+			continue
 		}
+		g.deliver(ev, OutcomeSent)
 	}
 }
 

@@ -23,18 +23,18 @@ func (e *HealthError) Unwrap() error { return e.Cause }
 type Health struct {
 	// Healthy and Message are the kubelet's verdict (Message empty when
 	// healthy).
-	Healthy bool   `json:"healthy"`
-	Message string `json:"message,omitempty"`
+	Healthy bool
+	Message string
 	// RuntimeOK is false while relists fail; LastError is the error of the
 	// latest relist then, ConsecutiveFailures how many failed in a row.
-	RuntimeOK           bool   `json:"runtimeOK"`
-	LastError           string `json:"lastError,omitempty"`
-	ConsecutiveFailures int    `json:"consecutiveFailures"`
+	RuntimeOK           bool
+	LastError           string
+	ConsecutiveFailures int
 	// LastRelist is the start of the last successful relist, SinceSeconds
 	// its age, ThresholdSeconds the limit Healthy applies.
-	LastRelist       time.Time `json:"lastRelist,omitzero"`
-	SinceSeconds     float64   `json:"sinceSeconds"`
-	ThresholdSeconds float64   `json:"thresholdSeconds"`
+	LastRelist       time.Time
+	SinceSeconds     float64
+	ThresholdSeconds float64
 }
 
 // relistTime returns the start of the last successful relist.

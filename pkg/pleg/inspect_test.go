@@ -73,7 +73,8 @@ func TestInspectIPs(t *testing.T) {
 // the status call are skipped, not failures.
 func TestInspectSkipsVanished(t *testing.T) {
 	rt := newFakeRuntime()
-	g := New(rt, Options{})
+	rec := &recorder{}
+	g := New(rt, Options{Handler: rec})
 	sb := sandboxObj("s1", "p1", 0, 1, runtimeapi.PodSandboxState_SANDBOX_READY)
 	c1 := containerObj("c1", "p1", 2, runtimeapi.ContainerState_CONTAINER_RUNNING)
 	c2 := containerObj("c2", "p1", 1, runtimeapi.ContainerState_CONTAINER_EXITED)
@@ -88,8 +89,8 @@ func TestInspectSkipsVanished(t *testing.T) {
 	if cp.Error != "" || cp.Status == nil || len(cp.Status.Containers) != 1 || cp.Status.Containers[0].Name != "app" {
 		t.Fatalf("cache: %s", jsonString(cp))
 	}
-	if len(g.Watch()) != 3 {
-		t.Fatalf("%d events sent, want 3", len(g.Watch()))
+	if n := len(rec.sentAfter(0)); n != 3 {
+		t.Fatalf("%d events sent, want 3", n)
 	}
 }
 

@@ -8,25 +8,25 @@ import (
 // Bucket is one cumulative histogram bucket: Count observations took at most
 // UpperBoundSeconds. The implicit +Inf bucket is the summary's Count.
 type Bucket struct {
-	UpperBoundSeconds float64 `json:"le"`
-	Count             uint64  `json:"count"`
+	UpperBoundSeconds float64
+	Count             uint64
 }
 
 // LatencySummary describes the durations of one kind of operation: totals
 // and a histogram since start, percentiles over the most recent Window
 // observations.
 type LatencySummary struct {
-	Count            uint64   `json:"count"`
-	Errors           uint64   `json:"errors"`
-	SumSeconds       float64  `json:"sumSeconds"`
-	LastSeconds      float64  `json:"lastSeconds"`
-	MaxSeconds       float64  `json:"maxSeconds"`
-	Window           int      `json:"window"`
-	P50Seconds       float64  `json:"p50Seconds"`
-	P90Seconds       float64  `json:"p90Seconds"`
-	P99Seconds       float64  `json:"p99Seconds"`
-	WindowMaxSeconds float64  `json:"windowMaxSeconds"`
-	Buckets          []Bucket `json:"buckets"`
+	Count            uint64
+	Errors           uint64
+	SumSeconds       float64
+	LastSeconds      float64
+	MaxSeconds       float64
+	Window           int
+	P50Seconds       float64
+	P90Seconds       float64
+	P99Seconds       float64
+	WindowMaxSeconds float64
+	Buckets          []Bucket
 }
 
 // latency accumulates durations. Not safe for concurrent use.

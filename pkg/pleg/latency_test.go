@@ -6,7 +6,12 @@ import (
 )
 
 func TestLatencySummary(t *testing.T) {
-	l := newLatency(100, inspectionBuckets)
+	// From 100µs to a minute.
+	bounds := []float64{
+		.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05,
+		.1, .25, .5, 1, 2.5, 5, 10, 30, 60,
+	}
+	l := newLatency(100, bounds)
 	// 1ms..200ms: only the last 100 (101ms..200ms) are in the window.
 	for i := 1; i <= 200; i++ {
 		l.observe(time.Duration(i)*time.Millisecond, i%50 == 0)

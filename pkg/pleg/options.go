@@ -18,10 +18,9 @@ const (
 	DefaultMaxBackoff = 8 * time.Second
 	// DefaultChannelCapacity is the kubelet's PLEG channel capacity.
 	DefaultChannelCapacity = 1000
-	// DefaultHistoryLength is how many relists Stats describes one by one.
+	// DefaultHistoryLength is how many recent relists are kept, for the
+	// slowest pods and the latency percentiles.
 	DefaultHistoryLength = 100
-	// DefaultEventHistory is how many computed events are kept for Events.
-	DefaultEventHistory = 1000
 	// DefaultSlowestPods is how many slow pod inspections Stats lists.
 	DefaultSlowestPods = 10
 	// DefaultEventRelistGap is the shortest pause between the end of a
@@ -45,13 +44,14 @@ type Options struct {
 	// MaxBackoff caps the pause after failed relists, which doubles from
 	// RelistPeriod with each consecutive failure.
 	MaxBackoff time.Duration
-	// ChannelCapacity is the capacity of the Watch channel.
+	// ChannelCapacity is the capacity of the kubelet's PLEG channel, which
+	// the PLEG accounts for: the kubelet's sync loop is taken to read it
+	// empty between two relists, so a relist sends at most this many
+	// events and drops the rest, as the kubelet would.
 	ChannelCapacity int
 	// HistoryLength is the number of recent relists kept, and of samples
 	// the latency percentiles are computed over.
 	HistoryLength int
-	// EventHistory is the number of computed events kept for Events.
-	EventHistory int
 	// SlowestPods is the number of slowest pod inspections in Stats.
 	SlowestPods int
 	// Clock is the time source; the real clock when nil.
@@ -98,9 +98,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HistoryLength <= 0 {
 		o.HistoryLength = DefaultHistoryLength
-	}
-	if o.EventHistory <= 0 {
-		o.EventHistory = DefaultEventHistory
 	}
 	if o.SlowestPods <= 0 {
 		o.SlowestPods = DefaultSlowestPods

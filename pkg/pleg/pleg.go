@@ -38,29 +38,29 @@ func (t EventType) KubeletSends() bool { return t != ContainerChanged }
 // PodLifecycleEvent is one change the PLEG observed in a pod.
 type PodLifecycleEvent struct {
 	// ID is the pod UID.
-	ID types.UID `json:"podID"`
+	ID types.UID
 	// Type is the kind of change.
-	Type EventType `json:"type"`
+	Type EventType
 	// Data is the container or sandbox ID the event is about; empty for
 	// PodSync.
-	Data string `json:"data,omitempty"`
+	Data string
 	// KubeletSends is false for events the kubelet computes but never sends
 	// (ContainerChanged).
-	KubeletSends bool `json:"kubeletSends"`
+	KubeletSends bool
 	// Sandbox is true when Data is a sandbox ID.
-	Sandbox bool `json:"sandbox,omitempty"`
+	Sandbox bool
 	// PodName and PodNamespace name the pod as the runtime labels it.
-	PodName      string `json:"podName,omitempty"`
-	PodNamespace string `json:"podNamespace,omitempty"`
+	PodName      string
+	PodNamespace string
 	// ContainerName is the container's name in the pod spec, if known.
-	ContainerName string `json:"containerName,omitempty"`
+	ContainerName string
 	// ExitCode is the exit code of a container that died, as the
 	// inspection that found the death read it; nil otherwise.
-	ExitCode *int `json:"exitCode,omitempty"`
+	ExitCode *int
 	// Seq numbers the events computed by one PLEG, from 1.
-	Seq uint64 `json:"seq"`
+	Seq uint64
 	// Relist is the sequence number of the relist that computed the event.
-	Relist uint64 `json:"relist"`
+	Relist uint64
 	// Time is the start of that relist.
-	Time time.Time `json:"time"`
+	Time time.Time
 }

@@ -10,26 +10,26 @@ import (
 
 // RuntimeObject is a sandbox or container as the last relist listed it.
 type RuntimeObject struct {
-	ID string `json:"id"`
+	ID string
 	// Name is the container's name; empty for sandboxes.
-	Name  string         `json:"name,omitempty"`
-	State ContainerState `json:"state"`
+	Name  string
+	State ContainerState
 	// PLEGState is the state the PLEG compares (created shows as unknown).
-	PLEGState string    `json:"plegState"`
-	Attempt   uint32    `json:"attempt"`
-	SandboxID string    `json:"sandboxID,omitempty"`
-	CreatedAt time.Time `json:"createdAt,omitzero"`
+	PLEGState string
+	Attempt   uint32
+	SandboxID string
+	CreatedAt time.Time
 }
 
 // RuntimePod is a pod as the last relist saw it, grouped like the kubelet
 // groups runtime objects.
 type RuntimePod struct {
-	ID        types.UID `json:"id"`
-	Name      string    `json:"name"`
-	Namespace string    `json:"namespace"`
+	ID        types.UID
+	Name      string
+	Namespace string
 	// Sandboxes and Containers are in the kubelet's order, newest first.
-	Sandboxes  []RuntimeObject `json:"sandboxes"`
-	Containers []RuntimeObject `json:"containers"`
+	Sandboxes  []RuntimeObject
+	Containers []RuntimeObject
 }
 
 // podList collects the pods of a listing; it implements podSink.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/types"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
@@ -38,7 +37,7 @@ func TestRelistInspectsOnlyChangedPods(t *testing.T) {
 		rt.mu.Lock()
 		calls := rt.statusCalls
 		rt.mu.Unlock()
-		recs := g.Stats().RecentRelists
+		recs, _ := g.stats.recentRelists()
 		if last := recs[len(recs)-1]; calls != wantCalls || last.Inspected != wantInspected {
 			t.Fatalf("%s: %d status calls, %d pods inspected; want %d, %d", step, calls, last.Inspected, wantCalls, wantInspected)
 		}
@@ -58,46 +57,11 @@ func TestRelistInspectsOnlyChangedPods(t *testing.T) {
 	relist("then left alone", 0, 0)
 }
 
-// TestEventsAfter checks Events against the kept history, also once the
-// history wrapped.
-func TestEventsAfter(t *testing.T) {
-	rt := newFakeRuntime()
-	g := New(rt, Options{EventHistory: 4})
-	var sandboxes []*runtimeapi.PodSandbox
-	// Six pods: six ContainerStarted events, of which the last four are kept.
-	for i := range 6 {
-		sandboxes = append(sandboxes, sandboxObj(fmt.Sprintf("s%d", i), fmt.Sprintf("p%d", i), 0, int64(i+1), runtimeapi.PodSandboxState_SANDBOX_READY))
-	}
-	rt.set(sandboxes, nil)
-	if err := g.Relist(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	seqs := func(after uint64) []uint64 {
-		out := []uint64{}
-		seen := map[types.UID]bool{}
-		for _, r := range g.Events(after) {
-			if seen[r.ID] {
-				t.Errorf("Events(%d): pod %s twice", after, r.ID)
-			}
-			seen[r.ID] = true
-			out = append(out, r.Seq)
-		}
-		return out
-	}
-	tests := []struct {
-		after uint64
-		want  []uint64
-	}{
-		{after: 0, want: []uint64{3, 4, 5, 6}},
-		{after: 2, want: []uint64{3, 4, 5, 6}},
-		{after: 3, want: []uint64{4, 5, 6}},
-		{after: 5, want: []uint64{6}},
-		{after: 6, want: []uint64{}},
-		{after: 100, want: []uint64{}},
-	}
-	for _, tt := range tests {
-		if got := seqs(tt.after); fmt.Sprint(got) != fmt.Sprint(tt.want) {
-			t.Errorf("Events(%d) seqs = %v, want %v", tt.after, got, tt.want)
-		}
-	}
+// recentRelists returns the kept relists, oldest first, and the failed
+// relists since the last good one, read at once: for the tests, as Stats
+// holds only what the agent serves.
+func (st *statistics) recentRelists() ([]RelistSummary, int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.history.values(), st.consecutiveFailures
 }

@@ -44,13 +44,13 @@ const (
 // events.
 type RuntimeEventsStats struct {
 	// State is one of the RuntimeEvents* constants.
-	State string `json:"state"`
+	State string
 	// Error is why the stream last ended, while it is broken or unsupported.
-	Error string `json:"error,omitempty"`
+	Error string
 	// Events counts the container events received; Relists the relists
 	// they brought forward.
-	Events  uint64 `json:"events"`
-	Relists uint64 `json:"relists"`
+	Events  uint64
+	Relists uint64
 }
 
 // eventFollow keeps RuntimeEventsStats up to date.

@@ -258,9 +258,10 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		// the events unheeded meanwhile: no call may time out on a loaded
 		// machine.
 		client := dialCRI(t, srv, cri.DefaultCallTimeout)
-		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client})
+		rec := &recorder{}
+		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client, Handler: rec})
 		runUntilCleanup(t, g)
-		f := &criFixture{srv: srv, g: g}
+		f := &criFixture{srv: srv, g: g, rec: rec}
 		// Run relists at once: await that first relist, which may be over
 		// already (awaitRelists would wait for one more, an hour away).
 		awaitSuccessfulRelists(t, g, 1, waitFor)
@@ -318,21 +319,4 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 			t.Fatalf("relisting a runtime without events: %v", err)
 		}
 	})
-}
-
-// expectAny reads the next n events from Watch.
-func (f *criFixture) expectAny(t *testing.T, n int) []*PodLifecycleEvent {
-	t.Helper()
-	timeout := time.After(waitFor)
-	var got []*PodLifecycleEvent
-	for len(got) < n {
-		select {
-		case ev := <-f.g.Watch():
-			f.seen = ev.Seq
-			got = append(got, ev)
-		case <-timeout:
-			t.Fatalf("timed out waiting for %d events; got %s", n, jsonString(got))
-		}
-	}
-	return got
 }

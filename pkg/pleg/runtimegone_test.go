@@ -70,8 +70,9 @@ func TestRuntimeGone(t *testing.T) {
 				}
 			}
 
-			g := New(dialCRI(t, srv, testCallTimeout), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond})
-			f := &criFixture{srv: srv, g: g}
+			rec := &recorder{}
+			g := New(dialCRI(t, srv, testCallTimeout), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond, Handler: rec})
+			f := &criFixture{srv: srv, g: g, rec: rec}
 			runUntilCleanup(t, g)
 			readConcurrently(t, g)
 
@@ -98,8 +99,8 @@ func TestRuntimeGone(t *testing.T) {
 				t.Fatalf("the kubelet stays healthy until the threshold; got %v", err)
 			}
 			checkBackoff(t, g)
-			if len(g.Watch()) != 0 || len(g.Events(f.seen)) != 0 {
-				t.Fatalf("events while the runtime is away: %s", jsonString(g.Events(f.seen)))
+			if evs := rec.after(f.seen); len(evs) != 0 {
+				t.Fatalf("events while the runtime is away: %s", jsonString(evs))
 			}
 
 			if err := tt.fix(srv); err != nil {
@@ -123,8 +124,7 @@ func TestRuntimeGone(t *testing.T) {
 // retryDelay(k).
 func checkBackoff(t *testing.T, g *GenericPLEG) {
 	t.Helper()
-	st := g.Stats()
-	recs := st.RecentRelists
+	recs, consecutiveFailures := g.stats.recentRelists()
 	first := len(recs)
 	for first > 0 && recs[first-1].Error != "" {
 		first--
@@ -137,7 +137,7 @@ func checkBackoff(t *testing.T, g *GenericPLEG) {
 	// The first failure of the run may be older than the history.
 	k0 := 1
 	if first == 0 {
-		k0 = st.ConsecutiveFailures - len(failed) + 1
+		k0 = consecutiveFailures - len(failed) + 1
 	}
 	const slack = 5 * time.Millisecond
 	for i := 0; i+1 < len(failed); i++ {

@@ -79,7 +79,9 @@ func TestSemanticsReinspection(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := newFakeRuntime()
-			g := New(rt, Options{Semantics: tt.semantics})
+			rec := &recorder{}
+			g := New(rt, Options{Semantics: tt.semantics, Handler: rec})
+			var lastSeq uint64
 			for i, rl := range tt.relists {
 				sandboxes, containers := runtimeObjects(t, rl.pods)
 				rt.set(sandboxes, containers, rl.failed...)
@@ -87,8 +89,11 @@ func TestSemanticsReinspection(t *testing.T) {
 					t.Fatalf("relist %d: %v", i, err)
 				}
 				got := []traceEvent{}
-				for len(g.Watch()) > 0 {
-					got = append(got, toTraceEvent(<-g.Watch()))
+				for _, ev := range rec.sentAfter(lastSeq) {
+					got = append(got, toTraceEvent(ev))
+				}
+				if evs := rec.after(lastSeq); len(evs) > 0 {
+					lastSeq = evs[len(evs)-1].Seq
 				}
 				if !reflect.DeepEqual(got, rl.want) {
 					t.Errorf("relist %d: sent %s, want %s", i, jsonString(got), jsonString(rl.want))

@@ -2,7 +2,6 @@ package pleg
 
 import (
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -32,9 +31,10 @@ var callNames = [numCalls]string{CallListPodSandbox, CallListContainers, CallPod
 
 // Outcomes of a computed event, in ComputedEvent.Outcome.
 const (
-	// OutcomeSent: the event was put on the Watch channel.
+	// OutcomeSent: the event went on the kubelet's channel.
 	OutcomeSent = "sent"
-	// OutcomeDropped: the Watch channel was full; the kubelet drops it too.
+	// OutcomeDropped: the kubelet's channel was full; the kubelet drops it
+	// too.
 	OutcomeDropped = "dropped"
 	// OutcomeNotSent: the kubelet computes but never sends this type.
 	OutcomeNotSent = "not-sent-by-kubelet"
@@ -46,87 +46,80 @@ const (
 // ComputedEvent is one computed event and what became of it.
 type ComputedEvent struct {
 	PodLifecycleEvent
-	Outcome string `json:"outcome"`
+	Outcome string
 }
 
 // RelistSummary describes one relist.
 type RelistSummary struct {
-	Seq                   uint64    `json:"seq"`
-	Start                 time.Time `json:"start"`
-	DurationSeconds       float64   `json:"durationSeconds"`
-	IntervalSeconds       float64   `json:"intervalSeconds,omitempty"`
-	ListSandboxesSeconds  float64   `json:"listSandboxesSeconds"`
-	ListContainersSeconds float64   `json:"listContainersSeconds"`
-	Pods                  int       `json:"pods"`
-	Sandboxes             int       `json:"sandboxes"`
-	Containers            int       `json:"containers"`
-	Events                int       `json:"events"`
-	Inspected             int       `json:"inspected"`
-	InspectionFailures    int       `json:"inspectionFailures,omitempty"`
-	Error                 string    `json:"error,omitempty"`
+	Seq                   uint64
+	Start                 time.Time
+	DurationSeconds       float64
+	IntervalSeconds       float64
+	ListSandboxesSeconds  float64
+	ListContainersSeconds float64
+	Pods                  int
+	Sandboxes             int
+	Containers            int
+	Events                int
+	Inspected             int
+	InspectionFailures    int
+	Error                 string
 }
 
 // PodInspection is the status inspection of one pod during one relist.
 type PodInspection struct {
-	Relist          uint64    `json:"relist"`
-	Time            time.Time `json:"time"`
-	PodID           types.UID `json:"podID"`
-	Name            string    `json:"name"`
-	Namespace       string    `json:"namespace"`
-	DurationSeconds float64   `json:"durationSeconds"`
-	Calls           int       `json:"calls"`
-	Error           string    `json:"error,omitempty"`
+	Relist          uint64
+	Time            time.Time
+	PodID           types.UID
+	Name            string
+	Namespace       string
+	DurationSeconds float64
+	Calls           int
+	Error           string
 }
 
 // Stats is a snapshot of what the PLEG measured.
 type Stats struct {
 	// Relists counts relist attempts, RelistFailures the failed ones.
-	Relists        uint64 `json:"relists"`
-	RelistFailures uint64 `json:"relistFailures"`
-	// ConsecutiveFailures counts the failed relists since the last good one.
-	ConsecutiveFailures int       `json:"consecutiveFailures"`
-	LastError           string    `json:"lastError,omitempty"`
-	LastErrorTime       time.Time `json:"lastErrorTime,omitzero"`
-	// LastSuccess is the start of the last successful relist (the kubelet's
-	// "last seen active").
-	LastSuccess time.Time `json:"lastSuccess,omitzero"`
+	Relists        uint64
+	RelistFailures uint64
+	// LastError is the error of the last failed relist, kept after good
+	// ones.
+	LastError string
 	// RelistDuration is the duration of relists (failed ones included, as
 	// errors); RelistInterval the time from the last successful relist's
 	// start to each relist's start, as the kubelet measures it.
-	RelistDuration LatencySummary `json:"relistDuration"`
-	RelistInterval LatencySummary `json:"relistInterval"`
+	RelistDuration LatencySummary
+	RelistInterval LatencySummary
 	// Calls has the latency of each CRI call, by Call* name.
-	Calls map[string]LatencySummary `json:"calls"`
-	// PodInspection is the duration of pod status inspections.
-	PodInspection LatencySummary `json:"podInspection"`
-	// RecentRelists are the last relists, oldest first.
-	RecentRelists []RelistSummary `json:"recentRelists"`
+	Calls map[string]LatencySummary
 	// SlowestPods are the slowest pod inspections of the recent relists,
 	// slowest first.
-	SlowestPods []PodInspection `json:"slowestPods"`
+	SlowestPods []PodInspection
 	// EventsComputed counts every event computed, by type (ContainerChanged
-	// included); EventsSent those put on the Watch channel.
-	EventsComputed map[EventType]uint64 `json:"eventsComputed"`
-	EventsSent     map[EventType]uint64 `json:"eventsSent"`
-	// EventsDropped counts events lost to a full Watch channel.
-	EventsDropped uint64 `json:"eventsDropped"`
+	// included); EventsSent those put on the kubelet's channel.
+	EventsComputed map[EventType]uint64
+	EventsSent     map[EventType]uint64
+	// EventsDropped counts events lost to a full channel.
+	EventsDropped uint64
 	// EventsDiscarded counts events discarded because their pod's
 	// inspection failed (they are computed again by a later relist).
-	EventsDiscarded uint64 `json:"eventsDiscarded"`
+	EventsDiscarded uint64
 	// InspectionFailures counts failed pod status inspections.
-	InspectionFailures uint64 `json:"inspectionFailures"`
-	// Pods, Sandboxes and RunningPods (pods with a running sandbox) are
-	// from the last successful relist, as are Containers by state.
-	Pods        int                    `json:"pods"`
-	Sandboxes   int                    `json:"sandboxes"`
-	RunningPods int                    `json:"runningPods"`
-	Containers  map[ContainerState]int `json:"containers"`
-	// ChannelLength and ChannelCapacity describe the Watch channel.
-	ChannelLength   int `json:"channelLength"`
-	ChannelCapacity int `json:"channelCapacity"`
+	InspectionFailures uint64
+	// Pods and RunningPods (pods with a running sandbox) are from the last
+	// successful relist, as are Containers by state.
+	Pods        int
+	RunningPods int
+	Containers  map[ContainerState]int
+	// ChannelLength and ChannelCapacity describe the kubelet's channel as
+	// the PLEG accounts for it: the events sent by the last relist, and
+	// Options.ChannelCapacity.
+	ChannelLength   int
+	ChannelCapacity int
 	// RuntimeEvents describes how Run follows the runtime's container
 	// events (Options.RuntimeEvents).
-	RuntimeEvents RuntimeEventsStats `json:"runtimeEvents"`
+	RuntimeEvents RuntimeEventsStats
 }
 
 // relistCounts are the object counts of one successful relist.
@@ -157,30 +150,31 @@ type statistics struct {
 	relists, relistFailures uint64
 	consecutiveFailures     int
 	lastErr                 string
-	lastErrTime             time.Time
-	lastSuccess             time.Time
 
-	relistDur, interval, inspection latency
-	calls                           [numCalls]latency
+	relistDur, interval latency
+	calls               [numCalls]latency
 
 	history     ring[RelistSummary]
 	inspections ring[PodInspection]
-	events      ring[ComputedEvent]
 	slowest     int
 
 	computed, sent               map[EventType]uint64
 	dropped, discarded, inspFail uint64
 	counts                       relistCounts
+
+	// channelLen and channelCap account for the kubelet's PLEG channel,
+	// which the kubelet's sync loop is taken to empty between two relists:
+	// a relist sends at most channelCap events, and drops the rest.
+	channelLen, channelCap int
 }
 
 func newStatistics(o *Options) *statistics {
 	st := &statistics{
 		relistDur:   newLatency(o.HistoryLength, RelistBuckets),
 		interval:    newLatency(o.HistoryLength, RelistBuckets),
-		inspection:  newLatency(o.HistoryLength, inspectionBuckets),
 		history:     newRing[RelistSummary](o.HistoryLength),
 		inspections: newRing[PodInspection](4 * o.HistoryLength),
-		events:      newRing[ComputedEvent](o.EventHistory),
+		channelCap:  o.ChannelCapacity,
 		slowest:     o.SlowestPods,
 		computed:    make(map[EventType]uint64),
 		sent:        make(map[EventType]uint64),
@@ -206,7 +200,6 @@ func (st *statistics) observeInterval(d time.Duration) {
 func (st *statistics) observeInspection(in PodInspection, d time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.inspection.observe(d, in.Error != "")
 	st.inspections.add(in)
 	if in.Error != "" {
 		st.inspFail++
@@ -225,17 +218,34 @@ func (st *statistics) observeEvent(ev ComputedEvent) {
 	case OutcomeInspectionFailed:
 		st.discarded++
 	}
-	st.events.add(ev)
 }
 
-func (st *statistics) relistFailed(sum RelistSummary, d time.Duration, err error, now time.Time) {
+// emptyChannel starts a relist with the kubelet's channel read empty.
+func (st *statistics) emptyChannel() {
+	st.mu.Lock()
+	st.channelLen = 0
+	st.mu.Unlock()
+}
+
+// send puts an event on the kubelet's channel, as far as it is accounted
+// for, and reports whether it fitted.
+func (st *statistics) send() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.channelLen == st.channelCap {
+		return false
+	}
+	st.channelLen++
+	return true
+}
+
+func (st *statistics) relistFailed(sum RelistSummary, d time.Duration, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.relists++
 	st.relistFailures++
 	st.consecutiveFailures++
 	st.lastErr = err.Error()
-	st.lastErrTime = now
 	st.relistDur.observe(d, true)
 	st.history.add(sum)
 }
@@ -245,7 +255,6 @@ func (st *statistics) relistDone(sum RelistSummary, d time.Duration, c relistCou
 	defer st.mu.Unlock()
 	st.relists++
 	st.consecutiveFailures = 0
-	st.lastSuccess = sum.Start
 	st.relistDur.observe(d, false)
 	st.history.add(sum)
 	st.counts = c
@@ -265,26 +274,22 @@ func (st *statistics) snapshot() Stats {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := Stats{
-		Relists:             st.relists,
-		RelistFailures:      st.relistFailures,
-		ConsecutiveFailures: st.consecutiveFailures,
-		LastError:           st.lastErr,
-		LastErrorTime:       st.lastErrTime,
-		LastSuccess:         st.lastSuccess,
-		RelistDuration:      st.relistDur.summary(),
-		RelistInterval:      st.interval.summary(),
-		PodInspection:       st.inspection.summary(),
-		Calls:               make(map[string]LatencySummary, numCalls),
-		RecentRelists:       st.history.values(),
-		EventsComputed:      make(map[EventType]uint64, len(st.computed)),
-		EventsSent:          make(map[EventType]uint64, len(st.sent)),
-		EventsDropped:       st.dropped,
-		EventsDiscarded:     st.discarded,
-		InspectionFailures:  st.inspFail,
-		Pods:                st.counts.pods,
-		Sandboxes:           st.counts.sandboxes,
-		RunningPods:         st.counts.runningPods,
-		Containers:          make(map[ContainerState]int, 4),
+		Relists:            st.relists,
+		RelistFailures:     st.relistFailures,
+		LastError:          st.lastErr,
+		RelistDuration:     st.relistDur.summary(),
+		RelistInterval:     st.interval.summary(),
+		Calls:              make(map[string]LatencySummary, numCalls),
+		EventsComputed:     make(map[EventType]uint64, len(st.computed)),
+		EventsSent:         make(map[EventType]uint64, len(st.sent)),
+		EventsDropped:      st.dropped,
+		EventsDiscarded:    st.discarded,
+		InspectionFailures: st.inspFail,
+		Pods:               st.counts.pods,
+		RunningPods:        st.counts.runningPods,
+		Containers:         make(map[ContainerState]int, 4),
+		ChannelLength:      st.channelLen,
+		ChannelCapacity:    st.channelCap,
 	}
 	for k := range st.calls {
 		s.Calls[callNames[k]] = st.calls[k].summary()
@@ -324,18 +329,4 @@ func (st *statistics) slowestPods() []PodInspection {
 		all = all[:st.slowest]
 	}
 	return all
-}
-
-// eventsAfter returns the kept computed events with a sequence number above
-// seq, oldest first. Only those are copied.
-func (st *statistics) eventsAfter(seq uint64) []ComputedEvent {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	n := st.events.len()
-	i := sort.Search(n, func(i int) bool { return st.events.at(i).Seq > seq })
-	out := make([]ComputedEvent, 0, n-i)
-	for ; i < n; i++ {
-		out = append(out, *st.events.at(i))
-	}
-	return out
 }

@@ -1,5 +1,5 @@
 // Package smoke checks, against the real components of the podsrc test
-// cluster, the things every other integration test stands on.
+// cluster, the things every other cluster test stands on.
 package smoke
 
 import (

@@ -35,8 +35,9 @@ type ctrdFixture struct {
 	image  string
 	drv    *testcri.Client
 	g      *GenericPLEG
+	rec    *recorder
 	seen   uint64              // last event Seq consumed by waitEvent
-	events []PodLifecycleEvent // every event read from Watch
+	events []PodLifecycleEvent // every sent event read from rec
 }
 
 // startContainerdFixture starts a containerd named name and a PLEG on it.
@@ -80,6 +81,8 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 	if events {
 		opts.RelistPeriod, opts.RuntimeEvents = time.Hour, client
 	}
+	rec := &recorder{}
+	opts.Handler = rec
 	g := New(client, opts)
 	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -95,12 +98,12 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 			t.Error("Run did not return after its context was cancelled")
 		}
 	})
-	f := &ctrdFixture{d: d, image: c.TestImage, drv: drv, g: g}
+	f := &ctrdFixture{d: d, image: c.TestImage, drv: drv, g: g, rec: rec}
 	// Run relists at once: await that first relist, which may be over
 	// already (awaitRelists would wait for one more, with events an hour
 	// away).
 	awaitSuccessfulRelists(t, g, 1, ctrdWait)
-	if evs := g.Events(0); len(evs) != 0 {
+	if evs := rec.after(0); len(evs) != 0 {
 		t.Fatalf("a fresh containerd gave events: %s", jsonString(evs))
 	}
 	return f
@@ -133,8 +136,8 @@ func (f *ctrdFixture) runPod(ctx context.Context, t *testing.T, name string, uid
 	}
 }
 
-// waitEvent reads Watch until an event of type typ about id arrives and
-// returns it. Events read on the way are kept in f.events.
+// waitEvent reads the sent events until one of type typ about id arrives
+// and returns it. Events read on the way are kept in f.events.
 func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifecycleEvent {
 	t.Helper()
 	for _, ev := range f.events {
@@ -142,19 +145,22 @@ func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifec
 			return ev
 		}
 	}
-	timeout := time.After(ctrdWait)
-	for {
-		select {
-		case ev := <-f.g.Watch():
+	var found PodLifecycleEvent
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, ctrdWait, true, func(context.Context) (bool, error) {
+		for _, ev := range f.rec.sentAfter(f.seen) {
 			f.events = append(f.events, *ev)
-			f.seen = max(f.seen, ev.Seq)
+			f.seen = ev.Seq
 			if ev.Type == typ && ev.Data == id {
-				return *ev
+				found = *ev
+				return true, nil
 			}
-		case <-timeout:
-			t.Fatalf("timed out waiting for %s %s; events so far: %s", typ, id, jsonString(f.events))
 		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out waiting for %s %s; events so far: %s", typ, id, jsonString(f.events))
 	}
+	return found
 }
 
 // awaitRelists waits for n more successful relists.
@@ -163,16 +169,11 @@ func (f *ctrdFixture) awaitRelists(t *testing.T, n uint64) {
 	awaitSuccessfulRelists(t, f.g, successfulRelists(f.g)+n, ctrdWait)
 }
 
-// drain moves the events waiting on Watch into f.events.
+// drain moves the sent events not read yet into f.events.
 func (f *ctrdFixture) drain() {
-	for {
-		select {
-		case ev := <-f.g.Watch():
-			f.events = append(f.events, *ev)
-			f.seen = max(f.seen, ev.Seq)
-		default:
-			return
-		}
+	for _, ev := range f.rec.sentAfter(f.seen) {
+		f.events = append(f.events, *ev)
+		f.seen = ev.Seq
 	}
 }
 
@@ -183,16 +184,14 @@ func (f *ctrdFixture) drain() {
 func (f *ctrdFixture) expectNoEventsSince(t *testing.T, seq uint64, what string) {
 	t.Helper()
 	f.awaitRelists(t, 3)
-	if evs := f.g.Events(seq); len(evs) != 0 {
+	if evs := f.rec.after(seq); len(evs) != 0 {
 		t.Fatalf("%s: unexpected events: %s", what, jsonString(evs))
 	}
 }
 
-// lastSeq returns the Seq of the last computed event. An event is recorded
-// for Events only after it was put on Watch, so call it when the PLEG is
-// quiet, or use f.seen after draining Watch.
+// lastSeq returns the Seq of the last computed event.
 func (f *ctrdFixture) lastSeq() uint64 {
-	evs := f.g.Events(0)
+	evs := f.rec.after(0)
 	if len(evs) == 0 {
 		return 0
 	}
@@ -454,7 +453,7 @@ func TestContainerd(t *testing.T) {
 		}
 		// The kubelet computes ContainerChanged for created containers but
 		// never sends it; nothing else may be left unsent.
-		for _, r := range f.g.Events(0) {
+		for _, r := range f.rec.after(0) {
 			if r.Outcome != OutcomeSent && !(r.Type == ContainerChanged && r.Outcome == OutcomeNotSent) {
 				t.Errorf("event %s", jsonString(r))
 			}

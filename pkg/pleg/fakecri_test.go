@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 type criFixture struct {
 	srv  *critest.Server
 	g    *GenericPLEG
+	rec  *recorder
 	seen uint64 // last event Seq consumed by expectEvents
 }
 
@@ -64,9 +66,11 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 	if opts.MaxBackoff == 0 {
 		opts.MaxBackoff = 80 * time.Millisecond
 	}
+	rec := &recorder{}
+	opts.Handler = rec
 	g := New(client, opts)
 	runUntilCleanup(t, g)
-	return &criFixture{srv: srv, g: g}
+	return &criFixture{srv: srv, g: g, rec: rec}
 }
 
 // dialCRI returns a CRI client of srv whose calls time out after
@@ -95,24 +99,29 @@ func await(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// expectEvents reads the next len(want) events from Watch, checks their
-// type and data and returns them.
+// expectEvents awaits the next len(want) events sent to the kubelet, checks
+// their type and data and returns them.
 func (f *criFixture) expectEvents(t *testing.T, want ...PodLifecycleEvent) []*PodLifecycleEvent {
 	t.Helper()
-	timeout := time.After(waitFor)
-	got := make([]*PodLifecycleEvent, 0, len(want))
+	got := f.expectAny(t, len(want))
 	for i, w := range want {
-		select {
-		case ev := <-f.g.Watch():
-			if ev.ID != w.ID || ev.Type != w.Type || ev.Data != w.Data {
-				t.Fatalf("event %d: got %s %s %s, want %s %s %s", i, ev.ID, ev.Type, ev.Data, w.ID, w.Type, w.Data)
-			}
-			f.seen = ev.Seq
-			got = append(got, ev)
-		case <-timeout:
-			t.Fatalf("timed out waiting for event %d (%s %s)", i, w.Type, w.Data)
+		if ev := got[i]; ev.ID != w.ID || ev.Type != w.Type || ev.Data != w.Data {
+			t.Fatalf("event %d: got %s %s %s, want %s %s %s", i, ev.ID, ev.Type, ev.Data, w.ID, w.Type, w.Data)
 		}
 	}
+	return got
+}
+
+// expectAny awaits the next n events sent to the kubelet and returns them.
+func (f *criFixture) expectAny(t *testing.T, n int) []*PodLifecycleEvent {
+	t.Helper()
+	var got []*PodLifecycleEvent
+	await(t, fmt.Sprintf("%d events", n), func() bool {
+		got = f.rec.sentAfter(f.seen)
+		return len(got) >= n
+	})
+	got = got[:n]
+	f.seen = got[n-1].Seq
 	return got
 }
 
@@ -129,7 +138,7 @@ func (f *criFixture) expectQuiet(t *testing.T) {
 	f.awaitRelists(t, 1)
 	calls := f.statusCalls()
 	f.awaitRelists(t, 3)
-	if evs := f.g.Events(f.seen); len(evs) > 0 {
+	if evs := f.rec.after(f.seen); len(evs) > 0 {
 		t.Fatalf("unexpected events: %s", jsonString(evs))
 	}
 	if n := f.statusCalls() - calls; n != 0 {
@@ -201,7 +210,6 @@ func readConcurrently(t *testing.T, g *GenericPLEG) {
 			}
 			g.Pods()
 			g.Cache().List()
-			g.Events(0)
 			g.Health()
 		}
 	}()
@@ -336,7 +344,7 @@ func TestCRIStatusFaults(t *testing.T) {
 				cp, _ := f.g.Cache().Get("uid-1")
 				return cp.Error != ""
 			})
-			if len(f.g.Watch()) != 0 {
+			if len(f.rec.sentAfter(f.seen)) != 0 {
 				t.Fatal("events of a pod whose inspection failed were sent")
 			}
 			// The cache holds the error before the relist records the

@@ -1,0 +1,255 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/test/cluster"
+)
+
+// agentPod returns the name and UID of the agent's live pod.
+func agentPod(ctx context.Context, c *cluster.Cluster) (string, types.UID, error) {
+	pods, err := c.Client.CoreV1().Pods(client.AgentNamespace).List(ctx, metav1.ListOptions{LabelSelector: client.AgentSelector})
+	if err != nil {
+		return "", "", err
+	}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			return p.Name, p.UID, nil
+		}
+	}
+	return "", "", fmt.Errorf("no live agent pod")
+}
+
+func testWatchAcrossRecreate(t *testing.T, e *env) {
+	c := e.c
+	ctx := context.Background()
+	name, uid, err := agentPod(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := e.rec.mark()
+	if err := c.Client.CoreV1().Pods(client.AgentNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The DaemonSet makes a new pod; the agent in it sees its own pod
+	// (api) and the static pods again, and the watcher resumes there.
+	e.pollFor(t, "a new agent pod", restartTimeout, func(ctx context.Context) (bool, string, error) {
+		n, u, err := agentPod(ctx, c)
+		return err == nil && u != uid, n, err
+	})
+	waitAgentReady(t, c)
+	newName, newUID, err := agentPod(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitEvent(t, mark, "the new agent's ADD of its own pod "+newName, configEvent("ADD", v1alpha1.SourceAPI, "", "", string(newUID)))
+
+	// Across the recreation: a reset (another epoch), then the new agent's
+	// events from its first on, with no hole that is not reported as a gap.
+	msgs := e.rec.since(mark)
+	resetAt := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset })
+	if resetAt < 0 {
+		t.Fatalf("no reset message after the agent pod was recreated:\n%s", describeMsgs(msgs, 20))
+	}
+	checkSequence(t, msgs[resetAt:])
+}
+
+// checkSequence checks that within each epoch event sequence numbers follow
+// one another, or that a gap message announces what is missing.
+func checkSequence(t *testing.T, msgs []v1alpha1.StreamMessage) {
+	t.Helper()
+	var epoch string
+	var last uint64
+	for i, m := range msgs {
+		if m.Epoch != epoch {
+			epoch, last = m.Epoch, 0
+		}
+		switch m.Type {
+		case v1alpha1.MessageReset:
+			last = 0
+		case v1alpha1.MessageGap:
+			if m.From != last+1 {
+				t.Errorf("message %d: gap from %d after event %d:\n%s", i, m.From, last, describeMsgs(msgs[:i+1], 10))
+			}
+			last = m.To
+		case v1alpha1.MessageSnapshot:
+			last = m.Seq
+		case v1alpha1.MessageEvent:
+			if m.Event.Seq != last+1 {
+				t.Errorf("message %d: event %d follows %d with no gap message:\n%s", i, m.Event.Seq, last, describeMsgs(msgs[:i+1], 10))
+			}
+			last = m.Event.Seq
+		}
+	}
+}
+
+func testRestarts(t *testing.T, e *env) {
+	c := e.c
+	a := e.agent(t)
+	ctx := context.Background()
+	_, oldUID, err := agentPod(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl := exec.Command(c.Env["KUBECTL"], "--kubeconfig", c.Kubeconfig, "-n", client.AgentNamespace, "rollout", "restart", "daemonset/podsrc-agent")
+	if out, err := kubectl.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl rollout restart: %v\n%s", err, out)
+	}
+	e.pollFor(t, "the restarted agent to serve every source seen", restartTimeout, func(ctx context.Context) (bool, string, error) {
+		_, u, err := agentPod(ctx, c)
+		if err != nil {
+			return false, "", err
+		}
+		l, err := a.Sources(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		return u != oldUID && l.AllSourcesSeen, fmt.Sprintf("pod %s allSeen=%v", u, l.AllSourcesSeen), nil
+	})
+	waitAgentReady(t, c)
+
+	// The kubelet restarting does not touch the agent: it goes on serving,
+	// and its pods still equal the kubelet's once it is back.
+	c.RestartKubelet(t)
+	e.pollFor(t, "podsrc to serve and equal the kubelet's /pods after the kubelet's restart", pollTimeout, func(ctx context.Context) (bool, string, error) {
+		kp, ap, err := bothViews(ctx, c, a)
+		if err != nil {
+			return false, "", err
+		}
+		return maps.Equal(ap, kp), fmt.Sprintf("kubelet %v podsrc %v", kp, ap), nil
+	})
+	out, err := e.runPlugin(t, false, nil, "sources", c.NodeName, "--kubeconfig="+c.Kubeconfig)
+	if err != nil {
+		t.Errorf("kubectl-podsrc sources after the restarts: %v\n%s", err, out)
+	}
+}
+
+// testContainerdRestart restarts the kubelet's containerd while kubectl
+// podsrc watch runs. containerd's restart makes a new socket (a new inode);
+// the DaemonSet mounts the socket's directory, not the socket, so the agent
+// dials the new one at once: its PLEG is healthy again and a container
+// started after the restart shows as ContainerStarted on the stream within
+// restartDeadline of containerd being back, without the agent's container
+// being restarted.
+func testContainerdRestart(t *testing.T, e *env) {
+	c := e.c
+	a := e.agent(t)
+	const name = "e2e-after-containerd"
+	pod0 := agentPodStatus(t, e)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch := exec.CommandContext(ctx, e.plugin, "watch", c.NodeName, "--kubeconfig", c.Kubeconfig, "--kind=pleg", "-n", agentTestNS, "-o", "json")
+	watch.WaitDelay = 5 * time.Second
+	stdout, err := watch.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	watch.Stderr = &stderr
+	if err := watch.Start(); err != nil {
+		t.Fatalf("starting kubectl podsrc watch: %v", err)
+	}
+	started := make(chan time.Time, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m v1alpha1.StreamMessage
+			if json.Unmarshal(sc.Bytes(), &m) != nil || m.Event == nil {
+				continue
+			}
+			if ev := m.Event; ev.Kind == v1alpha1.EventKindPLEG && ev.PodName == name && ev.Type == "ContainerStarted" && !ev.Sandbox {
+				select {
+				case started <- time.Now():
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = watch.Wait()
+		if t.Failed() {
+			t.Logf("kubectl podsrc watch's stderr:\n%s", stderr.String())
+		}
+	})
+
+	c.RestartContainerd(t)
+	back := time.Now()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: agentTestNS},
+		Spec: corev1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](1),
+			Containers:                    []corev1.Container{{Name: "main", Image: c.TestImage, ImagePullPolicy: corev1.PullNever, Args: []string{"-sleep", "0"}}},
+		},
+	}
+	if _, err := c.Client.CoreV1().Pods(agentTestNS).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating pod %s/%s: %v", agentTestNS, name, err)
+	}
+	t.Cleanup(func() {
+		_ = c.Client.CoreV1().Pods(agentTestNS).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	})
+	select {
+	case at := <-started:
+		took := at.Sub(back)
+		t.Logf("containerd restart: ContainerStarted of a new pod's container on kubectl podsrc watch %v after containerd was back", took.Round(10*time.Millisecond))
+		if took > restartDeadline {
+			t.Errorf("ContainerStarted came %v after containerd was back, want within %v", took, restartDeadline)
+		}
+	case <-time.After(pollTimeout):
+		e.agentLogs(t)
+		t.Fatalf("no ContainerStarted of %s on kubectl podsrc watch within %v of containerd's restart", name, pollTimeout)
+	}
+	e.pollFor(t, "the PLEG to be healthy, relisting after containerd's restart", restartDeadline, func(ctx context.Context) (bool, string, error) {
+		st, err := a.PLEG(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		ok := st.Healthy && st.LastRelist != nil && st.LastRelist.After(back) && st.ConsecutiveFailures == 0
+		return ok, fmt.Sprintf("healthy=%v lastRelist=%v failures=%d lastError=%q", st.Healthy, st.LastRelist, st.ConsecutiveFailures, st.LastError), nil
+	})
+	if pod1 := agentPodStatus(t, e); pod1.uid != pod0.uid || pod1.restarts != pod0.restarts {
+		t.Errorf("the agent was restarted to recover (pod %s restarts %d -> pod %s restarts %d); it should follow the socket", pod0.uid, pod0.restarts, pod1.uid, pod1.restarts)
+	}
+}
+
+// restartDeadline is how soon after the runtime is back the agent must
+// report a new container again.
+const restartDeadline = 15 * time.Second
+
+// agentPodState is the agent pod of the node and its container's restarts.
+type agentPodState struct {
+	uid      types.UID
+	restarts int32
+}
+
+func agentPodStatus(t *testing.T, e *env) agentPodState {
+	t.Helper()
+	name := waitAgentReady(t, e.c)
+	p, err := e.c.Client.CoreV1().Pods(client.AgentNamespace).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var restarts int32
+	for _, cs := range p.Status.ContainerStatuses {
+		restarts += cs.RestartCount
+	}
+	return agentPodState{uid: p.UID, restarts: restarts}
+}
