@@ -84,6 +84,31 @@ func fixturePLEG() []v1alpha1.PLEGStatus {
 	}}
 }
 
+// fixtureWhyReports are why --all's reports: one pod's two manifests (told
+// apart by ORIGIN only), a URL pod and an API pod whose messages are too
+// long for a cell.
+func fixtureWhyReports() []v1alpha1.WhyReport {
+	report := func(pod v1alpha1.WhyPod, verdict, stage, msg, fix string) v1alpha1.WhyReport {
+		return v1alpha1.WhyReport{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindWhyReport), NodeName: "node-1", Target: pod.Name, Pod: pod,
+			Verdict: verdict, Stage: stage, Suggestion: fix, Stages: []v1alpha1.WhyStage{{Name: stage, Verdict: verdict, Message: msg}}}
+	}
+	web := func(origin string) v1alpha1.WhyPod {
+		return v1alpha1.WhyPod{Namespace: "demo", Name: "web-node-1", Source: "file", Origin: origin}
+	}
+	long := "Node didn't have enough resource: cpu, requested: 4000, used: 1850, capacity: 2000; " +
+		"the kubelet rejects the pod at admission and sets its phase to Failed with reason OutOfcpu, " +
+		"and it does not retry: a static pod stays rejected until its manifest changes, and an API pod " +
+		"until it is deleted and created again, by its controller or by hand, on a node with room for it " +
+		"(requests are what count, not what the containers use)"
+	return []v1alpha1.WhyReport{
+		report(web("/etc/kubernetes/manifests/web.yaml"), "unknown", "config", "shadowed by /etc/kubernetes/manifests/web.yaml.bak", "mv /etc/kubernetes/manifests/web.yaml.bak /root/"),
+		report(web("/etc/kubernetes/manifests/web.yaml.bak"), "failing", "containers", "web exited with code 2", ""),
+		report(v1alpha1.WhyPod{Namespace: "demo", Name: "cfg-node-1", Source: "http", Origin: "http://config.example/pods?token=xxxxx"},
+			"failing", "admission", long, "kubectl podsrc why node-1 demo/cfg-node-1 -o wide # then lower the pod's cpu requests in the manifest the URL serves, or free cpu on the node"),
+		report(v1alpha1.WhyPod{Namespace: "default", Name: "big", Source: "api"}, "failing", "admission", "OutOfcpu", ""),
+	}
+}
+
 func fixtureMessages() []*v1alpha1.StreamMessage {
 	at := func(d time.Duration) metav1.MicroTime { return metav1.NewMicroTime(now.Add(d)) }
 	exit := 137
@@ -136,6 +161,8 @@ func TestGoldenPrintables(t *testing.T) {
 			"{.metadata.name}", "NODE:.nodeName,NAMESPACE:.namespace,NAME:.name,APP:.labels.app"},
 		{"pleg", PLEG{Statuses: fixturePLEG()}, schema.GroupKind{}, false,
 			"{.relists}", "NODE:.nodeName,HEALTHY:.healthy,P99:.relistDuration.p99Seconds"},
+		{"why-all", WhyReports{Reports: fixtureWhyReports()}, schema.GroupKind{}, false,
+			"{.pod.origin}", "NODE:.nodeName,POD:.pod.name,ORIGIN:.pod.origin"},
 	}
 	type format struct {
 		name  string
