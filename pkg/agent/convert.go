@@ -104,14 +104,16 @@ func plegEvent(r pleg.ComputedEvent, podLabels map[string]string) v1alpha1.Event
 func podInfo(s sourced, origin string) v1alpha1.PodInfo {
 	p := s.pod
 	info := v1alpha1.PodInfo{
-		Name:         p.Name,
-		Namespace:    p.Namespace,
-		UID:          p.UID,
-		Labels:       maps.Clone(p.Labels),
-		Source:       s.source,
-		ConfigHash:   p.Annotations[merge.ConfigHashAnnotation],
-		ConfigMirror: p.Annotations[merge.ConfigMirrorAnnotation],
-		FirstSeen:    p.Annotations[merge.ConfigSeenAnnotation],
+		Name:          p.Name,
+		Namespace:     p.Namespace,
+		UID:           p.UID,
+		Labels:        maps.Clone(p.Labels),
+		Source:        s.source,
+		ConfigHash:    p.Annotations[merge.ConfigHashAnnotation],
+		ConfigMirror:  p.Annotations[merge.ConfigMirrorAnnotation],
+		FirstSeen:     p.Annotations[merge.ConfigSeenAnnotation],
+		Containers:    specContainers(p.Spec),
+		RestartPolicy: string(p.Spec.RestartPolicy),
 	}
 	info.Static = s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP
 	if info.Static {
@@ -120,6 +122,22 @@ func podInfo(s sourced, origin string) v1alpha1.PodInfo {
 	}
 	_, info.Mirror = p.Annotations[merge.ConfigMirrorAnnotation]
 	return info
+}
+
+// specContainers returns the names of the containers a pod spec runs, as
+// kubectl counts them: its sidecars (init containers that restart always)
+// and its containers.
+func specContainers(spec v1.PodSpec) []string {
+	var out []string
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			out = append(out, c.Name)
+		}
+	}
+	for _, c := range spec.Containers {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // runtimePod describes what the PLEG saw of a pod: the listing for states

@@ -11,7 +11,7 @@ const (
 
 // inlineWidth is the widest text a table keeps in its cell; a longer one
 // goes under its row (see placeLong).
-const inlineWidth = 60
+const inlineWidth = 100
 
 // belowCell stands in a cell whose text is printed under the row.
 const belowCell = "see below"
