@@ -60,11 +60,15 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	return out
 }
 
-// configEvent turns a notification of the merge into an event.
+// configEvent turns a notification of the merge into an event; a pod's
+// origin is masked as the sources mask it.
 func configEvent(u merge.PodUpdate) v1alpha1.Event {
 	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
+		if i < len(u.Origins) {
+			e.Pods[i].Origin = source.MaskURLs(u.Origins[i])
+		}
 	}
 	return e
 }

@@ -42,7 +42,7 @@ func fixturePods() []v1alpha1.PodList {
 	return []v1alpha1.PodList{{
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1",
 		Items: []v1alpha1.PodInfo{
-			{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", Source: "file", Static: true, ConfigHash: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b",
+			{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", Source: "file", Origin: "/etc/kubernetes/manifests/etcd.yaml", Static: true, ConfigHash: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b",
 				Labels:     map[string]string{"component": "etcd", "tier.example.com/level": "control-plane"},
 				KubeletUID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", KubeletUIDFrom: "sandbox",
 				FirstSeen: now.Add(-49 * time.Hour).Format(time.RFC3339Nano), Admission: &v1alpha1.Admission{Admitted: true},
@@ -127,8 +127,8 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 	return []*v1alpha1.StreamMessage{
 		{Type: v1alpha1.MessageSnapshot, Seq: 40, Snapshot: &pods, Time: at(0)},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 41, Time: at(time.Second), Kind: "config", Op: "ADD", Source: "file",
-			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Admission: &v1alpha1.Admission{Admitted: true}},
-				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
+			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Origin: "/etc/kubernetes/manifests/etcd.yaml", Admission: &v1alpha1.Admission{Admitted: true}},
+				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Origin: "/etc/kubernetes/manifests/kube-apiserver.yaml", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
 					Message: "Node didn't have enough resource: cpu, requested: 3000, used: 350, capacity: 2000"}}},
 			Handler: v1alpha1.HandlerPodAdditions}},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 42, Time: at(2 * time.Second), Kind: "pleg", Type: "ContainerDied",
@@ -149,6 +149,16 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 			Handler: v1alpha1.HandlerIgnored, Ignored: "pod not in the pod manager", RemovesUnknown: "the pod is not in the pod manager: ..."}},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 4, Time: at(9 * time.Second), Kind: "config", Op: "SET", Source: "api",
 			Handler: v1alpha1.HandlerIgnored, Ignored: "Invalid operation type received"}},
+		// touch web.yaml with web.yaml.bak present: the kubelet's file
+		// source swaps the pod of one for the other's.
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 5, Time: at(10 * time.Second), Kind: "config", Op: "REMOVE", Source: "file",
+			Pods: []v1alpha1.PodRef{{Name: "web-node-1", Namespace: "demo", UID: "b4k1", Origin: "/etc/kubernetes/manifests/web.yaml.bak"}}, Handler: v1alpha1.HandlerPodRemoves}},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 6, Time: at(10 * time.Second), Kind: "config", Op: "ADD", Source: "file",
+			Pods: []v1alpha1.PodRef{{Name: "web-node-1", Namespace: "demo", UID: "w3b1", Origin: "/etc/kubernetes/manifests/web.yaml",
+				Admission: &v1alpha1.Admission{Admitted: true}}}, Handler: v1alpha1.HandlerPodAdditions}},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 7, Time: at(11 * time.Second), Kind: "config", Op: "ADD", Source: "http",
+			Pods: []v1alpha1.PodRef{{Name: "cfg-node-1", Namespace: "demo", UID: "c7g1", Origin: "http://config.example/pods?token=xxxxx",
+				Admission: &v1alpha1.Admission{Admitted: true}}}, Handler: v1alpha1.HandlerPodAdditions}},
 	}
 }
 
