@@ -187,9 +187,9 @@ func runtimePod(rp pleg.RuntimePod, cached pleg.CachedPod, haveCache bool) *v1al
 func sandboxStateName(s pleg.ContainerState) string {
 	switch s {
 	case pleg.StateRunning:
-		return "ready"
+		return v1alpha1.SandboxReady
 	case pleg.StateExited:
-		return "notready"
+		return v1alpha1.SandboxNotReady
 	}
 	return string(s)
 }

@@ -3,6 +3,8 @@ package printers
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -68,12 +70,12 @@ func statusOf(pod v1alpha1.PodInfo) podStatus {
 	for i := len(names) - 1; i >= 0; i-- {
 		c, ok := current[names[i]]
 		switch {
-		case !ok || c.State == "created":
+		case !ok || c.State == v1alpha1.ContainerCreated:
 			reason = "ContainerCreating"
-		case c.State == "running":
+		case c.State == v1alpha1.ContainerRunning:
 			running = true
 			st.Ready++
-		case c.State == "exited":
+		case c.State == v1alpha1.ContainerExited:
 			reason = exitReason(c)
 			if c.ExitCode != 0 {
 				errorReason = reason
@@ -87,7 +89,7 @@ func statusOf(pod v1alpha1.PodInfo) podStatus {
 			reason = "Unknown"
 		}
 	}
-	alive := running || pod.Runtime.SandboxState == "ready"
+	alive := running || pod.Runtime.SandboxState == v1alpha1.SandboxReady
 	switch {
 	case pod.Source == "" && alive:
 		// The kubelet kills the pods no source configures.
@@ -121,9 +123,9 @@ func exitReason(c v1alpha1.RuntimeContainer) string {
 // the runtime has) restarts nothing.
 func restarts(policy string, code int) bool {
 	switch policy {
-	case "Always":
+	case string(corev1.RestartPolicyAlways):
 		return true
-	case "OnFailure":
+	case string(corev1.RestartPolicyOnFailure):
 		return code != 0
 	}
 	return false
@@ -137,7 +139,7 @@ func lastExit(rt *v1alpha1.RuntimePod, named bool) string {
 	}
 	var last *v1alpha1.RuntimeContainer
 	for i, c := range rt.Containers {
-		if c.State != "exited" {
+		if c.State != v1alpha1.ContainerExited {
 			continue
 		}
 		if last == nil || (c.FinishedAt != nil && (last.FinishedAt == nil || last.FinishedAt.Before(c.FinishedAt))) {

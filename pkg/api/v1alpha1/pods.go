@@ -73,6 +73,18 @@ type PodInfo struct {
 	Pod *corev1.Pod `json:"pod,omitempty"`
 }
 
+// States of RuntimeContainer.State (the runtime's container states) and
+// of RuntimePod.SandboxState.
+const (
+	ContainerCreated = "created"
+	ContainerRunning = "running"
+	ContainerExited  = "exited"
+	ContainerUnknown = "unknown"
+
+	SandboxReady    = "ready"
+	SandboxNotReady = "notready"
+)
+
 // RuntimePod is the container runtime's view of a pod.
 type RuntimePod struct {
 	// SandboxState is the state of the newest sandbox (SANDBOX_READY as
