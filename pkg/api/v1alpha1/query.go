@@ -92,13 +92,13 @@ func (m Mark) String() string {
 // The filter lists are repeatable; a value with a leading "!" excludes what
 // it names. An event passes a list when it matches one of its plain values
 // (or the list has none) and none of its "!" values. Ops, Sources and
-// Origins concern config events and Types and Containers PLEG events: when only one kind's
-// lists have a plain value, and Kinds is empty, the other kind is left out
-// (so --op=ADD shows no PLEG event, --op=ADD --type=ContainerDied both).
-// Namespaces, Pods and Selector concern the pods of both kinds: a config
-// event keeps only its pods that pass, and is left out when none does.
-// Handlers concern both kinds too, and match without regard to case.
-// Origins, like the pod filters, keep a config event's pods that pass.
+// Origins concern config events and Types and Containers PLEG events: when
+// only one kind's lists have a plain value, and Kinds is empty, the other
+// kind is left out (so --op=ADD shows no PLEG event, --op=ADD
+// --type=ContainerDied both). Namespaces, Pods and Selector concern the
+// pods of both kinds: a config event keeps only its pods that pass (and
+// those Origins let pass), and is left out when none does. Handlers
+// concern both kinds too, and match without regard to case.
 type EventQuery struct {
 	// Since starts after that sequence number (0: every event the agent
 	// holds), or with the events of that last while; nil starts now (after
