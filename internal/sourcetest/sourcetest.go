@@ -80,6 +80,21 @@ func Names(u merge.PodUpdate) []string {
 	return out
 }
 
+// ByName returns values, one per pod of u (its Fingerprints or its
+// Origins, named what), keyed by pod name; the test fails when their
+// number is not the pods'.
+func ByName(t testing.TB, u merge.PodUpdate, what string, values []string) map[string]string {
+	t.Helper()
+	if len(values) != len(u.Pods) {
+		t.Fatalf("%d %s for %d pods", len(values), what, len(u.Pods))
+	}
+	out := map[string]string{}
+	for i, p := range u.Pods {
+		out[p.Name] = values[i]
+	}
+	return out
+}
+
 // Run runs a source until the test ends, and fails the test when it does
 // not stop within WaitLimit of its context ending.
 func Run(t *testing.T, run func(ctx context.Context)) {

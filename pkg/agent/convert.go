@@ -60,11 +60,15 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	return out
 }
 
-// configEvent turns a notification of the merge into an event.
+// configEvent turns a notification of the merge into an event; a pod's
+// origin is masked as the sources mask it.
 func configEvent(u merge.PodUpdate) v1alpha1.Event {
 	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
+		if i < len(u.Origins) {
+			e.Pods[i].Origin = source.MaskURLs(u.Origins[i])
+		}
 	}
 	return e
 }
@@ -104,14 +108,16 @@ func plegEvent(r pleg.ComputedEvent, podLabels map[string]string) v1alpha1.Event
 func podInfo(s sourced, origin string) v1alpha1.PodInfo {
 	p := s.pod
 	info := v1alpha1.PodInfo{
-		Name:         p.Name,
-		Namespace:    p.Namespace,
-		UID:          p.UID,
-		Labels:       maps.Clone(p.Labels),
-		Source:       s.source,
-		ConfigHash:   p.Annotations[merge.ConfigHashAnnotation],
-		ConfigMirror: p.Annotations[merge.ConfigMirrorAnnotation],
-		FirstSeen:    p.Annotations[merge.ConfigSeenAnnotation],
+		Name:          p.Name,
+		Namespace:     p.Namespace,
+		UID:           p.UID,
+		Labels:        maps.Clone(p.Labels),
+		Source:        s.source,
+		ConfigHash:    p.Annotations[merge.ConfigHashAnnotation],
+		ConfigMirror:  p.Annotations[merge.ConfigMirrorAnnotation],
+		FirstSeen:     p.Annotations[merge.ConfigSeenAnnotation],
+		Containers:    specContainers(p.Spec),
+		RestartPolicy: string(p.Spec.RestartPolicy),
 	}
 	info.Static = s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP
 	if info.Static {
@@ -120,6 +126,22 @@ func podInfo(s sourced, origin string) v1alpha1.PodInfo {
 	}
 	_, info.Mirror = p.Annotations[merge.ConfigMirrorAnnotation]
 	return info
+}
+
+// specContainers returns the names of the containers a pod spec runs, as
+// kubectl counts them: its sidecars (init containers that restart always)
+// and its containers.
+func specContainers(spec v1.PodSpec) []string {
+	var out []string
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			out = append(out, c.Name)
+		}
+	}
+	for _, c := range spec.Containers {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // runtimePod describes what the PLEG saw of a pod: the listing for states
@@ -165,9 +187,9 @@ func runtimePod(rp pleg.RuntimePod, cached pleg.CachedPod, haveCache bool) *v1al
 func sandboxStateName(s pleg.ContainerState) string {
 	switch s {
 	case pleg.StateRunning:
-		return "ready"
+		return v1alpha1.SandboxReady
 	case pleg.StateExited:
-		return "notready"
+		return v1alpha1.SandboxNotReady
 	}
 	return string(s)
 }

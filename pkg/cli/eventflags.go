@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // EventQueryFlags are the flags of events and watch that make up the
@@ -22,6 +23,7 @@ type EventQueryFlags struct {
 	Ops           []string
 	Types         []string
 	Sources       []string
+	Origins       []string
 	Pods          []string
 	Containers    []string
 	Handlers      []string
@@ -40,6 +42,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	fs.StringSliceVar(&f.Ops, "op", f.Ops, "Only config events with these operations: "+strings.Join(v1alpha1.ConfigOps, ", ")+". Any case. Repeatable; a leading ! excludes (quote it: --op='!"+v1alpha1.OpUpdate+"').")
 	fs.StringSliceVar(&f.Types, "type", f.Types, "Only PLEG events of these types: "+strings.Join(v1alpha1.PLEGTypes, ", ")+". Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Sources, "source", f.Sources, "Only config events from these sources: "+strings.Join(v1alpha1.Sources, ", ")+". Repeatable; a leading ! excludes.")
+	fs.StringArrayVar(&f.Origins, "origin", f.Origins, "Only config events of the static pods from this manifest (its path on the node) or static pod URL, matched whole and exactly; a URL's credentials are masked before it is sent, as the agent masks them. Repeatable, one per flag (a comma is part of the value); a leading ! excludes.")
 	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*), or of the pod of this UID. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Containers, "container", f.Containers, "Only PLEG events of these containers, a glob. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Handlers, "handler", f.Handlers, "Only events the kubelet's sync loop sends to these handlers: "+strings.Join(v1alpha1.Handlers, ", ")+" (in any case; ignored is an event it acts on with none). Repeatable; a leading ! excludes.")
@@ -66,7 +69,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 func (f *EventQueryFlags) ToQuery(namespace string, now time.Time) (v1alpha1.EventQuery, error) {
 	q := v1alpha1.EventQuery{
 		Kinds: canonical(f.Kinds, v1alpha1.EventKinds), Ops: canonical(f.Ops, v1alpha1.ConfigOps),
-		Types: canonical(f.Types, v1alpha1.PLEGTypes), Sources: canonical(f.Sources, v1alpha1.Sources),
+		Types: canonical(f.Types, v1alpha1.PLEGTypes), Sources: canonical(f.Sources, v1alpha1.Sources), Origins: maskedOrigins(f.Origins),
 		Pods: f.Pods, Containers: f.Containers, Handlers: f.Handlers, Selector: f.Selector, Tail: f.Tail,
 	}
 	if f.AllNamespaces && namespace != "" {
@@ -92,6 +95,27 @@ func (f *EventQueryFlags) ToQuery(namespace string, now time.Time) (v1alpha1.Eve
 		return q, queryFlagError(err)
 	}
 	return q, nil
+}
+
+// maskedOrigins returns the values of --origin with the credentials of
+// their URLs masked (source.MaskURL), as the agent shows a static pod's
+// URL, so that they match it and never leave this machine.
+func maskedOrigins(origins []string) []string {
+	if origins == nil {
+		return nil
+	}
+	out := make([]string, len(origins))
+	for i, o := range origins {
+		neg, value := "", o
+		if v, ok := strings.CutPrefix(o, "!"); ok {
+			neg, value = "!", v
+		}
+		if strings.Contains(value, "://") {
+			value = source.MaskURL(value)
+		}
+		out[i] = neg + value
+	}
+	return out
 }
 
 // parseMarkFlag reads the value of --since or --until (flag): what
@@ -126,6 +150,6 @@ func queryFlagError(err error) error {
 
 // queryFlags are the flags of the event and pod queries' filter parameters.
 var queryFlags = map[string]string{
-	"kind": "--kind", "op": "--op", "type": "--type", "source": "--source", "namespace": "-n/--namespace",
+	"kind": "--kind", "op": "--op", "type": "--type", "source": "--source", "origin": "--origin", "namespace": "-n/--namespace",
 	"pod": "--pod", "container": "--container", "handler": "--handler", "labelSelector": "-l/--selector",
 }

@@ -23,7 +23,7 @@ func NewCmdEvents(common *CommonOptions) *cobra.Command {
 
 			The filters are applied by the agents, so that what they leave out does
 			not cross the API server's proxy. Each is repeatable, and a value with a
-			leading ! excludes what it names. --op and --source concern config
+			leading ! excludes what it names. --op, --source and --origin concern config
 			events, --type and --container PLEG events: with only one kind's filters
 			given (without !), the other kind is left out, unless --kind says
 			otherwise. -n, --pod and -l/--selector concern the pods of both kinds; a

@@ -44,17 +44,18 @@ func richAgent(t *testing.T, node string, n int) (*fakeagent.Agent, string) {
 	fa.PLEG.RuntimeEvents, fa.PLEG.EventRelists = "following", uint64(40*n)
 	fa.Pods.Items = []v1alpha1.PodInfo{
 		{Name: "etcd-" + node, Namespace: "kube-system", UID: types.UID("static-" + node), Source: "file", Static: true, ConfigHash: "h-" + node,
+			Origin: "/etc/kubernetes/manifests/etcd.yaml", Containers: []string{"etcd"}, RestartPolicy: "Always",
 			Labels: map[string]string{"component": "etcd", "tier": "control-plane"}, FirstSeen: testNow.Add(-time.Duration(n) * time.Hour).Format(time.RFC3339),
 			Runtime: &v1alpha1.RuntimePod{SandboxID: "sb-" + node, SandboxState: "ready", IPs: []string{"10.0.0." + string(rune('0'+n))},
 				Containers: []v1alpha1.RuntimeContainer{{ID: "containerd://c-" + node, Name: "etcd", State: "running", Image: "registry.k8s.io/etcd:3.6", RestartCount: n, StartedAt: ago(time.Minute)}}}},
 		{Name: "etcd-" + node, Namespace: "kube-system", UID: types.UID("mirror-" + node), Source: "api", Mirror: true, ConfigMirror: "h-" + node,
 			Labels: map[string]string{"component": "etcd", "tier": "control-plane"}},
-		{Name: "web-" + node, Namespace: "default", UID: types.UID("web-" + node), Source: "api",
+		{Name: "web-" + node, Namespace: "default", UID: types.UID("web-" + node), Source: "api", Containers: []string{"web"}, RestartPolicy: "Always",
 			Labels: map[string]string{"app": "web"}, FirstSeen: testNow.Add(-time.Duration(n) * time.Minute).Format(time.RFC3339)},
 	}
 	fa.Publish(
 		v1alpha1.Event{Time: metav1.NewMicroTime(testNow.Add(-time.Hour)), Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "file",
-			Pods: []v1alpha1.PodRef{{Name: "etcd-" + node, Namespace: "kube-system", UID: types.UID("static-" + node)}}},
+			Pods: []v1alpha1.PodRef{{Name: "etcd-" + node, Namespace: "kube-system", UID: types.UID("static-" + node), Origin: "/etc/kubernetes/manifests/etcd.yaml"}}},
 		v1alpha1.Event{Time: metav1.NewMicroTime(testNow.Add(-50 * time.Minute)), Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "api",
 			Pods: []v1alpha1.PodRef{{Name: "web-" + node, Namespace: "default", UID: types.UID("web-" + node)}}},
 		v1alpha1.Event{Time: metav1.NewMicroTime(testNow.Add(-time.Minute)), Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted",

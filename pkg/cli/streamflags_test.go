@@ -28,6 +28,10 @@ func TestStreamFlagsReachTheAgent(t *testing.T) {
 		// run's clock is 2026-11-22T12:00:00Z.
 		{"since a time", []string{"--since=2026-11-22T11:50:00Z"}, "since", "10m0s"},
 		{"until a time", []string{"--until=2026-11-22T11:59:30Z"}, "until", "30s"},
+		{"origin, a path", []string{"--origin=/etc/kubernetes/manifests/web.yaml"}, "origin", "/etc/kubernetes/manifests/web.yaml"},
+		// The URL's credentials never leave the plugin; a comma is part of
+		// the value.
+		{"origin, a URL", []string{"--origin=!http://user:pw@config.example/pods?token=s3cret,x"}, "origin", "!http://xxxxx@config.example/pods?token=xxxxx"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -73,6 +73,12 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			--handler keeps the events of some handlers. A ContainerDied's DETAIL
 			lists the exited containers the kubelet then removes (removes=...).
 
+			A config event of a static pod names its manifest's path on the node, or
+			the static pod URL (credentials masked): in an ORIGIN column with -o wide,
+			in DETAIL ("from ...") otherwise, unless DETAIL has an admission verdict
+			or a reason to say; -o json has it as pods[].origin. --origin keeps the
+			events of some manifests or URLs.
+
 			Like the kubelet, watch and events leave out the PLEG events it does not
 			send (ContainerChanged, events its full PLEG channel dropped); the agent
 			keeps them, and --all-events shows them, or --type for the types it names.
@@ -93,6 +99,9 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 			# Replay the last 10 minutes of static pod file notifications on all nodes, then follow
 			kubectl podsrc watch --all-nodes --since=10m --source=file
 
+			# The notifications of one manifest and of the backup beside it
+			kubectl podsrc watch node-1 --origin=/etc/kubernetes/manifests/web.yaml --origin=/etc/kubernetes/manifests/web.yaml.bak
+
 			# The PLEG events the kubelet's sync loop ignores, and why
 			kubectl podsrc watch node-1 --kind=pleg --handler=ignored
 
@@ -102,7 +111,7 @@ func NewCmdWatch(common *CommonOptions) *cobra.Command {
 		RunE:              runOptions(o),
 	}
 	o.addFlags(cmd, "Default: new events only.")
-	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods that -n, -l and --pod select, and --source when it names one source; --kind, --op, --type and --container select events only.")
+	cmd.Flags().BoolVar(&o.Snapshot, "snapshot", o.Snapshot, "Start with the current state of the pods that -n, -l and --pod select, and --source when it names one source; --kind, --op, --type, --origin and --container select events only.")
 	return cmd
 }
 

@@ -13,10 +13,12 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// entry is a stored pod with the fingerprint of the input last merged into it.
+// entry is a stored pod with the fingerprint and the origin of the input
+// last merged into it.
 type entry struct {
 	pod         *v1.Pod
 	fingerprint string
+	origin      string
 }
 
 // storage keeps every source's pods by UID, merges incoming updates into
@@ -57,9 +59,10 @@ func newStorage(o Options, emit func(context.Context, PodUpdate) error) *storage
 	}
 }
 
-// changes collects the pods of one merge by what happened to them.
+// changes collects the pods of one merge, with their origins, by what
+// happened to them.
 type changes struct {
-	adds, updates, deletes, removes, reconciles []*v1.Pod
+	adds, updates, deletes, removes, reconciles []entry
 }
 
 // merge merges one update from the named source and emits the resulting
@@ -104,7 +107,7 @@ func (s *storage) apply(ctx context.Context, source string, u PodUpdate) changes
 		for _, p := range u.Pods {
 			if e, ok := current[p.UID]; ok {
 				delete(current, p.UID)
-				c.removes = append(c.removes, e.pod)
+				c.removes = append(c.removes, e)
 			}
 		}
 	case Set:
@@ -117,11 +120,11 @@ func (s *storage) apply(ctx context.Context, source string, u PodUpdate) changes
 		s.mergePods(logger, source, u, now, current, next, &c)
 		for uid, e := range current {
 			if _, kept := next[uid]; !kept {
-				c.removes = append(c.removes, e.pod)
+				c.removes = append(c.removes, e)
 			}
 		}
 		// Removed pods are sorted so that REMOVE does not depend on map order.
-		slices.SortFunc(c.removes, func(a, b *v1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
+		slices.SortFunc(c.removes, func(a, b entry) int { return strings.Compare(string(a.pod.UID), string(b.pod.UID)) })
 		clear(current)
 		s.spare[source] = current
 		current = next
@@ -162,22 +165,25 @@ func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 			}
 			continue
 		}
-		fingerprint := ""
+		fingerprint, origin := "", ""
 		if i < len(u.Fingerprints) {
 			fingerprint = u.Fingerprints[i]
 		}
+		if i < len(u.Origins) {
+			origin = u.Origins[i]
+		}
 		if stored, ok := old[pod.UID]; ok {
-			e := entry{pod: stored.pod, fingerprint: fingerprint}
+			e := entry{pod: stored.pod, fingerprint: fingerprint, origin: origin}
 			if fingerprint == "" || fingerprint != stored.fingerprint {
 				var kind change
 				kind, e.pod = s.semantics.apply(stored.pod, pod)
 				switch kind {
 				case needsUpdate:
-					c.updates = append(c.updates, e.pod)
+					c.updates = append(c.updates, e)
 				case needsReconcile:
-					c.reconciles = append(c.reconciles, e.pod)
+					c.reconciles = append(c.reconciles, e)
 				case needsDelete:
-					c.deletes = append(c.deletes, e.pod)
+					c.deletes = append(c.deletes, e)
 				}
 			}
 			old[pod.UID], into[pod.UID] = e, e
@@ -189,8 +195,9 @@ func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 		logger.V(4).Info("Receiving a new pod", "pod", klog.KObj(pod), "source", source)
 		added := *pod
 		added.Annotations = withLocalAnnotations(pod.Annotations, source, seenAt)
-		into[pod.UID] = entry{pod: &added, fingerprint: fingerprint}
-		c.adds = append(c.adds, &added)
+		e := entry{pod: &added, fingerprint: fingerprint, origin: origin}
+		into[pod.UID] = e
+		c.adds = append(c.adds, e)
 	}
 }
 
@@ -199,14 +206,11 @@ func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 // ones, which nobody changes.
 func (s *storage) notifications(source string, c changes, firstSet bool) []PodUpdate {
 	var out []PodUpdate
-	add := func(op Op, pods []*v1.Pod) {
-		if pods == nil {
-			pods = []*v1.Pod{}
-		}
-		out = append(out, PodUpdate{Op: op, Source: source, Pods: pods})
+	add := func(op Op, entries []entry) {
+		out = append(out, notification(op, source, entries))
 	}
 	snapshot := func() {
-		out = append(out, PodUpdate{Op: Set, Source: source, Pods: s.mergedLocked()})
+		out = append(out, notification(Set, source, s.mergedLocked()))
 	}
 	switch s.mode {
 	case Incremental:
@@ -247,16 +251,34 @@ func (s *storage) notifications(source string, c changes, firstSet bool) []PodUp
 	return out
 }
 
-// mergedLocked returns every source's pods. It runs with mu held.
-func (s *storage) mergedLocked() []*v1.Pod {
+// notification is the update op of the source's entries: their pods, and
+// their origins when one of them has one.
+func notification(op Op, source string, entries []entry) PodUpdate {
+	u := PodUpdate{Op: op, Source: source, Pods: make([]*v1.Pod, len(entries))}
+	for i, e := range entries {
+		u.Pods[i] = e.pod
+		if e.origin != "" && u.Origins == nil {
+			u.Origins = make([]string, len(entries))
+		}
+	}
+	if u.Origins != nil {
+		for i, e := range entries {
+			u.Origins[i] = e.origin
+		}
+	}
+	return u
+}
+
+// mergedLocked returns every source's entries. It runs with mu held.
+func (s *storage) mergedLocked() []entry {
 	n := 0
 	for _, pods := range s.pods {
 		n += len(pods)
 	}
-	out := make([]*v1.Pod, 0, n)
+	out := make([]entry, 0, n)
 	for _, pods := range s.pods {
 		for _, e := range pods {
-			out = append(out, e.pod)
+			out = append(out, e)
 		}
 	}
 	return out

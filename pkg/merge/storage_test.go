@@ -323,5 +323,5 @@ func (s *storage) sourcePods(source string) []*v1.Pod {
 func (s *storage) mergedState() []*v1.Pod {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.mergedLocked()
+	return notification(Set, "", s.mergedLocked()).Pods
 }

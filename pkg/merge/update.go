@@ -67,4 +67,12 @@ type PodUpdate struct {
 	// bytes. The merge then skips comparing a pod whose fingerprint equals the
 	// one it merged last for that UID. The output is the same either way.
 	Fingerprints []string
+
+	// Origins, when set, has one entry per pod: where the source has it
+	// from (a static pod's manifest path, its URL with the credentials
+	// masked), which the kubelet knows and only logs. The merge keeps each
+	// pod's origin, the latest one its source sent, and puts it in the
+	// Origins of every notification about the pod, REMOVE included, when
+	// one of the notification's pods has one; otherwise Origins is nil.
+	Origins []string
 }

@@ -2,21 +2,24 @@ package pleg
 
 import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
 // ContainerState is the state of a container or sandbox in the kubelet's
-// words (its kubecontainer.State).
+// words (its kubecontainer.State), as v1alpha1.RuntimeContainer.State
+// serves it.
 type ContainerState string
 
 const (
 	// StateCreated is a container that was created but not started.
-	StateCreated ContainerState = "created"
+	StateCreated ContainerState = v1alpha1.ContainerCreated
 	// StateRunning is a running container or a ready sandbox.
-	StateRunning ContainerState = "running"
+	StateRunning ContainerState = v1alpha1.ContainerRunning
 	// StateExited is an exited container or a sandbox that is not ready.
-	StateExited ContainerState = "exited"
+	StateExited ContainerState = v1alpha1.ContainerExited
 	// StateUnknown is anything else.
-	StateUnknown ContainerState = "unknown"
+	StateUnknown ContainerState = v1alpha1.ContainerUnknown
 )
 
 // containerState maps a CRI container state the way the kubelet does.

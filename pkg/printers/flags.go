@@ -137,7 +137,7 @@ func (f *PrintFlags) ToPrinter(out, errOut io.Writer, now func() time.Time) (Pri
 		if _, err := delegate(); err != nil {
 			return nil, err
 		}
-		return &HumanPrinter{Delegate: delegate, NoHeaders: *f.NoHeaders, SortBy: f.sortBy(), Color: color, Now: now, ErrOut: errOut}, nil
+		return &HumanPrinter{Delegate: delegate, Wide: format == "wide", NoHeaders: *f.NoHeaders, SortBy: f.sortBy(), Color: color, Now: now, ErrOut: errOut}, nil
 	}
 	p, err := f.ToGenericPrinter()
 	if err != nil {

@@ -42,22 +42,32 @@ func fixturePods() []v1alpha1.PodList {
 	return []v1alpha1.PodList{{
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1",
 		Items: []v1alpha1.PodInfo{
-			{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", Source: "file", Static: true, ConfigHash: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b",
+			{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", Source: "file", Origin: "/etc/kubernetes/manifests/etcd.yaml", Static: true, ConfigHash: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b",
 				Labels:     map[string]string{"component": "etcd", "tier.example.com/level": "control-plane"},
 				KubeletUID: "3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b", KubeletUIDFrom: "sandbox",
 				FirstSeen: now.Add(-49 * time.Hour).Format(time.RFC3339Nano), Admission: &v1alpha1.Admission{Admitted: true},
+				Containers: []string{"etcd"}, RestartPolicy: "Always",
 				Runtime: &v1alpha1.RuntimePod{SandboxID: "abc", SandboxState: "ready", IPs: []string{"10.0.0.5"},
 					Containers: []v1alpha1.RuntimeContainer{{ID: "c1", Name: "etcd", State: "running", Image: "registry.k8s.io/etcd:3.6", RestartCount: 2}}}},
 			{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9d2e4c6a8b0f1e3d5c7a9b1d3f5e7a9c", Source: "file", Static: true, ConfigHash: "9d2e4c6a8b0f1e3d5c7a9b1d3f5e7a9c",
 				KubeletUID: "5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b", KubeletUIDFrom: "mirror",
-				FirstSeen: now.Add(-49 * time.Hour).Format(time.RFC3339Nano),
+				FirstSeen: now.Add(-49 * time.Hour).Format(time.RFC3339Nano), Containers: []string{"kube-apiserver"}, RestartPolicy: "Always",
 				Admission: &v1alpha1.Admission{Reason: "UnexpectedAdmissionError", Handler: "predicate",
 					Message: "Allocate failed due to preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: cpu, q: 1900), ]"}},
 			{Name: "web", Namespace: "default", UID: "8e0b5a8e-6f43-4c0e-9a3e-8f1c2b7d6a50", Source: "api",
 				Labels:    map[string]string{"app": "web\x1b[2J"},
 				FirstSeen: now.Add(-90 * time.Second).Format(time.RFC3339Nano), Admission: &v1alpha1.Admission{Admitted: true, ReadBack: true},
+				Containers: []string{"app", "sidecar"}, RestartPolicy: "Always",
 				Runtime: &v1alpha1.RuntimePod{SandboxState: "notready",
-					Containers: []v1alpha1.RuntimeContainer{{Name: "app", State: "exited", RestartCount: 5}, {Name: "sidecar", State: "running"}}}},
+					Containers: []v1alpha1.RuntimeContainer{{Name: "app", State: "exited", ExitCode: 2, Reason: "Error", RestartCount: 5}, {Name: "sidecar", State: "running"}}}},
+			{Name: "quitter", Namespace: "default", UID: "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", Source: "api",
+				FirstSeen: now.Add(-time.Minute).Format(time.RFC3339Nano), Admission: &v1alpha1.Admission{Admitted: true},
+				Containers: []string{"quitter"}, RestartPolicy: "Never",
+				Runtime: &v1alpha1.RuntimePod{SandboxState: "ready",
+					Containers: []v1alpha1.RuntimeContainer{{Name: "quitter", State: "exited", ExitCode: 2, Reason: "Error"}}}},
+			{Name: "waiting", Namespace: "default", UID: "2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901", Source: "api",
+				FirstSeen: now.Add(-5 * time.Second).Format(time.RFC3339Nano), Admission: &v1alpha1.Admission{Admitted: true},
+				Containers: []string{"main"}, RestartPolicy: "Always"},
 			{Name: "orphan", Namespace: "default", UID: "11111111-2222-3333-4444-555555555555",
 				Runtime: &v1alpha1.RuntimePod{SandboxState: "ready", Error: "rpc error: code = DeadlineExceeded"}},
 		},
@@ -84,6 +94,31 @@ func fixturePLEG() []v1alpha1.PLEGStatus {
 	}}
 }
 
+// fixtureWhyReports are why --all's reports: one pod's two manifests (told
+// apart by ORIGIN only), a URL pod and an API pod whose messages are too
+// long for a cell.
+func fixtureWhyReports() []v1alpha1.WhyReport {
+	report := func(pod v1alpha1.WhyPod, verdict, stage, msg, fix string) v1alpha1.WhyReport {
+		return v1alpha1.WhyReport{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindWhyReport), NodeName: "node-1", Target: pod.Name, Pod: pod,
+			Verdict: verdict, Stage: stage, Suggestion: fix, Stages: []v1alpha1.WhyStage{{Name: stage, Verdict: verdict, Message: msg}}}
+	}
+	web := func(origin string) v1alpha1.WhyPod {
+		return v1alpha1.WhyPod{Namespace: "demo", Name: "web-node-1", Source: "file", Origin: origin}
+	}
+	long := "Node didn't have enough resource: cpu, requested: 4000, used: 1850, capacity: 2000; " +
+		"the kubelet rejects the pod at admission and sets its phase to Failed with reason OutOfcpu, " +
+		"and it does not retry: a static pod stays rejected until its manifest changes, and an API pod " +
+		"until it is deleted and created again, by its controller or by hand, on a node with room for it " +
+		"(requests are what count, not what the containers use)"
+	return []v1alpha1.WhyReport{
+		report(web("/etc/kubernetes/manifests/web.yaml"), "unknown", "config", "shadowed by /etc/kubernetes/manifests/web.yaml.bak", "mv /etc/kubernetes/manifests/web.yaml.bak /root/"),
+		report(web("/etc/kubernetes/manifests/web.yaml.bak"), "failing", "containers", "web exited with code 2", ""),
+		report(v1alpha1.WhyPod{Namespace: "demo", Name: "cfg-node-1", Source: "http", Origin: "http://config.example/pods?token=xxxxx"},
+			"failing", "admission", long, "kubectl podsrc why node-1 demo/cfg-node-1 -o wide # then lower the pod's cpu requests in the manifest the URL serves, or free cpu on the node"),
+		report(v1alpha1.WhyPod{Namespace: "default", Name: "big", Source: "api"}, "failing", "admission", "OutOfcpu", ""),
+	}
+}
+
 func fixtureMessages() []*v1alpha1.StreamMessage {
 	at := func(d time.Duration) metav1.MicroTime { return metav1.NewMicroTime(now.Add(d)) }
 	exit := 137
@@ -92,8 +127,8 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 	return []*v1alpha1.StreamMessage{
 		{Type: v1alpha1.MessageSnapshot, Seq: 40, Snapshot: &pods, Time: at(0)},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 41, Time: at(time.Second), Kind: "config", Op: "ADD", Source: "file",
-			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Admission: &v1alpha1.Admission{Admitted: true}},
-				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
+			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Origin: "/etc/kubernetes/manifests/etcd.yaml", Admission: &v1alpha1.Admission{Admitted: true}},
+				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Origin: "/etc/kubernetes/manifests/kube-apiserver.yaml", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
 					Message: "Node didn't have enough resource: cpu, requested: 3000, used: 350, capacity: 2000"}}},
 			Handler: v1alpha1.HandlerPodAdditions}},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 42, Time: at(2 * time.Second), Kind: "pleg", Type: "ContainerDied",
@@ -114,6 +149,16 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 			Handler: v1alpha1.HandlerIgnored, Ignored: "pod not in the pod manager", RemovesUnknown: "the pod is not in the pod manager: ..."}},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 4, Time: at(9 * time.Second), Kind: "config", Op: "SET", Source: "api",
 			Handler: v1alpha1.HandlerIgnored, Ignored: "Invalid operation type received"}},
+		// touch web.yaml with web.yaml.bak present: the kubelet's file
+		// source swaps the pod of one for the other's.
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 5, Time: at(10 * time.Second), Kind: "config", Op: "REMOVE", Source: "file",
+			Pods: []v1alpha1.PodRef{{Name: "web-node-1", Namespace: "demo", UID: "b4k1", Origin: "/etc/kubernetes/manifests/web.yaml.bak"}}, Handler: v1alpha1.HandlerPodRemoves}},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 6, Time: at(10 * time.Second), Kind: "config", Op: "ADD", Source: "file",
+			Pods: []v1alpha1.PodRef{{Name: "web-node-1", Namespace: "demo", UID: "w3b1", Origin: "/etc/kubernetes/manifests/web.yaml",
+				Admission: &v1alpha1.Admission{Admitted: true}}}, Handler: v1alpha1.HandlerPodAdditions}},
+		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 7, Time: at(11 * time.Second), Kind: "config", Op: "ADD", Source: "http",
+			Pods: []v1alpha1.PodRef{{Name: "cfg-node-1", Namespace: "demo", UID: "c7g1", Origin: "http://config.example/pods?token=xxxxx",
+				Admission: &v1alpha1.Admission{Admitted: true}}}, Handler: v1alpha1.HandlerPodAdditions}},
 	}
 }
 
@@ -136,6 +181,8 @@ func TestGoldenPrintables(t *testing.T) {
 			"{.metadata.name}", "NODE:.nodeName,NAMESPACE:.metadata.namespace,NAME:.metadata.name,APP:.metadata.labels.app"},
 		{"pleg", PLEG{Statuses: fixturePLEG()}, schema.GroupKind{}, false,
 			"{.relists}", "NODE:.nodeName,HEALTHY:.healthy,P99:.relistDuration.p99Seconds"},
+		{"why-all", WhyReports{Reports: fixtureWhyReports()}, schema.GroupKind{}, false,
+			"{.pod.origin}", "NODE:.nodeName,POD:.pod.name,ORIGIN:.pod.origin"},
 	}
 	type format struct {
 		name  string
@@ -225,7 +272,8 @@ func TestOneShapeForOneNodeOrMany(t *testing.T) {
 		{"sources", Sources{Lists: sources[:1]}, Sources{Lists: sources},
 			"node-1/api node-1/file ", "node-1/api node-1/file node-2/http "},
 		{"pods", Pods{Lists: pods[:1]}, Pods{Lists: pods},
-			"node-1/etcd-node-1 node-1/kube-apiserver-node-1 node-1/web node-1/orphan ", "node-1/etcd-node-1 node-1/kube-apiserver-node-1 node-1/web node-1/orphan node-2/web "},
+			"node-1/etcd-node-1 node-1/kube-apiserver-node-1 node-1/web node-1/quitter node-1/waiting node-1/orphan ",
+			"node-1/etcd-node-1 node-1/kube-apiserver-node-1 node-1/web node-1/quitter node-1/waiting node-1/orphan node-2/web "},
 		{"pleg", PLEG{Statuses: pleg[:1]}, PLEG{Statuses: pleg},
 			"node-1/node-1 ", "node-1/node-1 node-2/node-2 "},
 	}

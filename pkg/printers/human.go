@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ type HumanPrinter struct {
 	// header and leave out the header of a table with the same columns,
 	// and printTable would then take the first row for the header.
 	Delegate func() (printers.ResourcePrinter, error)
+	// Wide is -o wide: the delegate prints the wide columns, and rows
+	// their WideBelow lines.
+	Wide bool
 	// NoHeaders says the delegate prints no header line.
 	NoHeaders bool
 	// SortBy is --sort-by: a JSONPath over the items.
@@ -152,11 +156,25 @@ func (h *HumanPrinter) printTable(t *Table, tw tabWriter, buf *bytes.Buffer, hea
 		lines = lines[1:]
 	}
 	for j, line := range lines {
-		if h.Color && j < len(t.Rows) {
-			line = paint(t.Rows[j].Color, line)
+		out := []string{line}
+		var c Color
+		if j < len(t.Rows) {
+			c = t.Rows[j].Color
+			below := t.Rows[j].Below
+			if h.Wide {
+				below = append(slices.Clip(below), t.Rows[j].WideBelow...)
+			}
+			for _, b := range below {
+				out = append(out, belowIndent+cellText(b))
+			}
 		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
+		for _, l := range out {
+			if h.Color {
+				l = paint(c, l)
+			}
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

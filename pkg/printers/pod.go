@@ -69,8 +69,12 @@ func PrintPodDetail(w io.Writer, d PodDetail, now time.Time) error {
 	}
 	field(0, "Kind", kind)
 	field(0, "First Seen", seenAge(now, p.FirstSeen))
+	field(0, "Status", statusLine(p))
 	if s := d.Source; s != nil {
 		field(0, "Source", s.Name)
+		if p.Origin != "" {
+			field(1, "Origin", p.Origin)
+		}
 		field(1, "Target", orNone(s.Target))
 		field(1, "Seen", yesNo(s.Seen))
 		field(1, "Last Update", ageOf(now, s.LastUpdate))
@@ -129,4 +133,18 @@ func PrintPodDetail(w io.Writer, d PodDetail, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// statusLine says what the pods table says first about a pod: its STATUS,
+// how many of its containers are ready, and its last exit.
+func statusLine(p v1alpha1.PodInfo) string {
+	if p.Mirror {
+		return statusMirror + " (a mirror pod: its static pod runs the containers)"
+	}
+	st := statusOf(p)
+	line := fmt.Sprintf("%s, %d/%d containers ready", st.Status, st.Ready, st.Configured)
+	if st.LastExit != none {
+		line += ", last exit " + st.LastExit
+	}
+	return line
 }

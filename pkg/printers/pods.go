@@ -27,14 +27,17 @@ func (p Pods) Items() []Item {
 	return out
 }
 
-// Tables implements Printable.
+// Tables implements Printable: what a person needs first (CONTAINERS ready
+// of configured, STATUS in kubectl's words, the last exit, restarts), then
+// where the pod comes from. Only a row whose STATUS says why it does not
+// run is colored (red).
 func (p Pods) Tables(items []Item, now time.Time) []*Table {
 	name := col("Name", false)
 	name.Format = "name"
 	t := &Table{Columns: []metav1.TableColumnDefinition{
-		col("Node", false), col("Namespace", false), name, col("Source", false), col("UID", false),
-		col("Static/Mirror", false), col("Admission", false), col("Sandbox", false), col("Containers", false), col("Restarts", false),
-		col("First Seen", false),
+		col("Node", false), col("Namespace", false), name, col("Containers", false), col("Status", false), col("Last Exit", false),
+		col("Restarts", false), col("Source", false), col("UID", false), col("Static/Mirror", false), col("Admission", false),
+		col("Sandbox", false), col("First Seen", false),
 		col("IPs", true), col("Config Hash", true), col("Kubelet UID", true), col("Images", true), col("Error", true),
 	}}
 	for i := range items {
@@ -46,8 +49,7 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 		case pod.Mirror:
 			kind = "mirror"
 		}
-		sandbox, containers, restarts, ips, images, errMsg := none, "0/0", 0, none, none, none
-		var c Color
+		sandbox, restarts, ips, images, errMsg := none, 0, none, none, none
 		if rt := pod.Runtime; rt != nil {
 			sandbox = orNone(rt.SandboxState)
 			var imgs []string
@@ -57,13 +59,10 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 					imgs = append(imgs, ctr.Image)
 				}
 			}
-			containers = itoa(running(rt.Containers)) + "/" + itoa(len(rt.Containers))
 			ips = joinOrNone(rt.IPs, ",")
 			images = joinOrNone(imgs, ",")
 			if rt.Error != "" {
-				errMsg, c = rt.Error, Red
-			} else if rt.SandboxState != "" && rt.SandboxState != "ready" {
-				c = Yellow
+				errMsg = rt.Error
 			}
 		}
 		hash := pod.ConfigHash
@@ -78,26 +77,31 @@ func (p Pods) Tables(items []Item, now time.Time) []*Table {
 		default:
 			// The kubelet runs this static pod under another UID: podsrc
 			// decodes it otherwise than this kubelet.
-			kubeletUID, c = pod.KubeletUID+" ("+pod.KubeletUIDFrom+", differs)", Red
+			kubeletUID = pod.KubeletUID + " (" + pod.KubeletUIDFrom + ", differs)"
 			if errMsg == none {
 				errMsg = "the kubelet's UID differs from podsrc's"
 			}
 		}
-		admission := admissionCell(pod.Admission)
-		if a := pod.Admission; a.Rejected() {
-			c = Red
-			if errMsg == none {
-				errMsg = "rejected by the kubelet's admission: " + a.Message
-			}
+		if a := pod.Admission; a.Rejected() && errMsg == none {
+			errMsg = "rejected by the kubelet's admission: " + a.Message
 		}
 		src := pod.Source
 		if src == "" {
 			src = "<runtime>"
-			c = Faint
+		}
+		st := statusOf(pod)
+		containers := statusMirror
+		if !pod.Mirror {
+			containers = itoa(st.Ready) + "/" + itoa(st.Configured)
+		}
+		var c Color
+		if st.Failing {
+			c = Red
 		}
 		t.Rows = append(t.Rows, Row{Cells: []any{
-			pod.NodeName, pod.Namespace, pod.Name, src, string(pod.UID), kind, admission, sandbox, containers,
-			itoa(restarts), seenAge(now, pod.FirstSeen), ips, orNone(hash), kubeletUID, images, errMsg,
+			pod.NodeName, pod.Namespace, pod.Name, containers, st.Status, st.LastExit, itoa(restarts),
+			src, string(pod.UID), kind, admissionCell(pod.Admission), sandbox, seenAge(now, pod.FirstSeen),
+			ips, orNone(hash), kubeletUID, images, errMsg,
 		}, Color: c, Item: &items[i]})
 	}
 	return []*Table{t}

@@ -23,6 +23,10 @@ type Row struct {
 	// Item, when set, is the object of the row: its TableRow.Object, where
 	// the table printer finds the labels of -L and --show-labels.
 	Item *Item
+	// Below are lines printed under the row, indented by belowIndent and
+	// escaped, in its color: text too long for a cell (placeLong);
+	// WideBelow are those of wide columns, printed only with -o wide.
+	Below, WideBelow []string
 }
 
 // col returns a column definition; wide columns show only with -o wide.

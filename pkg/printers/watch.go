@@ -209,7 +209,10 @@ func (g *genericWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) erro
 
 // watchColumns are the live table's columns: those marked wide only with
 // -o wide, those marked narrow only without. KUBELET is the event's
-// handler in one word, HANDLER the kubelet's own name of it.
+// handler in one word, HANDLER the kubelet's own name of it. ORIGIN is a
+// static pod's manifest or URL; without -o wide, DETAIL names it instead
+// when it says nothing more important (there are two DETAIL columns, one
+// of each width).
 var watchColumns = []struct {
 	name         string
 	min          int
@@ -218,7 +221,7 @@ var watchColumns = []struct {
 	{"TIME", 12, false, false}, {"NODE", 16, false, false}, {"KIND", 6, false, false}, {"OP/EVENT", 16, false, false},
 	{"SOURCE", 6, false, false}, {"NAMESPACE/NAME", 36, false, false}, {"CONTAINER", 10, false, false},
 	{"KUBELET", 7, false, true}, {"SEQ", 5, true, false}, {"UID", 36, true, false}, {"HANDLER", 18, true, false},
-	{"DETAIL", 0, false, false},
+	{"ORIGIN", 6, true, false}, {"DETAIL", 0, false, true}, {"DETAIL", 0, true, false},
 }
 
 // WatchTable prints stream messages as a live table like kubectl get -w:
@@ -329,9 +332,13 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 	if m.Event != nil {
 		handler = m.Event.Handler
 	}
-	row := func(kind, op, source, pod, container, seq, uid, detail string, c Color) Row {
+	// originRow's narrow is DETAIL without -o wide, wide DETAIL with it.
+	originRow := func(kind, op, source, pod, container, seq, uid, origin, narrow, wide string, c Color) Row {
 		return Row{Cells: []any{clock, node, kind, op, orDash(source), orDash(pod), orDash(container),
-			orDash(v1alpha1.Verdict(handler)), seq, orDash(uid), orDash(handler), detail}, Color: c}
+			orDash(v1alpha1.Verdict(handler)), seq, orDash(uid), orDash(handler), orDash(origin), narrow, wide}, Color: c}
+	}
+	row := func(kind, op, source, pod, container, seq, uid, detail string, c Color) Row {
+		return originRow(kind, op, source, pod, container, seq, uid, "", detail, detail, c)
 	}
 	switch m.Type {
 	case v1alpha1.MessageGap:
@@ -351,7 +358,11 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 			if p.Runtime != nil {
 				detail = fmt.Sprintf("sandbox %s, %d/%d containers running", orNone(p.Runtime.SandboxState), running(p.Runtime.Containers), len(p.Runtime.Containers))
 			}
-			rows = append(rows, row("state", "SNAPSHOT", p.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, Faint))
+			narrow := detail
+			if narrow == "" && p.Origin != "" {
+				narrow = "from " + p.Origin
+			}
+			rows = append(rows, originRow("state", "SNAPSHOT", p.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), p.Origin, narrow, detail, Faint))
 		}
 		return rows
 	case v1alpha1.MessageEvent:
@@ -419,16 +430,23 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 			details = append(details, fmt.Sprintf("pod %d of %d", i+1, len(ev.Pods)))
 		}
 		pc := c
+		// A static pod's origin is in ORIGIN with -o wide; without, DETAIL
+		// names it unless it has a verdict or a reason to say.
+		important := false
 		if a := admissionDetail(p.Admission); a != "" {
-			details = append(details, a)
+			details, important = append(details, a), true
 			if p.Admission.Rejected() {
 				pc = Red
 			}
 		}
 		if ignored != "" {
-			details = append(details, ignored)
+			details, important = append(details, ignored), true
 		}
-		rows = append(rows, row(ev.Kind, ev.Op, ev.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), strings.Join(details, " "), pc))
+		wide, narrow := strings.Join(details, " "), strings.Join(details, " ")
+		if !important && p.Origin != "" {
+			narrow = strings.Join(append(details, "from "+p.Origin), " ")
+		}
+		rows = append(rows, originRow(ev.Kind, ev.Op, ev.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), p.Origin, narrow, wide, pc))
 	}
 	return rows
 }

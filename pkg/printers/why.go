@@ -90,11 +90,13 @@ func (w WhyReports) Items() []Item {
 	return out
 }
 
-// Tables implements Printable.
+// Tables implements Printable: ORIGIN tells apart the reports of two
+// manifests of one pod; a message or fix too long for its cell is printed
+// in full under the row.
 func (w WhyReports) Tables(items []Item, _ time.Time) []*Table {
 	t := &Table{Columns: []metav1.TableColumnDefinition{
-		col("Node", false), col("Pod", false), col("Source", false), col("Verdict", false), col("Stage", false),
-		col("Message", false), col("Origin", true), col("Suggested Fix", true),
+		col("Node", false), col("Pod", false), col("Source", false), col("Origin", false), col("Verdict", false),
+		col("Stage", false), col("Message", false), col("Suggested Fix", true),
 	}}
 	for _, it := range items {
 		r := it.Wire.(v1alpha1.WhyReport)
@@ -104,12 +106,22 @@ func (w WhyReports) Tables(items []Item, _ time.Time) []*Table {
 				msg = s.Message
 			}
 		}
+		msgCell, below := placeLong(orNone(msg), "")
+		fixCell, fixBelow := placeLong(orNone(r.Suggestion), "fix")
 		t.Rows = append(t.Rows, Row{Cells: []any{
-			r.NodeName, podName(r), orNone(r.Pod.Source), r.Verdict, orNone(r.Stage), orNone(msg),
-			orNone(r.Pod.Origin), orNone(r.Suggestion),
-		}, Color: verdictColor(r.Verdict)})
+			r.NodeName, podName(r), orNone(r.Pod.Source), reportOrigin(r.Pod), r.Verdict, orNone(r.Stage), msgCell, fixCell,
+		}, Color: verdictColor(r.Verdict), Below: below, WideBelow: fixBelow})
 	}
 	return []*Table{t}
+}
+
+// reportOrigin is where a report's pod came from: its manifest's path or
+// its static pod URL, api for a pod of the API server.
+func reportOrigin(p v1alpha1.WhyPod) string {
+	if p.Origin == "" && p.Source == v1alpha1.SourceAPI {
+		return v1alpha1.SourceAPI
+	}
+	return orNone(p.Origin)
 }
 
 // reportItem is a report as an item: named after its pod, or its target

@@ -183,16 +183,17 @@ func (s *FileSource) relistAndRecord(ctx context.Context, logger klog.Logger) {
 
 // sendStore delivers the content of the kubelet's store as a SET.
 func (s *FileSource) sendStore(ctx context.Context) {
-	pods, fingerprints := s.state.list()
-	s.sendPods(ctx, pods, fingerprints)
+	pods, fingerprints, paths := s.state.list()
+	s.sendPods(ctx, pods, fingerprints, paths)
 }
 
-// sendPods delivers pods as a SET, with their fingerprints, and records it.
-func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints []string) {
+// sendPods delivers pods as a SET, with their fingerprints and the paths
+// of their manifests, and records it.
+func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints, paths []string) {
 	// Rejections and shadows are published first, so that a reader that
 	// received the SET sees the files behind it.
 	s.publishFiles()
-	if SendSet(ctx, s.updates, v1alpha1.SourceFile, pods, fingerprints) {
+	if SendSet(ctx, s.updates, v1alpha1.SourceFile, pods, fingerprints, paths) {
 		s.status.Delivered(s.now(), PodRefs(pods, s.state.originOf))
 	}
 }

@@ -32,7 +32,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 		}
 		s.state.keepOnly(nil)
 		// The kubelet sends an empty SET without touching its store.
-		s.sendPods(ctx, []*v1.Pod{}, nil)
+		s.sendPods(ctx, []*v1.Pod{}, nil, nil)
 		return fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)
 	}
 	switch {
@@ -50,7 +50,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 			// Here too the kubelet leaves its store as it was: pods of
 			// files that vanished without a watch event stay in it and
 			// come back with the next watch event.
-			s.sendPods(ctx, []*v1.Pod{}, nil)
+			s.sendPods(ctx, []*v1.Pod{}, nil, nil)
 			return nil
 		}
 		s.state.replace(pods)

@@ -49,21 +49,24 @@ func podKey(pod *v1.Pod) string {
 }
 
 // list returns the store's pods sorted by key (the kubelet's order is map
-// order, which means nothing), with their fingerprints.
-func (f *fileState) list() ([]*v1.Pod, []string) {
+// order, which means nothing), with their fingerprints and the host paths
+// of their manifests.
+func (f *fileState) list() (pods []*v1.Pod, fingerprints, paths []string) {
 	keys := make([]string, 0, len(f.store))
 	for k := range f.store {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	pods := make([]*v1.Pod, 0, len(keys))
-	fingerprints := make([]string, 0, len(keys))
+	pods = make([]*v1.Pod, 0, len(keys))
+	fingerprints = make([]string, 0, len(keys))
+	paths = make([]string, 0, len(keys))
 	for _, k := range keys {
 		p := f.store[k]
 		pods = append(pods, p.pod)
 		fingerprints = append(fingerprints, p.fingerprint)
+		paths = append(paths, p.path)
 	}
-	return pods, fingerprints
+	return pods, fingerprints, paths
 }
 
 // originOf returns the file a stored pod came from.

@@ -208,9 +208,14 @@ func (s *URLSource) poll(ctx context.Context) error {
 	return nil
 }
 
-// send delivers pods as a SET, with their fingerprints, and records it.
+// send delivers pods as a SET, with their fingerprints and the URL
+// (masked) as their origin, and records it.
 func (s *URLSource) send(ctx context.Context, pods []*v1.Pod, fingerprints []string) {
-	if SendSet(ctx, s.updates, v1alpha1.SourceHTTP, pods, fingerprints) {
+	origins := make([]string, len(pods))
+	for i := range origins {
+		origins[i] = s.shown
+	}
+	if SendSet(ctx, s.updates, v1alpha1.SourceHTTP, pods, fingerprints, origins) {
 		s.status.Delivered(s.now(), PodRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}
 }

@@ -221,7 +221,30 @@ func (e *env) checkPodsAdmission(t *testing.T, name string, kv kubeletVerdict) {
 		if a == nil || a.Admitted != kv.admitted || a.Reason != kv.reason || a.Message != kv.message {
 			t.Fatalf("pods -o json: admission %+v; the kubelet's verdict %+v", a, kv)
 		}
+		if !kv.admitted {
+			e.checkPodsStatus(t, name, "Rejected")
+		}
 		return
 	}
 	t.Fatalf("pods -o json has no row of %s:\n%s", name, out)
+}
+
+// checkPodsStatus checks that the pods table's row of the pod (not its
+// mirror pod) has the STATUS status.
+func (e *env) checkPodsStatus(t *testing.T, name, status string) {
+	t.Helper()
+	out, err := e.runPlugin(t, false, nil, "pods", e.c.NodeName, "-n", whyNS, "--no-headers", "--kubeconfig="+e.c.Kubeconfig)
+	if err != nil {
+		t.Fatalf("pods: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		// NODE NAMESPACE NAME CONTAINERS STATUS ...
+		if f := strings.Fields(l); len(f) > 4 && f[2] == name && f[4] != "-" {
+			if f[4] != status {
+				t.Errorf("pods shows %s as %s, want %s:\n%s", name, f[4], status, out)
+			}
+			return
+		}
+	}
+	t.Errorf("pods has no row of %s:\n%s", name, out)
 }

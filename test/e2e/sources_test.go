@@ -124,8 +124,20 @@ func testFileSource(t *testing.T, e *env) {
 	if err := os.Remove(shadow); err != nil {
 		t.Fatal(err)
 	}
-	e.waitEvent(t, mark, "REMOVE file of the shadowing pod "+string(winner), configEvent("REMOVE", v1alpha1.SourceFile, "", "", string(winner)))
-	e.waitEvent(t, mark, "ADD file of "+path+"'s pod again", configEvent("ADD", v1alpha1.SourceFile, "", "", string(add2.Pods[0].UID)))
+	removed := e.waitEvent(t, mark, "REMOVE file of the shadowing pod "+string(winner), configEvent("REMOVE", v1alpha1.SourceFile, "", "", string(winner)))
+	added := e.waitEvent(t, mark, "ADD file of "+path+"'s pod again", configEvent("ADD", v1alpha1.SourceFile, "", "", string(add2.Pods[0].UID)))
+	// Each names the manifest its pod came from.
+	for _, o := range []struct {
+		ev   *v1alpha1.Event
+		uid  types.UID
+		want string
+	}{{removed, winner, shadow}, {added, add2.Pods[0].UID, path}} {
+		for _, p := range o.ev.Pods {
+			if p.UID == o.uid && p.Origin != o.want {
+				t.Errorf("%s of %s: origin %q, want %q", o.ev.Op, p.UID, p.Origin, o.want)
+			}
+		}
+	}
 
 	// Removed: a REMOVE and no row.
 	if err := os.Remove(bad); err != nil {

@@ -130,6 +130,10 @@ type PodRef struct {
 	Name      string    `json:"name"`
 	Namespace string    `json:"namespace"`
 	UID       types.UID `json:"uid"`
+	// Origin is where a static pod came from, as PodInfo.Origin: the
+	// manifest's path on the node, or the static pod URL with its
+	// credentials masked; empty for a pod of the API server.
+	Origin string `json:"origin,omitempty"`
 	// Labels are the pod's labels.
 	Labels map[string]string `json:"labels,omitempty"`
 	// Admission is the kubelet's admission verdict on the pod, on the

@@ -55,6 +55,12 @@ type PodInfo struct {
 	KubeletUIDFrom string `json:"kubeletUIDFrom,omitempty"`
 	// FirstSeen is the kubelet's kubernetes.io/config.seen of the pod.
 	FirstSeen string `json:"firstSeen,omitempty"`
+	// Containers are the names of the containers the pod's spec runs, as
+	// kubectl counts them: its containers and its sidecars (init
+	// containers with restartPolicy Always), in the spec's order; empty for
+	// a pod only the runtime has. RestartPolicy is the spec's.
+	Containers    []string `json:"containers,omitempty"`
+	RestartPolicy string   `json:"restartPolicy,omitempty"`
 	// Admission is the kubelet's admission verdict on the pod when it was
 	// last added; nil for a pod only the runtime has.
 	Admission *Admission `json:"admission,omitempty"`
@@ -66,6 +72,18 @@ type PodInfo struct {
 	// projectPod lists them), in full with the agent's --expose-pod-specs.
 	Pod *corev1.Pod `json:"pod,omitempty"`
 }
+
+// States of RuntimeContainer.State (the runtime's container states) and
+// of RuntimePod.SandboxState.
+const (
+	ContainerCreated = "created"
+	ContainerRunning = "running"
+	ContainerExited  = "exited"
+	ContainerUnknown = "unknown"
+
+	SandboxReady    = "ready"
+	SandboxNotReady = "notready"
+)
 
 // RuntimePod is the container runtime's view of a pod.
 type RuntimePod struct {

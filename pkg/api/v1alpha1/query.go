@@ -91,13 +91,14 @@ func (m Mark) String() string {
 //
 // The filter lists are repeatable; a value with a leading "!" excludes what
 // it names. An event passes a list when it matches one of its plain values
-// (or the list has none) and none of its "!" values. Ops and Sources concern
-// config events and Types and Containers PLEG events: when only one kind's
-// lists have a plain value, and Kinds is empty, the other kind is left out
-// (so --op=ADD shows no PLEG event, --op=ADD --type=ContainerDied both).
-// Namespaces, Pods and Selector concern the pods of both kinds: a config
-// event keeps only its pods that pass, and is left out when none does.
-// Handlers concern both kinds too, and match without regard to case.
+// (or the list has none) and none of its "!" values. Ops, Sources and
+// Origins concern config events and Types and Containers PLEG events: when
+// only one kind's lists have a plain value, and Kinds is empty, the other
+// kind is left out (so --op=ADD shows no PLEG event, --op=ADD
+// --type=ContainerDied both). Namespaces, Pods and Selector concern the
+// pods of both kinds: a config event keeps only its pods that pass (and
+// those Origins let pass), and is left out when none does. Handlers
+// concern both kinds too, and match without regard to case.
 type EventQuery struct {
 	// Since starts after that sequence number (0: every event the agent
 	// holds), or with the events of that last while; nil starts now (after
@@ -116,10 +117,14 @@ type EventQuery struct {
 	// Snapshot starts the stream with the pods' state.
 	Snapshot bool
 
-	Kinds      []string
-	Ops        []string
-	Types      []string
-	Sources    []string
+	Kinds   []string
+	Ops     []string
+	Types   []string
+	Sources []string
+	// Origins are where static pods came from (PodRef.Origin), each
+	// matched whole and exactly: a manifest's path on the node, or the
+	// static pod URL as the agent shows it, its credentials masked.
+	Origins    []string
 	Namespaces []string
 	// Pods are globs of [namespace/]name (path.Match's syntax); Containers
 	// globs of container names.
@@ -146,6 +151,7 @@ const (
 	paramOp        = "op"
 	paramType      = "type"
 	paramSource    = "source"
+	paramOrigin    = "origin"
 	paramNamespace = "namespace"
 	paramPod       = "pod"
 	paramContainer = "container"
@@ -175,7 +181,7 @@ func (q EventQuery) Encode() url.Values {
 		name   string
 		values []string
 	}{
-		{paramKind, q.Kinds}, {paramOp, q.Ops}, {paramType, q.Types}, {paramSource, q.Sources},
+		{paramKind, q.Kinds}, {paramOp, q.Ops}, {paramType, q.Types}, {paramSource, q.Sources}, {paramOrigin, q.Origins},
 		{paramNamespace, q.Namespaces}, {paramPod, q.Pods}, {paramContainer, q.Containers}, {paramHandler, q.Handlers},
 	} {
 		for _, s := range l.values {
@@ -191,14 +197,14 @@ func (q EventQuery) Encode() url.Values {
 // Filtered reports whether q leaves events out, so that sequence numbers
 // on its stream have holes.
 func (q EventQuery) Filtered() bool {
-	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) > 0 || q.Selector != ""
+	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Origins)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) > 0 || q.Selector != ""
 }
 
 // PodQuery returns the pod filter of q, which the snapshot that opens
 // its stream honours: Namespaces, Pods and Selector, and Sources when it
 // names one source (a PodQuery takes one plain source; any other Sources
-// leave the snapshot's sources whole). Kinds, Ops, Types, Containers and
-// Handlers concern events, not pods.
+// leave the snapshot's sources whole). Kinds, Ops, Types, Origins,
+// Containers and Handlers concern events, not pods.
 func (q EventQuery) PodQuery() PodQuery {
 	p := PodQuery{Namespaces: q.Namespaces, Pods: q.Pods, Selector: q.Selector}
 	if len(q.Sources) == 1 && !strings.HasPrefix(q.Sources[0], "!") {
@@ -240,7 +246,7 @@ func ParseEventQuery(v url.Values) (EventQuery, error) {
 		}
 		q.Snapshot = b
 	}
-	q.Kinds, q.Ops, q.Types, q.Sources = v[paramKind], v[paramOp], v[paramType], v[paramSource]
+	q.Kinds, q.Ops, q.Types, q.Sources, q.Origins = v[paramKind], v[paramOp], v[paramType], v[paramSource], v[paramOrigin]
 	q.Namespaces, q.Pods, q.Containers, q.Handlers = v[paramNamespace], v[paramPod], v[paramContainer], v[paramHandler]
 	q.Selector = v.Get(paramSelector)
 	return q, q.Validate()
@@ -264,6 +270,11 @@ func (q *EventQuery) Validate() error {
 	for _, s := range q.Handlers {
 		if !slices.ContainsFunc(Handlers, func(h string) bool { return strings.EqualFold(h, strings.TrimPrefix(s, "!")) }) {
 			return &QueryError{paramHandler, s, "want one of " + strings.Join(Handlers, ", ") + " (in any case), optionally with a leading ! to exclude it"}
+		}
+	}
+	for _, s := range q.Origins {
+		if strings.TrimPrefix(s, "!") == "" {
+			return &QueryError{paramOrigin, s, "want a static pod manifest's path on the node or a static pod URL"}
 		}
 	}
 	if err := checkGlobs(paramContainer, q.Containers); err != nil {
@@ -334,12 +345,12 @@ func (q *EventQuery) Match(e Event) (out Event, keep, trimmed bool) {
 		if !passes(q.Ops, e.Op, equal) || !passes(q.Sources, e.Source, equal) {
 			return e, false, false
 		}
-		if !q.podFiltered() {
+		if !q.podFiltered() && len(q.Origins) == 0 {
 			return e, true, false
 		}
 		var pods []PodRef
 		for _, p := range e.Pods {
-			if q.podPasses(p.Namespace, p.Name, string(p.UID), p.Labels) {
+			if q.podPasses(p.Namespace, p.Name, string(p.UID), p.Labels) && passes(q.Origins, p.Origin, equal) {
 				pods = append(pods, p)
 			}
 		}
@@ -363,7 +374,7 @@ func (q *EventQuery) kindPasses(kind string) bool {
 	if len(q.Kinds) > 0 {
 		return passes(q.Kinds, kind, equal)
 	}
-	config := hasPlain(q.Ops) || hasPlain(q.Sources)
+	config := hasPlain(q.Ops) || hasPlain(q.Sources) || hasPlain(q.Origins)
 	pleg := hasPlain(q.Types) || hasPlain(q.Containers)
 	switch kind {
 	case EventKindConfig:

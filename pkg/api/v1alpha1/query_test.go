@@ -39,6 +39,9 @@ func TestParseEventQuery(t *testing.T) {
 		{name: "empty container glob", query: "container=!", wantErr: `container "!": want a glob`},
 		{name: "bad selector", query: "labelSelector=app%3D%3Dweb%3D", wantErr: `labelSelector "app==web="`},
 		{name: "bad snapshot", query: "snapshot=2", wantErr: `snapshot "2": want true or false`},
+		{name: "origins", query: "origin=%2Fetc%2Fkubernetes%2Fmanifests%2Fweb.yaml&origin=%21http%3A%2F%2Fconfig.example%2Fpods%3Ftoken%3Dxxxxx",
+			want: EventQuery{Origins: []string{"/etc/kubernetes/manifests/web.yaml", "!http://config.example/pods?token=xxxxx"}}},
+		{name: "empty origin", query: "origin=!", wantErr: `origin "!": want a static pod manifest's path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +102,53 @@ func FuzzParseEventQuery(f *testing.F) {
 		}
 		q.Match(Event{Kind: EventKindPLEG, Namespace: "a"})
 	})
+}
+
+// TestMatchOrigin filters config events by where their static pods came
+// from: exactly, keeping an event's pods that pass; a plain origin leaves
+// PLEG events out.
+func TestMatchOrigin(t *testing.T) {
+	const web, bak, url = "/etc/kubernetes/manifests/web.yaml", "/etc/kubernetes/manifests/web.yaml.bak", "http://config.example/pods?token=xxxxx"
+	pod := func(name, origin string) PodRef { return PodRef{Name: name, Namespace: "demo", Origin: origin} }
+	remove := Event{Kind: EventKindConfig, Op: OpRemove, Source: SourceFile, Pods: []PodRef{pod("web-node-1", bak)}}
+	add := Event{Kind: EventKindConfig, Op: OpAdd, Source: SourceFile, Pods: []PodRef{pod("web-node-1", web), pod("db-node-1", "/etc/kubernetes/manifests/db.yaml")}}
+	fromURL := Event{Kind: EventKindConfig, Op: OpAdd, Source: SourceHTTP, Pods: []PodRef{pod("cfg-node-1", url)}}
+	api := Event{Kind: EventKindConfig, Op: OpAdd, Source: SourceAPI, Pods: []PodRef{pod("api", "")}}
+	died := Event{Kind: EventKindPLEG, Type: "ContainerDied", PodName: "web-node-1", Namespace: "demo"}
+	tests := []struct {
+		name    string
+		origins []string
+		want    []int // pods kept of remove, add, fromURL, api; -1: the event is left out
+		pleg    bool
+	}{
+		{name: "none", want: []int{1, 2, 1, 1}, pleg: true},
+		{name: "one file", origins: []string{web}, want: []int{-1, 1, -1, -1}},
+		{name: "two files", origins: []string{web, bak}, want: []int{1, 1, -1, -1}},
+		{name: "exact, not a prefix", origins: []string{"/etc/kubernetes/manifests/web"}, want: []int{-1, -1, -1, -1}},
+		{name: "a masked URL", origins: []string{url}, want: []int{-1, -1, 1, -1}},
+		{name: "excluded", origins: []string{"!" + bak}, want: []int{-1, 2, 1, 1}, pleg: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := EventQuery{Origins: tt.origins}
+			if err := q.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range []Event{remove, add, fromURL, api} {
+				got, keep, _ := q.Match(e)
+				n := -1
+				if keep {
+					n = len(got.Pods)
+				}
+				if n != tt.want[i] {
+					t.Errorf("%s from %s: kept %d pods (%+v), want %d", e.Op, e.Source, n, got.Pods, tt.want[i])
+				}
+			}
+			if _, keep, _ := q.Match(died); keep != tt.pleg {
+				t.Errorf("ContainerDied: kept %v, want %v", keep, tt.pleg)
+			}
+		})
+	}
 }
 
 // TestMatchHandler filters events of both kinds by their handler, without

@@ -93,14 +93,7 @@ func startAPI(t *testing.T, client *fake.Clientset) (*APISource, *sourcetest.Col
 // fingerprints returns the update's fingerprints keyed by pod name.
 func fingerprints(t *testing.T, u merge.PodUpdate) map[string]string {
 	t.Helper()
-	if len(u.Fingerprints) != len(u.Pods) {
-		t.Fatalf("%d fingerprints for %d pods", len(u.Fingerprints), len(u.Pods))
-	}
-	out := map[string]string{}
-	for i, p := range u.Pods {
-		out[p.Name] = u.Fingerprints[i]
-	}
-	return out
+	return sourcetest.ByName(t, u, "fingerprints", u.Fingerprints)
 }
 
 func TestAPISourceInitialList(t *testing.T) {
