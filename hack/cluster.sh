@@ -7,6 +7,10 @@
 #   hack/cluster.sh build                    build binaries and images (cached)
 #   hack/cluster.sh built                    exit 0 if build has nothing left to build
 #   hack/cluster.sh up                       start, or reuse a healthy cluster
+#   PODSRC_NODES=2 hack/cluster.sh up        the same, with the second node (node2-up)
+#   hack/cluster.sh node2-up                 add the second node: another layout, kubelet
+#                                            v1.34.4, its runtime under a private mount
+#   hack/cluster.sh node2-down               stop the second node, delete its Node
 #   hack/cluster.sh down                     stop everything, leave nothing behind
 #   hack/cluster.sh status                   print the env file; exit 1 if not healthy
 #   hack/cluster.sh env                      print the env file of a running cluster
@@ -37,6 +41,8 @@ source "$HACK_DIR/lib/pki.sh"
 source "$HACK_DIR/lib/components.sh"
 # shellcheck source=hack/lib/leaks.sh
 source "$HACK_DIR/lib/leaks.sh"
+# shellcheck source=hack/lib/node2.sh
+source "$HACK_DIR/lib/node2.sh"
 
 # ---------------------------------------------------------------------------
 # Commands
@@ -64,8 +70,8 @@ POD_SUBNET=$POD_SUBNET
 POD_GATEWAY=$POD_GATEWAY
 SERVICE_SUBNET=$SERVICE_SUBNET
 STATIC_POD_DIR=$STATIC_POD_DIR
-CRI_ENDPOINT=unix://$RUN_DIR/containerd/containerd.sock
-CONTAINERD_SOCKET=$RUN_DIR/containerd/containerd.sock
+CRI_ENDPOINT=unix://$CRI_SOCKET
+CONTAINERD_SOCKET=$CRI_SOCKET
 CTR=$CTRD_BIN/ctr
 KUBELET_CONFIG=$KUBELET_CONFIG
 KUBELET_ROOT_DIR=$KUBELET_DIR
@@ -80,6 +86,7 @@ TEST_IMAGE=$TEST_IMAGE
 IMAGE_DIR=$IMG_DIR
 K8S_VERSION=$K8S_VERSION
 EOF
+	if node2_running; then node2_env >>"$ENV_FILE.tmp"; fi
 	mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
 
@@ -95,9 +102,21 @@ cmd_up() {
 	lock
 	if healthy; then
 		log "reusing the running cluster"
-		cat "$ENV_FILE"
-		return 0
+	else
+		cluster_start
 	fi
+	case ${PODSRC_NODES:-1} in
+	1) if node2_running; then node2_remove; fi ;;
+	2) node2_up ;;
+	*) die "PODSRC_NODES=$PODSRC_NODES: the test cluster has one node or two" ;;
+	esac
+	write_env
+	cat "$ENV_FILE"
+}
+
+# cluster_start starts the first node and the control plane, after removing
+# what an earlier cluster left.
+cluster_start() {
 	if [[ -d "$RUN_DIR" || -d "$BASE_DIR" || -e "$NETNS_PATH" ]]; then
 		log "cleaning up what is left of an earlier cluster"
 		teardown
@@ -112,37 +131,81 @@ cmd_up() {
 	write_kubeconfig "$KUBECONFIG_ADMIN" "https://$NODE_IP:$API_PORT" admin
 	write_kubeconfig "$BASE_DIR/controller-manager.kubeconfig" "https://127.0.0.1:$API_PORT" controller-manager
 	write_kubeconfig "$BASE_DIR/scheduler.kubeconfig" "https://127.0.0.1:$API_PORT" scheduler
-	write_kubeconfig "$BASE_DIR/kubelet.kubeconfig" "https://127.0.0.1:$API_PORT" kubelet-client
+	write_kubeconfig "$KUBELET_KUBECONFIG" "https://127.0.0.1:$API_PORT" "$KUBELET_CERT-client"
 	write_kubelet_config
 	create_cgroup "$CGROUP_ROOT"
 
-	# The agent's DaemonSet mounts the CRI socket's directory, the state
-	# directory, with HostToContainer propagation. Made shared only here,
-	# before containerd runs: a bind mount over a running containerd's state
-	# would hide its mounts.
-	mkdir -p "$RUN_DIR/containerd"
-	shared_mount "$RUN_DIR/containerd"
-	start_containerd containerd "$BASE_DIR/containerd" "$RUN_DIR/containerd" "$RUN_DIR/containerd/containerd.sock"
+	# The runtime's state directory, where its socket is, is a shared mount
+	# as on a systemd host (the second node's is private, as on a host
+	# without systemd). Made shared only here, before containerd runs: a
+	# bind mount over a running containerd's state would hide its mounts.
+	mkdir -p "$CRI_STATE_DIR"
+	shared_mount "$CRI_STATE_DIR"
+	start_containerd "$CONTAINERD_NAME" "$CONTAINERD_DIR" "$CRI_STATE_DIR" "$CRI_SOCKET"
 	start_etcd
 	wait_until "etcd" etcd "$LOG_DIR/etcd.log" in_netns curl -sf --max-time 2 http://127.0.0.1:2379/health
 	start_apiserver
-	wait_containerd containerd "$RUN_DIR/containerd/containerd.sock"
+	wait_containerd "$CONTAINERD_NAME" "$CRI_SOCKET"
 	wait_until "kube-apiserver /readyz" kube-apiserver "$LOG_DIR/kube-apiserver.log" api_ready
 	start_controller_manager
 	start_scheduler
 	start_kubelet
 	wait_until "kubelet /healthz" kubelet "$KUBELET_LOG" kubelet_healthy
 	wait_node_usable
-	write_env
 	log "cluster up in $((SECONDS - t0))s"
+}
+
+# node2_up starts the second node, or reuses it when it is Ready.
+node2_up() {
+	build_kubelet "$NODE2_KUBELET_VERSION" || die "building kubelet $NODE2_KUBELET_VERSION failed"
+	if node2_running && (use_node2 && node_usable); then
+		log "reusing the running second node"
+		return 0
+	fi
+	# A Node left from an earlier second node would look Ready at once.
+	node2_remove
+	local t0=$SECONDS
+	node2_start
+	log "second node up in $((SECONDS - t0))s"
+}
+
+cmd_node2_up() {
+	require_cluster_root
+	bin_paths
+	lock
+	[[ -f "$ENV_FILE" ]] || die "no cluster running: start it with hack/cluster.sh up"
+	node2_up
+	write_env
 	cat "$ENV_FILE"
+}
+
+# cmd_node2_down stops the second node and deletes its Node, so that the
+# cluster has one node again.
+cmd_node2_down() {
+	require_cluster_root
+	bin_paths
+	lock
+	node2_remove
+}
+
+# node2_remove stops the second node and, with the API server up, deletes
+# its Node and rewrites the env file without it.
+node2_remove() {
+	node2_teardown
+	if [[ -f "$ENV_FILE" ]] && api_ready; then
+		kubectl_ delete node "$(use_node2 && echo "$NODE_NAME")" --ignore-not-found >/dev/null ||
+			die "deleting the second node's Node"
+		write_env
+	fi
+	log "second node down"
 }
 
 # teardown stops every component and removes everything the cluster made,
 # except the logs and the build cache.
 teardown() {
 	bin_paths
-	local name sock
+	local name
+	node2_teardown
 	stop kubelet
 	# Standalone containerds first, then the kubelet's.
 	for name in "$PID_DIR"/containerd-*.pid; do
@@ -150,13 +213,7 @@ teardown() {
 		name=$(basename "$name" .pid)
 		containerd_teardown "${name#containerd-}"
 	done
-	sock=$RUN_DIR/containerd/containerd.sock
-	if running containerd; then
-		"$IMG_DIR/crireset" -endpoint "unix://$sock" -timeout 60s >&2 || log "crireset failed; killing what is left"
-	fi
-	stop containerd
-	kill_shims "$sock"
-	kill_cgroup_procs "$CGROUP_ROOT"
+	stop_runtime "$CONTAINERD_NAME" "$CRI_SOCKET" "$CGROUP_ROOT"
 	for name in kube-scheduler kube-controller-manager kube-apiserver etcd; do
 		stop "$name"
 	done
@@ -229,8 +286,8 @@ cmd_restart_containerd() {
 	lock
 	[[ -f "$ENV_FILE" ]] || die "no cluster running"
 	stop containerd
-	start_containerd containerd "$BASE_DIR/containerd" "$RUN_DIR/containerd" "$RUN_DIR/containerd/containerd.sock"
-	wait_containerd containerd "$RUN_DIR/containerd/containerd.sock"
+	start_containerd "$CONTAINERD_NAME" "$CONTAINERD_DIR" "$CRI_STATE_DIR" "$CRI_SOCKET"
+	wait_containerd "$CONTAINERD_NAME" "$CRI_SOCKET"
 	log "containerd restarted"
 }
 
@@ -253,6 +310,8 @@ main() {
 	built) all_built ;;
 	up) cmd_up ;;
 	down) cmd_down ;;
+	node2-up) cmd_node2_up ;;
+	node2-down) cmd_node2_down ;;
 	status) cmd_status ;;
 	env) cmd_env ;;
 	restart-kubelet) (($# <= 1)) || usage && cmd_restart_kubelet "$@" ;;

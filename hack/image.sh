@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # image.sh builds the podsrc-agent images without a registry or a container
-# engine and imports them into the test cluster's containerd, where pods use
+# engine and imports them into the test cluster's containerds, where pods use
 # them with imagePullPolicy: Never. Run as root, with the cluster up.
 #
 #   hack/image.sh            build, import, print the image reference
@@ -86,12 +86,15 @@ if [[ -n $out_file ]]; then
 fi
 
 load_cluster_env
-ctr=$CTR sock=$CONTAINERD_SOCKET
-[[ -x $ctr && -S $sock ]] || die "ctr ($ctr) or the containerd socket ($sock) from $(cluster_env_file) is missing"
-for m in "${minors[@]}"; do
-	# ctr has no timeout of its own; an import of one small layer takes a second.
-	timeout 120 "$ctr" --address "$sock" -n k8s.io images import "$work/podsrc-agent-$m.tar" >"$work/import.log" 2>&1 ||
-		die "importing $ref-kubelet1.${m#1} into the cluster's containerd failed: $(cat "$work/import.log")"
-	log "imported $ref-kubelet1.${m#1} into $sock (namespace k8s.io)"
+ctr=$CTR
+# Every node's containerd: the second node's too when it runs.
+for sock in "$CONTAINERD_SOCKET" ${NODE2_CONTAINERD_SOCKET:+"$NODE2_CONTAINERD_SOCKET"}; do
+	[[ -x $ctr && -S $sock ]] || die "ctr ($ctr) or the containerd socket ($sock) from $(cluster_env_file) is missing"
+	for m in "${minors[@]}"; do
+		# ctr has no timeout of its own; an import of one small layer takes a second.
+		timeout 120 "$ctr" --address "$sock" -n k8s.io images import "$work/podsrc-agent-$m.tar" >"$work/import.log" 2>&1 ||
+			die "importing $ref-kubelet1.${m#1} into the containerd at $sock failed: $(cat "$work/import.log")"
+		log "imported $ref-kubelet1.${m#1} into $sock (namespace k8s.io)"
+	done
 done
 echo "$ref"

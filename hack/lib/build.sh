@@ -85,8 +85,8 @@ build_kubelet_into() {
 		-o "$out/" k8s.io/kubernetes/cmd/kubelet)
 }
 
-# build_kubelet VERSION builds (cached) the kubelet VERSION, not part of
-# build_all: only restart-kubelet VERSION needs it.
+# build_kubelet VERSION builds (cached) the kubelet VERSION: build_all
+# builds the second node's, restart-kubelet VERSION any other.
 build_kubelet() {
 	mkdir -p "$CACHE_DIR"
 	exec {build_lock}>"$CACHE_DIR/.build.lock"
@@ -139,7 +139,7 @@ build_images_into() {
 # all_built succeeds when everything build_all builds is in the cache.
 all_built() {
 	local d
-	for d in "$(k8s_dir)" "$(etcd_dir)" "$(containerd_dir)" "$(images_dir)"; do
+	for d in "$(k8s_dir)" "$(etcd_dir)" "$(containerd_dir)" "$(images_dir)" "$(kubelet_dir "$NODE2_KUBELET_VERSION")"; do
 		[[ -f $d/.complete ]] || return 1
 	done
 }
@@ -153,6 +153,7 @@ build_all() {
 	cache_build "$(etcd_dir)" build_etcd_into
 	cache_build "$(containerd_dir)" build_containerd_into
 	cache_build "$(images_dir)" build_images_into
+	KUBELET_BUILD_VERSION=$NODE2_KUBELET_VERSION cache_build "$(kubelet_dir "$NODE2_KUBELET_VERSION")" build_kubelet_into
 	flock -u "$build_lock"
 	exec {build_lock}>&-
 }

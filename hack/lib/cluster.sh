@@ -33,6 +33,9 @@ API_PORT=6443
 CGROUP_ROOT=podsrc
 CRI_CGROUP_ROOT=podsrc-cri
 
+# The second node's kubelet (hack/lib/node2.sh): an older minor.
+NODE2_KUBELET_VERSION=${PODSRC_NODE2_KUBELET:-v1.34.4}
+
 PAUSE_IMAGE=podsrc.local/pause:v1
 TEST_IMAGE=podsrc.local/testimg:v1
 
@@ -49,6 +52,17 @@ CNI_IPAM_DIR=$BASE_DIR/cni/ipam
 KUBECONFIG_ADMIN=$BASE_DIR/admin.kubeconfig
 KUBELET_CONFIG=$BASE_DIR/kubelet-config.yaml
 KUBELET_LOG=$LOG_DIR/kubelet.log
+KUBELET_KUBECONFIG=$BASE_DIR/kubelet.kubeconfig
+# KUBELET_CERT names the kubelet's certificates in PKI: NAME-client, NAME-server.
+KUBELET_CERT=kubelet
+SYSCTL_DIR=$BASE_DIR/sysctl
+CNI_NETWORK=podsrc
+# The names spawn records the node's kubelet and containerd under.
+KUBELET_NAME=kubelet
+CONTAINERD_NAME=containerd
+CONTAINERD_DIR=$BASE_DIR/containerd
+CRI_STATE_DIR=$RUN_DIR/containerd
+CRI_SOCKET=$CRI_STATE_DIR/containerd.sock
 
 # require_cluster_root dies unless the script runs as root.
 require_cluster_root() {

@@ -75,11 +75,11 @@ authentication:
     clientCAFile: $PKI/ca.crt
 authorization:
   mode: Webhook
-tlsCertFile: $PKI/kubelet-server.crt
-tlsPrivateKeyFile: $PKI/kubelet-server.key
+tlsCertFile: $PKI/$KUBELET_CERT-server.crt
+tlsPrivateKeyFile: $PKI/$KUBELET_CERT-server.key
 staticPodPath: $STATIC_POD_DIR
 podLogsDir: $POD_LOG_DIR
-containerRuntimeEndpoint: unix://$RUN_DIR/containerd/containerd.sock
+containerRuntimeEndpoint: unix://$CRI_SOCKET
 cgroupDriver: cgroupfs
 cgroupRoot: /$CGROUP_ROOT
 failCgroupV1: false
@@ -111,24 +111,24 @@ EOF
 KUBELET_SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 
 start_kubelet() {
-	mkdir -p "$KUBELET_DIR" "$STATIC_POD_DIR" "$POD_LOG_DIR" "$BASE_DIR/sysctl"
+	mkdir -p "$KUBELET_DIR" "$STATIC_POD_DIR" "$POD_LOG_DIR" "$SYSCTL_DIR"
 	# Mounts the kubelet makes for pod volumes under its root dir must be
 	# seen by containerd in the root mount namespace.
 	shared_mount "$KUBELET_DIR"
 	local binds="" k f
 	for k in "${KUBELET_SYSCTLS[@]}"; do
 		[[ -e "/proc/sys/$k" ]] || continue
-		f=$BASE_DIR/sysctl/${k//\//.}
+		f=$SYSCTL_DIR/${k//\//.}
 		cat "/proc/sys/$k" >"$f"
 		binds+="mount --bind $f /proc/sys/$k && "
 	done
-	spawn kubelet "$KUBELET_LOG" nsenter --net="$NETNS_PATH" \
+	spawn "$KUBELET_NAME" "$KUBELET_LOG" nsenter --net="$NETNS_PATH" \
 		unshare --mount --propagation unchanged \
 		sh -c "mount --make-rprivate /proc && ${binds}exec \"\$0\" \"\$@\"" \
 		env PATH=/usr/local/bin:/usr/bin \
 		"$KUBELET_BIN" \
 		--config="$KUBELET_CONFIG" \
-		--kubeconfig="$BASE_DIR/kubelet.kubeconfig" \
+		--kubeconfig="$KUBELET_KUBECONFIG" \
 		--root-dir="$KUBELET_DIR" \
 		--hostname-override="$NODE_NAME" \
 		--node-ip="$NODE_IP" \
@@ -156,5 +156,5 @@ node_usable() {
 
 wait_node_usable() {
 	wait_until "node $NODE_NAME to be Ready and untainted and the default ServiceAccount" \
-		kubelet "$KUBELET_LOG" node_usable
+		"$KUBELET_NAME" "$KUBELET_LOG" node_usable
 }

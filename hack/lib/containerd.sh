@@ -101,14 +101,23 @@ print_standalone_env() {
 	echo "TEST_IMAGE=$TEST_IMAGE"
 }
 
+# stop_runtime NAME SOCKET CGROUP removes every pod of the containerd NAME
+# serving SOCKET (through CRI, so that their mounts and network namespaces
+# go too), stops it, and kills what is left of its containers: their shims
+# and the processes in CGROUP.
+stop_runtime() {
+	local name=$1 sock=$2 cgroup=$3
+	if running "$name"; then
+		"$IMG_DIR/crireset" -endpoint "unix://$sock" -timeout 60s >&2 || log "crireset $name failed; killing what is left"
+	fi
+	stop "$name"
+	kill_shims "$sock"
+	kill_cgroup_procs "$cgroup"
+}
+
 containerd_teardown() {
 	standalone_paths "$1"
-	if running "$SA_NAME"; then
-		"$IMG_DIR/crireset" -endpoint "unix://$SA_SOCK" -timeout 60s >&2 || log "crireset $SA_NAME failed; killing what is left"
-	fi
-	stop "$SA_NAME"
-	kill_shims "$SA_SOCK"
-	kill_cgroup_procs "$CRI_CGROUP_ROOT/$1"
+	stop_runtime "$SA_NAME" "$SA_SOCK" "$CRI_CGROUP_ROOT/$1"
 	unmount_under "$SA_DIR" "$SA_STATE"
 	remove_cgroups "$CRI_CGROUP_ROOT/$1"
 	rm -rf "$SA_DIR" "$SA_STATE"

@@ -126,7 +126,7 @@ write_cni_config() {
 	cat >"$CNI_CONF_DIR/10-podsrc.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
-  "name": "podsrc",
+  "name": "$CNI_NETWORK",
   "plugins": [
     {
       "type": "bridge",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # leaks.sh: the check that a torn-down cluster left nothing behind. Sourced
-# by hack/cluster.sh; expects the settings of lib/cluster.sh and proc.sh's alive.
+# by hack/cluster.sh; expects the settings of lib/cluster.sh, proc.sh's alive
+# and node2.sh's use_node2.
 
 # check_clean reports anything a cluster leaves behind: processes of its
 # binaries, mounts, cgroups, the namespace, interfaces, routes, log links,
@@ -17,17 +18,19 @@ check_clean() {
 	if awk -v a="$BASE_DIR" -v b="$RUN_DIR" 'index($5, a) == 1 || index($5, b) == 1 {print "cluster: left: mount " $5; f=1} END {exit !f}' /proc/self/mountinfo >&2; then
 		found=1
 	fi
-	for p in /sys/fs/cgroup/*/"$CGROUP_ROOT" /sys/fs/cgroup/*/"$CRI_CGROUP_ROOT"; do
+	for p in /sys/fs/cgroup/*/"$CGROUP_ROOT" /sys/fs/cgroup/*/"$CRI_CGROUP_ROOT" /sys/fs/cgroup/*/"$(use_node2 && echo "$CGROUP_ROOT")"; do
 		[[ -e "$p" ]] && { log "left: cgroup $p"; found=1; }
 	done
-	[[ -e "$NETNS_PATH" ]] && { log "left: netns $NETNS_PATH"; found=1; }
+	for p in "$NETNS_PATH" "$(use_node2 && echo "$NETNS_PATH")"; do
+		[[ -e "$p" ]] && { log "left: netns $p"; found=1; }
+	done
 	ip link show "$VETH_HOST" >/dev/null 2>&1 && { log "left: interface $VETH_HOST"; found=1; }
-	if ip route show type unreachable | grep -qE "^unreachable (${POD_SUBNET}|${SERVICE_SUBNET}|${SCALE_SUBNET})"; then
+	if ip route show type unreachable | grep -qE "^unreachable (${POD_SUBNET}|${SERVICE_SUBNET}|${SCALE_SUBNET}|${NODE2_POD_SUBNET}|${LINK_SUBNET})"; then
 		log "left: unreachable routes"
 		found=1
 	fi
 	for p in /var/log/containers/*.log; do
-		[[ -L "$p" && "$(readlink "$p")" == "$POD_LOG_DIR"/* ]] && { log "left: link $p"; found=1; }
+		[[ -L "$p" && "$(readlink "$p")" == "$BASE_DIR"/* ]] && { log "left: link $p"; found=1; }
 	done
 	compgen -G "/var/lib/cni/results/podsrc-*" >/dev/null && { log "left: CNI results"; found=1; }
 	[[ -d /run/containerd/s ]] && { log "left: /run/containerd/s"; found=1; }

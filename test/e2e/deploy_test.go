@@ -407,8 +407,13 @@ func waitAgentReady(t *testing.T, c *cluster.Cluster) string {
 // agentGet reads /api/v1alpha1/<path> of the node's agent through the API
 // server's node proxy, as kubectl podsrc does by default.
 func agentGet(ctx context.Context, c *cluster.Cluster, path string, into any) error {
+	return agentGetOn(ctx, c, c.NodeName, path, into)
+}
+
+// agentGetOn is agentGet of the agent on node.
+func agentGetOn(ctx context.Context, c *cluster.Cluster, node, path string, into any) error {
 	body, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", c.NodeName, v1alpha1.DefaultAgentPort), "proxy", v1alpha1.APIPrefix, path).
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", node, v1alpha1.DefaultAgentPort), "proxy", v1alpha1.APIPrefix, path).
 		Timeout(callTimeout).
 		DoRaw(ctx)
 	if err != nil {
