@@ -105,7 +105,7 @@ dist: ## kubectl-podsrc archives for every platform, the agent images, one per k
 	go run ./hack/dist -version $(RELEASE_VERSION) -out dist -manifest krew/podsrc.yaml
 
 .PHONY: demo
-demo: build ## The main job: a real local single-node cluster with podsrc on it.
+demo: build ## The main job: a real local two-node cluster with podsrc on it.
 	./hack/demo.sh
 
 # docs/commands.md is committed (go test ./docs/ fails when it is stale);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# cluster.sh builds, starts and tears down podsrc's single-node test cluster:
+# cluster.sh builds, starts and tears down podsrc's test cluster of one node:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and
-# containerd, all inside one network namespace, on the machine it runs on.
+# containerd, all inside one network namespace, on the machine it runs on;
+# and a second node on demand, in a namespace of its own (lib/node2.sh).
 # See hack/README.md. Run as root.
 #
 #   hack/cluster.sh build                    build binaries and images (cached)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# demo.sh is `make demo`: podsrc on a real single-node cluster, in one command.
-# It brings the test cluster up (hack/cluster.sh, reusing what is built or
-# running), builds and imports the agent image, deploys it with kubectl
+# demo.sh is `make demo`: podsrc on a real two-node cluster, in one command.
+# It brings the test cluster up with its second node (PODSRC_NODES=2
+# hack/cluster.sh up, reusing what is built or running), builds and imports the agent image, deploys it with kubectl
 # podsrc deploy, makes some pods worth looking at and shows them
 # with kubectl podsrc through the API server. The cluster and the demo's pods
 # are left running; the end of the output says how to use and remove them.
@@ -59,12 +59,13 @@ wait_for() {
 
 require_root "the test cluster needs a network namespace, mounts and cgroups: sudo make demo"
 
-section "1/9 The cluster: a real kubelet, containerd and API server on this machine (hack/cluster.sh up)"
+section "1/10 The cluster: real kubelets, containerds and an API server on this machine (PODSRC_NODES=2 hack/cluster.sh up)"
 deps=$("$ROOT/hack/install-deps.sh" 2>&1) || die "installing the test cluster's packages failed: $deps"
-"$ROOT/hack/cluster.sh" up >/dev/null
+PODSRC_NODES=2 "$ROOT/hack/cluster.sh" up >/dev/null
 load_cluster_env
 export KUBECONFIG
-note "node $NODE_NAME at $NODE_IP, API server $API_SERVER, Kubernetes $K8S_VERSION"
+note "node $NODE_NAME at $NODE_IP, kubelet $K8S_VERSION, API server $API_SERVER"
+note "node $NODE2_NAME at $NODE2_IP, kubelet $NODE2_KUBELET_VERSION, laid out like RKE2 (static pods in $NODE2_STATIC_POD_DIR), its runtime under a private mount"
 
 # `kubectl podsrc` as users type it: the cluster's kubectl, and the plugin
 # found on PATH by kubectl's plugin discovery.
@@ -74,20 +75,25 @@ trap 'rm -rf "$tools"' EXIT
 ln -s "$KUBECTL" "$tools/kubectl"
 export PATH=$tools:$ROOT/bin:$PATH
 
-section "2/9 The agent image, built from this tree without a registry (hack/image.sh)"
-image=$("$ROOT/hack/image.sh" | tail -n1)
+section "2/10 The agent image, built from this tree without a registry (hack/image.sh)"
+note "one image per kubelet minor: v1.36 for $NODE_NAME, v1.34 for $NODE2_NAME"
+image=$(PODSRC_AGENT_MINORS="134 136" "$ROOT/hack/image.sh" | tail -n1)
 
-section "3/9 Deploying the agent: kubectl podsrc deploy (the node's paths come from its kubelet's /configz)"
+section "3/10 Deploying the agent: kubectl podsrc deploy (each node's paths come from its kubelet's /configz)"
+note "two layouts and kubelet minors: one DaemonSet each, running the agent of that node's minor"
+note "--default-layout: one node of each layout, so deploy is told which one nodes added later get"
 note "--api-server-url: this cluster has no kube-proxy, so the agent reaches the API server at its own address"
 note "--allow-host-path: this cluster keeps its static pods and CRI socket where no kubelet distribution does, and deploy mounts only kubelet-like paths unless told"
 note "--allowed-cidrs: its API server publishes no EndpointSlices, so deploy is told the address the API server's node proxy comes from"
 show kubectl podsrc deploy --image="$image" --api-server-url="$API_SERVER" --timeout="${WAIT}s" \
-	--allow-host-path="$STATIC_POD_DIR" --allow-host-path="$(dirname "$CONTAINERD_SOCKET")" --allowed-cidrs="$NODE_IP" || die "deploying the agent failed"
+	--allow-host-path="$STATIC_POD_DIR" --allow-host-path="$(dirname "$CONTAINERD_SOCKET")" \
+	--allow-host-path="$NODE2_STATIC_POD_DIR" --allow-host-path="$(dirname "$NODE2_CONTAINERD_SOCKET")" \
+	--default-layout="$NODE_NAME" --allowed-cidrs="$NODE_IP" || die "deploying the agent failed"
 show kubectl -n podsrc-system get daemonset,pods -o wide
 
-section "4/9 Pods from the API server"
+section "4/10 Pods from the API server"
 # A rerun starts over: the previous run's static files and namespace go.
-rm -f "$STATIC_POD_DIR/$PREFIX"*
+rm -f "$STATIC_POD_DIR/$PREFIX"* "$NODE2_STATIC_POD_DIR/$PREFIX"*
 if kubectl get namespace "$NS" >/dev/null 2>&1; then
 	note "removing the previous demo's namespace $NS"
 	kubectl delete namespace "$NS" --wait --timeout="${WAIT}s" >/dev/null || die "deleting namespace $NS"
@@ -100,6 +106,8 @@ metadata:
   name: web
   namespace: $NS
 spec:
+  # The demo's API pods run on the first node, whose pods the next steps show.
+  nodeName: $NODE_NAME
   terminationGracePeriodSeconds: 2
   containers:
     - name: web
@@ -115,6 +123,7 @@ metadata:
   name: quitter
   namespace: $NS
 spec:
+  nodeName: $NODE_NAME
   restartPolicy: Never
   terminationGracePeriodSeconds: 2
   containers:
@@ -125,14 +134,15 @@ spec:
 EOF
 show kubectl -n "$NS" get pods
 
-section "5/9 Static pods in the kubelet's directory $STATIC_POD_DIR"
-# static_pod FILE NAME MESSAGE writes a manifest atomically (the kubelet must
-# never read half a file): written beside the directory, then renamed in.
+section "5/10 Static pods in the kubelet's directory $STATIC_POD_DIR"
+# static_pod FILE [DIR] writes a manifest from stdin into DIR (the first
+# node's static pod directory by default) atomically (the kubelet must never
+# read half a file): written beside the directory, then renamed in.
 static_pod() {
-	local tmp
-	tmp=$(mktemp "$(dirname "$STATIC_POD_DIR")/.${PREFIX}XXXXXX")
+	local dir=${2:-$STATIC_POD_DIR} tmp
+	tmp=$(mktemp "$(dirname "$dir")/.${PREFIX}XXXXXX")
 	cat >"$tmp"
-	mv "$tmp" "$STATIC_POD_DIR/$1"
+	mv "$tmp" "$dir/$1"
 }
 pod_yaml() {
 	cat <<EOF
@@ -181,7 +191,7 @@ wait_for "the quitter pod to exit" quitter_exited
 wait_for "the pod web to be Ready" kubectl -n "$NS" wait --for=condition=Ready pod/web --timeout=1s
 show kubectl -n "$NS" get pods
 
-section "6/9 What the kubelet's pod sources say: kubectl podsrc sources"
+section "6/10 What the kubelet's pod sources say: kubectl podsrc sources"
 show kubectl podsrc sources "$NODE_NAME"
 note "-o wide adds each source's last error and the files it rejected: the broken manifest"
 show kubectl podsrc sources "$NODE_NAME" -o wide
@@ -190,7 +200,7 @@ shadowed='{range .items[*].shadowedFiles[*]}{.path}{" is shadowed by "}{.by}{" (
 printf "\n%s\$ kubectl podsrc sources %s -o jsonpath='%s'%s\n" "$bold" "$NODE_NAME" "$shadowed" "$reset"
 kubectl podsrc sources "$NODE_NAME" -o jsonpath="$shadowed"
 
-section "7/9 Why is a pod not running? kubectl podsrc why walks the kubelet's pipeline for one pod"
+section "7/10 Why is a pod not running? kubectl podsrc why walks the kubelet's pipeline for one pod"
 note "the broken manifest: its file is read, the decoder refuses it; every later stage is not reached"
 show_status kubectl podsrc why "$NODE_NAME" "$STATIC_POD_DIR/${PREFIX}broken.yaml"
 note "the real shadow manifest: the kubelet runs the backup's pod instead"
@@ -200,22 +210,31 @@ show_status kubectl podsrc why "$NODE_NAME" "$NS/web"
 note "every pod of the node that is not healthy, one line each (quitter exited with 7 and is not restarted)"
 show_status kubectl podsrc why "$NODE_NAME" --all
 
-section "8/9 The merged pods, and the PLEG's view of containerd"
+section "8/10 The merged pods, and the PLEG's view of containerd"
 show kubectl podsrc pods "$NODE_NAME" -n "$NS"
 show kubectl podsrc pleg "$NODE_NAME"
 note "the PLEG events of the last 30 seconds (the agent keeps a buffer): quitter's ContainerDied exit=7 is among them"
 show_for 3 kubectl podsrc watch "$NODE_NAME" --kind=pleg --since=30s
 
-section "9/9 Following it live: kubectl podsrc watch, while static-web's manifest changes"
-note "a changed static pod is a new pod to the kubelet (a new UID): the old one is removed, the new one added, and the PLEG sees the containers die and start"
+section "9/10 Two nodes at once: one table, each node's own paths and kubelet"
+note "the fan-out asks every node's agent through the API server and prints rows as they answer"
+show kubectl podsrc sources --all-nodes
+show kubectl podsrc pleg --all-nodes
+
+section "10/10 Following both nodes live: kubectl podsrc watch --all-nodes"
+note "on $NODE_NAME static-web's manifest changes: a changed static pod is a new pod to the kubelet (a new UID), the old one is removed, the new one added, and the PLEG sees the containers die and start"
+note "on $NODE2_NAME a manifest appears in its own directory; each node's rows have their own colour on a terminal"
 (
 	sleep 3
 	printf '%s# (meanwhile, %s changes: message v1 -> v2)%s\n' "$bold" "$STATIC_POD_DIR/${PREFIX}static-web.yaml" "$reset"
 	pod_yaml static-web "v2" | static_pod "${PREFIX}static-web.yaml"
+	sleep 3
+	printf '%s# (meanwhile, on %s: %s appears)%s\n' "$bold" "$NODE2_NAME" "$NODE2_STATIC_POD_DIR/${PREFIX}static-web.yaml" "$reset"
+	pod_yaml static-web "on the second node" | static_pod "${PREFIX}static-web.yaml" "$NODE2_STATIC_POD_DIR"
 ) &
 edit_pid=$!
-show_for 20 kubectl podsrc watch "$NODE_NAME"
-wait "$edit_pid" || die "changing ${PREFIX}static-web.yaml failed"
+show_for 20 kubectl podsrc watch --all-nodes
+wait "$edit_pid" || die "writing the static-web manifests failed"
 
 elapsed=$((SECONDS - start))
 section "Done in ${elapsed}s. The cluster keeps running."
@@ -226,15 +245,17 @@ Keep using it:
   export KUBECONFIG=$KUBECONFIG
   export PATH=$ROOT/bin:\$PATH            # kubectl-podsrc, for kubectl's plugin discovery
   alias kubectl=$KUBECTL
-  kubectl podsrc sources $NODE_NAME -o wide
-  kubectl podsrc watch $NODE_NAME --snapshot
-  Static pods go in $STATIC_POD_DIR (write elsewhere, then mv in).
+  kubectl podsrc sources --all-nodes -o wide
+  kubectl podsrc watch --all-nodes --snapshot
+  Static pods go in $STATIC_POD_DIR on $NODE_NAME and in
+  $NODE2_STATIC_POD_DIR on $NODE2_NAME (write elsewhere, then mv in).
 
 Remove the demo's pods, then the agent:
-  rm -f $STATIC_POD_DIR/$PREFIX*
+  rm -f $STATIC_POD_DIR/$PREFIX* $NODE2_STATIC_POD_DIR/$PREFIX*
   kubectl delete namespace $NS
   kubectl podsrc undeploy
 
-Tear the whole cluster down:
+Back to one node, or tear the whole cluster down:
+  sudo $ROOT/hack/cluster.sh node2-down
   sudo $ROOT/hack/cluster.sh down
 EOF

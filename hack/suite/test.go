@@ -11,7 +11,7 @@ import (
 // has the measured figures they are drawn from, and TestBudgetsFitTheGoal
 // keeps their sums under its goals (40 minutes warm, 75 cold).
 var (
-	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 12 * time.Minute}
+	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 19 * time.Minute}
 	budgetLint         = budget{warm: 3 * time.Minute, cold: 9 * time.Minute}
 	budgetDown         = budget{warm: 1 * time.Minute, cold: 1 * time.Minute}
 	budgetCheckClean   = budget{warm: 1 * time.Minute, cold: 1 * time.Minute}

@@ -1,6 +1,7 @@
-// Package cluster gives tests podsrc's real single-node Kubernetes cluster
+// Package cluster gives tests podsrc's real Kubernetes cluster of one node
 // (hack/cluster.sh): it brings the cluster up once per test binary, or reuses
 // one that is already running, and hands out a client and the node's facts.
+// A test may add the second node for its own duration (StartNode2).
 //
 // The cluster needs root. When the test does not run as root, Get skips the
 // test with a loud message, as it does when PODSRC_TEST_CLUSTER=off; every
