@@ -118,7 +118,9 @@ func up() (*Cluster, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
 	defer cancel()
-	out, err := run(ctx, script, "up")
+	// One node, whatever the caller's environment says: the tests that
+	// want the second start it themselves (StartNode2).
+	out, err := runEnv(ctx, []string{"PODSRC_NODES=1"}, script, "up")
 	if err != nil {
 		return nil, fmt.Errorf("bringing the cluster up: %w\n%s", err, out)
 	}
