@@ -23,7 +23,7 @@ func (a *Agent) kubeletSemantics() string {
 	if a.decoder != nil {
 		return a.decoder.KubeletVersion()
 	}
-	return merge.KubeletV136.String()
+	return merge.KubeletV133ToV136.String()
 }
 
 // Sources returns every configured source's state.

@@ -51,13 +51,13 @@ func ParseMode(s string) (Mode, error) {
 type Semantics int
 
 const (
-	// KubeletV136 is the behaviour of kubelets v1.33 to v1.36: an update
+	// KubeletV133ToV136 is the behaviour of kubelets v1.33 to v1.36: an update
 	// also copies metadata.generation into the stored pod. It is the
 	// default. (v1.36 dropped the notification modes and the input
 	// operations other than SET; v1.33 to v1.35 still have them, and the
 	// merge offers them whatever the semantics. No trace of v1.33 to v1.35
 	// exercises them yet.)
-	KubeletV136 Semantics = iota
+	KubeletV133ToV136 Semantics = iota
 	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
 	// generation the pod was first seen with.
 	KubeletV127
@@ -66,7 +66,7 @@ const (
 // String returns the kubelet version the semantics follow.
 func (s Semantics) String() string {
 	switch s {
-	case KubeletV136:
+	case KubeletV133ToV136:
 		return "v1.36"
 	case KubeletV127:
 		return "v1.27"
@@ -87,5 +87,5 @@ func SemanticsFor(kubeletVersion string) (Semantics, error) {
 	if _, err := kubeletminor.Parse(kubeletVersion); err != nil {
 		return 0, fmt.Errorf("choosing the merge's semantics: %w (or v1.27)", err)
 	}
-	return KubeletV136, nil
+	return KubeletV133ToV136, nil
 }

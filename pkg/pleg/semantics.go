@@ -30,9 +30,9 @@ type Semantics int
 const (
 	// KubeletV136 is the PLEG of kubelet v1.36. It is the default.
 	KubeletV136 Semantics = iota
-	// KubeletV133 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
+	// KubeletV133ToV135 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
 	// a reinspection that found no change.
-	KubeletV133
+	KubeletV133ToV135
 )
 
 // String returns the kubelet minors the semantics follow.
@@ -40,7 +40,7 @@ func (s Semantics) String() string {
 	switch s {
 	case KubeletV136:
 		return "v1.36"
-	case KubeletV133:
+	case KubeletV133ToV135:
 		return "v1.33-v1.35"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
@@ -56,7 +56,7 @@ func SemanticsFor(kubeletVersion string) (Semantics, error) {
 	if m == kubeletminor.V136 {
 		return KubeletV136, nil
 	}
-	return KubeletV133, nil
+	return KubeletV133ToV135, nil
 }
 
 // syncsAfterReinspection reports whether a reinspection that found no change
