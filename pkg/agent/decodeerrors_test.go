@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -133,7 +134,7 @@ func TestDecodeErrorsQuoteNoContent(t *testing.T) {
 				StaticPodPath: manifests, StaticPodURL: podURL.URL + "/pods",
 				FileCheckFrequency: 100 * time.Millisecond, HTTPCheckFrequency: 100 * time.Millisecond,
 			}
-			a, err := New(cfg, staticpod.NewDecoder(schemeKubelet{}))
+			a, err := New(cfg, kubeletminor.V136, staticpod.NewDecoder(schemeKubelet{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,12 +18,13 @@ import (
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
-// kubeletSemantics is the kubelet version podsrc reproduces.
+// kubeletSemantics is the kubelet version podsrc reproduces: its
+// decoder's, or without one its minor.
 func (a *Agent) kubeletSemantics() string {
 	if a.decoder != nil {
 		return a.decoder.KubeletVersion()
 	}
-	return merge.KubeletV133ToV136.String()
+	return a.kubelet.String()
 }
 
 // Sources returns every configured source's state.
@@ -42,7 +43,7 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 		Items:          []v1alpha1.Source{},
 	}
 	out.NodeKubeletVersion = a.nodeKubelet()
-	out.KubeletSkew = kubeletSkew(out.KubeletVersion, out.NodeKubeletVersion)
+	out.KubeletSkew = a.kubeletSkew(out.NodeKubeletVersion)
 	for _, s := range a.sources {
 		st := s.src.Status()
 		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name], a.cfg.ExposePodSpecs))
@@ -286,7 +287,7 @@ func (a *Agent) handleLivez(w http.ResponseWriter, _ *http.Request) {
 // agent reproduces: then what it serves is not what the kubelet does, and
 // a DaemonSet rollout of the wrong agent stops instead of spreading.
 func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
-	if skew := a.kubeletSkew(); skew != "" {
+	if skew := a.kubeletSkew(a.nodeKubelet()); skew != "" {
 		writeText(w, http.StatusServiceUnavailable, skew)
 		return
 	}

@@ -1,13 +1,9 @@
 package pleg
 
-import (
-	"fmt"
-
-	"github.com/podsrc/podsrc/pkg/kubeletminor"
-)
+import "fmt"
 
 // Semantics selects the kubelet minor whose generic PLEG is reproduced where
-// minors differ.
+// minors differ. pkg/kubeletsemantics says which a kubelet minor has.
 //
 // The generic PLEG of kubelet v1.33, v1.34 and v1.35 is one file (their
 // generic.go differs only in a cache mutex). Against v1.36 it differs in:
@@ -44,19 +40,6 @@ func (s Semantics) String() string {
 		return "v1.33-v1.35"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
-}
-
-// SemanticsFor returns the semantics of a kubelet version, and an error for
-// a minor podsrc does not reproduce.
-func SemanticsFor(kubeletVersion string) (Semantics, error) {
-	m, err := kubeletminor.Parse(kubeletVersion)
-	if err != nil {
-		return 0, fmt.Errorf("choosing the PLEG's semantics: %w", err)
-	}
-	if m == kubeletminor.V136 {
-		return KubeletV136, nil
-	}
-	return KubeletV133ToV135, nil
 }
 
 // syncsAfterReinspection reports whether a reinspection that found no change

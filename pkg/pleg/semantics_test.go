@@ -3,26 +3,8 @@ package pleg
 import (
 	"context"
 	"reflect"
-	"strings"
 	"testing"
 )
-
-// TestSemanticsFor checks the choice by kubelet version, and that a minor
-// podsrc does not reproduce is an error, never a silent default.
-func TestSemanticsFor(t *testing.T) {
-	for version, want := range map[string]Semantics{
-		"v1.33.13": KubeletV133ToV135, "v1.34.0": KubeletV133ToV135, "v1.35.4": KubeletV133ToV135, "v1.36.3": KubeletV136,
-	} {
-		if got, err := SemanticsFor(version); err != nil || got != want {
-			t.Errorf("SemanticsFor(%s) = %v, %v; want %v", version, got, err, want)
-		}
-	}
-	for _, version := range []string{"v1.32.0", "v1.37.0", "v1.27.16", "garbage"} {
-		if got, err := SemanticsFor(version); err == nil || !strings.Contains(err.Error(), "PLEG") {
-			t.Errorf("SemanticsFor(%s) = %v, %v; want an error", version, got, err)
-		}
-	}
-}
 
 // TestSemanticsReinspection replays the same runtime states with each
 // minor's semantics: a change whose inspection fails, then either the old
