@@ -1,7 +1,7 @@
 // Package internalpod decodes static pods the way every kubelet minor does,
 // through the kubelet's internal Pod type: decoding with API defaulting, the
 // generated UID, the static pod defaults, validation, conversion to v1 and the
-// API-reference rules. What differs between minors comes in a Minor, from
+// API-reference rules. What differs between minors comes in a Specifics, from
 // each minor's module (cmd/podsrc-agent/kubelet133 to kubelet136).
 //
 // The package is built against the k8s.io/kubernetes of whichever minor's
@@ -38,10 +38,10 @@ import (
 
 // NewDecoder returns the static pod decoder of the kubelet minor m
 // describes. It follows the process-wide feature gates, as the kubelet does.
-func NewDecoder(m Minor) staticpod.Decoder { return staticpod.NewDecoder(kubelet{m}) }
+func NewDecoder(m Specifics) staticpod.Decoder { return staticpod.NewDecoder(kubelet{m}) }
 
 // kubelet is one minor's part of static pod decoding (staticpod.Kubelet).
-type kubelet struct{ m Minor }
+type kubelet struct{ m Specifics }
 
 func (k kubelet) KubeletVersion() string { return staticpod.LinkedKubernetesVersion(k.m.Version) }
 
