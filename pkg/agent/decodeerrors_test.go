@@ -32,7 +32,7 @@ type schemeKubelet struct{}
 
 func (schemeKubelet) KubeletVersion() string { return "v1.36.3" }
 
-func (schemeKubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.Pod, error) {
+func (schemeKubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, error) {
 	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
 		return false, nil, err
@@ -44,7 +44,7 @@ func (schemeKubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.
 	if pod.Name == "" {
 		return true, nil, fmt.Errorf("invalid pod: name is needed for the pod")
 	}
-	pod.Name = origin.PodName(pod.Name)
+	pod.Name = loc.PodName(pod.Name)
 	if pod.Namespace == "" {
 		pod.Namespace = "default"
 	}
@@ -52,7 +52,7 @@ func (schemeKubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.
 	return true, pod, nil
 }
 
-func (schemeKubelet) DecodePodList(data []byte, _ staticpod.Origin) (bool, []*v1.Pod, error) {
+func (schemeKubelet) DecodePodList(data []byte, _ staticpod.Location) (bool, []*v1.Pod, error) {
 	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
 		return false, nil, err
