@@ -138,7 +138,7 @@ func TestEndpoints(t *testing.T) {
 	t.Run("version", func(t *testing.T) {
 		var v v1alpha1.Version
 		ta.getJSON(t, "/version", &v)
-		if v.NodeName != "node-1" || v.ServedVersion != v1alpha1.VersionName || v.KubeletSemantics != "v1.36.3" || v.AgentVersion == "" {
+		if v.NodeName != "node-1" || v.ServedVersion != v1alpha1.VersionName || v.ReproducedKubeletVersion != "v1.36.3" || v.AgentVersion == "" {
 			t.Fatalf("version: %+v", v)
 		}
 	})

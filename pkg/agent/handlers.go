@@ -18,9 +18,9 @@ import (
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
-// kubeletSemantics is the kubelet version podsrc reproduces: its
+// reproducedKubeletVersion is the kubelet version the agent reproduces: its
 // decoder's, or without one its minor.
-func (a *Agent) kubeletSemantics() string {
+func (a *Agent) reproducedKubeletVersion() string {
 	if a.decoder != nil {
 		return a.decoder.KubeletVersion()
 	}
@@ -34,13 +34,13 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 		stats[st.Source] = &st
 	}
 	out := v1alpha1.SourceList{
-		TypeMeta:       v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
-		NodeName:       a.cfg.Node.NodeName,
-		Mode:           a.cfg.Mode.String(),
-		AllSourcesSeen: a.podConfig.Ready(),
-		AgentVersion:   version.Version,
-		KubeletVersion: a.kubeletSemantics(),
-		Items:          []v1alpha1.Source{},
+		TypeMeta:                 v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
+		NodeName:                 a.cfg.Node.NodeName,
+		Mode:                     a.cfg.Mode.String(),
+		AllSourcesSeen:           a.podConfig.Ready(),
+		AgentVersion:             version.Version,
+		ReproducedKubeletVersion: a.reproducedKubeletVersion(),
+		Items:                    []v1alpha1.Source{},
 	}
 	out.NodeKubeletVersion = a.nodeKubelet()
 	out.KubeletSkew = a.kubeletSkew(out.NodeKubeletVersion)
@@ -257,13 +257,13 @@ func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
 
 func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, v1alpha1.Version{
-		TypeMeta:           v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
-		AgentVersion:       version.Version,
-		ServedVersion:      v1alpha1.VersionName,
-		KubeletSemantics:   a.kubeletSemantics(),
-		NodeKubeletVersion: a.nodeKubelet(),
-		NodeName:           a.cfg.Node.NodeName,
-		GoVersion:          runtime.Version(),
+		TypeMeta:                 v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
+		AgentVersion:             version.Version,
+		ServedVersion:            v1alpha1.VersionName,
+		ReproducedKubeletVersion: a.reproducedKubeletVersion(),
+		NodeKubeletVersion:       a.nodeKubelet(),
+		NodeName:                 a.cfg.Node.NodeName,
+		GoVersion:                runtime.Version(),
 	})
 }
 

@@ -40,7 +40,7 @@ func TestNewRefusesAnUnsupportedKubelet(t *testing.T) {
 				if err != nil {
 					t.Fatalf("New: %v", err)
 				}
-				if got := a.Sources().KubeletVersion; got != tt.version {
+				if got := a.Sources().ReproducedKubeletVersion; got != tt.version {
 					t.Errorf("reports kubelet %s, want %s", got, tt.version)
 				}
 				return

@@ -21,7 +21,7 @@ func (a *Agent) nodeKubelet() string {
 // another minor than the one this agent build reproduces, that and what to
 // run; "" when they agree or the node's kubelet is not known.
 func (a *Agent) kubeletSkew(node string) string {
-	return kubeletSkew(a.kubelet, a.kubeletSemantics(), node)
+	return kubeletSkew(a.kubelet, a.reproducedKubeletVersion(), node)
 }
 
 // kubeletSkew compares the kubelet minor an agent reproduces, of version
