@@ -43,7 +43,7 @@ func NewDecoder(m Specifics) staticpod.Decoder { return staticpod.NewDecoder(kub
 // kubelet is one minor's part of static pod decoding (staticpod.Kubelet).
 type kubelet struct{ m Specifics }
 
-func (k kubelet) KubeletVersion() string { return staticpod.LinkedKubernetesVersion(k.m.Version) }
+func (k kubelet) KubeletVersion() string { return LinkedKubernetesVersion(k.m.Version) }
 
 func (k kubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, error) {
 	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), data)
@@ -162,5 +162,5 @@ func (k kubelet) checkReferences(pod *api.Pod, converted *v1.Pod) error {
 	if converted == nil {
 		return nil
 	}
-	return staticpod.CheckTrustBundlesAndClaims(converted)
+	return CheckTrustBundlesAndClaims(converted)
 }
