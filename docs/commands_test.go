@@ -20,7 +20,7 @@ import (
 // as their binaries build them.
 func commandTrees() (plugin, agentCmd *cobra.Command) {
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: io.Discard, ErrOut: io.Discard}
-	return cli.NewCommand(streams), agent.NewCommand(nil, nil)
+	return cli.NewCommand(streams), agent.NewCommand(0, nil, nil)
 }
 
 // TestCommandsPageIsCurrent checks that commands.md is what make docs

@@ -35,7 +35,7 @@ func run(markdown, man string) error {
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: io.Discard, ErrOut: io.Discard}
 	if markdown != "" {
 		var b bytes.Buffer
-		if err := clidoc.Markdown(&b, cli.NewCommand(streams), agent.NewCommand(nil, nil)); err != nil {
+		if err := clidoc.Markdown(&b, cli.NewCommand(streams), agent.NewCommand(0, nil, nil)); err != nil {
 			return err
 		}
 		if err := os.WriteFile(markdown, b.Bytes(), 0o644); err != nil {
@@ -47,7 +47,7 @@ func run(markdown, man string) error {
 		if err := clidoc.Man(filepath.Join(man, "man1"), cli.NewCommand(streams), "1", source); err != nil {
 			return err
 		}
-		if err := clidoc.Man(filepath.Join(man, "man8"), agent.NewCommand(nil, nil), "8", source); err != nil {
+		if err := clidoc.Man(filepath.Join(man, "man8"), agent.NewCommand(0, nil, nil), "8", source); err != nil {
 			return err
 		}
 	}

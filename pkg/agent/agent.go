@@ -16,6 +16,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
@@ -40,7 +41,10 @@ type namedSource struct {
 // Agent is one node's podsrc: sources, merge, PLEG, event ring and HTTP API.
 type Agent struct {
 	// cfg is the agent's own configuration, from its flags.
-	cfg     *Config
+	cfg *Config
+	// kubelet is the kubelet minor the agent reproduces, and decoder its
+	// static pod decoding.
+	kubelet kubeletminor.Minor
 	decoder staticpod.Decoder
 	// podConfig is the kubelet's pod config pipeline: the sources' updates
 	// merged into ADD/UPDATE/DELETE/REMOVE/RECONCILE.
@@ -73,18 +77,19 @@ type Agent struct {
 	admissions *admissions
 }
 
-// New returns an agent for cfg. decoder turns static pod manifests into pods
-// exactly as the kubelet does.
-func New(cfg *Config, decoder staticpod.Decoder) (*Agent, error) {
+// New returns an agent for cfg reproducing kubelet minor kubelet. decoder
+// turns static pod manifests into pods exactly as that kubelet does.
+func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	sem, err := semanticsFor(decoder, cfg.MaxDeadContainersPerContainer)
+	sem, err := semanticsFor(kubelet, cfg.MaxDeadContainersPerContainer)
 	if err != nil {
 		return nil, err
 	}
 	a := &Agent{
 		cfg:       cfg,
+		kubelet:   kubelet,
 		decoder:   decoder,
 		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
 		syncLoop:  sem.syncLoop,

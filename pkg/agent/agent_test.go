@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -137,7 +138,7 @@ func TestEndpoints(t *testing.T) {
 	t.Run("version", func(t *testing.T) {
 		var v v1alpha1.Version
 		ta.getJSON(t, "/version", &v)
-		if v.NodeName != "node-1" || v.ServedVersion != v1alpha1.VersionName || v.KubeletSemantics != "v1.36.3" || v.AgentVersion == "" {
+		if v.NodeName != "node-1" || v.ServedVersion != v1alpha1.VersionName || v.ReproducedKubeletVersion != "v1.36.3" || v.AgentVersion == "" {
 			t.Fatalf("version: %+v", v)
 		}
 	})
@@ -219,7 +220,7 @@ func TestOptionsRefuseBadValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := NewCommand(yamlDecoder{}, noAdmission)
+			cmd := NewCommand(kubeletminor.V136, yamlDecoder{}, noAdmission)
 			cmd.SetArgs(append([]string{"--node-name=n", "--api-source=false"}, tt.args...))
 			cmd.SetOut(&strings.Builder{})
 			err := cmd.Execute()
@@ -290,7 +291,7 @@ func TestRunNamesTheSourceItCannotStart(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "kubeconfig")
 	cfg := sourcelessConfig()
 	cfg.Sources = source.Config{EnableAPISource: true, Kubeconfig: missing}
-	a, err := New(cfg, yamlDecoder{})
+	a, err := New(cfg, kubeletminor.V136, yamlDecoder{})
 	if err != nil {
 		t.Fatal(err)
 	}

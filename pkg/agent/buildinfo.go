@@ -13,18 +13,14 @@ import (
 // always 1, its labels saying what runs (the podsrc version, the Go version
 // and the minor of the kubelet whose code the agent links), so that a query
 // can join them onto any other metric of the agent.
-func buildInfo(kubeletVersion string) prometheus.Collector {
-	minor := kubeletVersion
-	if m, err := kubeletminor.Of(kubeletVersion); err == nil {
-		minor = m.String()
-	}
+func buildInfo(kubelet kubeletminor.Minor) prometheus.Collector {
 	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "podsrc_build_info",
 		Help: "A metric with a constant '1' value labeled by the podsrc version, the Go version and the kubelet minor the agent was built for.",
 		ConstLabels: prometheus.Labels{
 			"version":       version.Version,
 			"goversion":     runtime.Version(),
-			"kubelet_minor": minor,
+			"kubelet_minor": kubelet.String(),
 		},
 	}, func() float64 { return 1 })
 }

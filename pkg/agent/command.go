@@ -11,13 +11,15 @@ import (
 
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
-// NewCommand returns the podsrc-agent command. decoder reproduces the
-// kubelet's static pod decoding and newAdmission builds its admit
-// handlers; the agent's main injects both.
-func NewCommand(decoder staticpod.Decoder, newAdmission admission.NewHandlers) *cobra.Command {
+// NewCommand returns the podsrc-agent command reproducing kubelet minor
+// kubelet. decoder reproduces that kubelet's static pod decoding and
+// newAdmission builds its admit handlers; the agent's main injects all
+// three.
+func NewCommand(kubelet kubeletminor.Minor, decoder staticpod.Decoder, newAdmission admission.NewHandlers) *cobra.Command {
 	o := NewOptions()
 	cmd := &cobra.Command{
 		Use:   "podsrc-agent",
@@ -59,7 +61,7 @@ a resumable event stream for kubectl podsrc.`,
 				}
 			}
 			tuneGC()
-			a, err := New(cfg, decoder)
+			a, err := New(cfg, kubelet, decoder)
 			if err != nil {
 				return err
 			}

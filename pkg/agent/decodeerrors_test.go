@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
@@ -31,7 +32,7 @@ type schemeKubelet struct{}
 
 func (schemeKubelet) KubeletVersion() string { return "v1.36.3" }
 
-func (schemeKubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.Pod, error) {
+func (schemeKubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, error) {
 	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
 		return false, nil, err
@@ -43,7 +44,7 @@ func (schemeKubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.
 	if pod.Name == "" {
 		return true, nil, fmt.Errorf("invalid pod: name is needed for the pod")
 	}
-	pod.Name = origin.PodName(pod.Name)
+	pod.Name = loc.PodName(pod.Name)
 	if pod.Namespace == "" {
 		pod.Namespace = "default"
 	}
@@ -51,7 +52,7 @@ func (schemeKubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.
 	return true, pod, nil
 }
 
-func (schemeKubelet) DecodePodList(data []byte, _ staticpod.Origin) (bool, []*v1.Pod, error) {
+func (schemeKubelet) DecodePodList(data []byte, _ staticpod.Location) (bool, []*v1.Pod, error) {
 	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
 		return false, nil, err
@@ -133,7 +134,7 @@ func TestDecodeErrorsQuoteNoContent(t *testing.T) {
 				StaticPodPath: manifests, StaticPodURL: podURL.URL + "/pods",
 				FileCheckFrequency: 100 * time.Millisecond, HTTPCheckFrequency: 100 * time.Millisecond,
 			}
-			a, err := New(cfg, staticpod.NewDecoder(schemeKubelet{}))
+			a, err := New(cfg, kubeletminor.V136, staticpod.NewDecoder(schemeKubelet{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,18 +44,14 @@ type syncLoop struct {
 	keep int
 }
 
-// newSyncLoop returns the sync loop of a kubelet version;
+// newSyncLoop returns the sync loop of a kubelet minor podsrc reproduces;
 // maxDeadPerContainer is its --maximum-dead-containers-per-container.
-func newSyncLoop(kubeletVersion string, maxDeadPerContainer int) (syncLoop, error) {
-	m, err := kubeletminor.Parse(kubeletVersion)
-	if err != nil {
-		return syncLoop{}, fmt.Errorf("choosing the kubelet's sync loop: %w", err)
-	}
+func newSyncLoop(kubelet kubeletminor.Minor, maxDeadPerContainer int) syncLoop {
 	s := syncLoop{setIgnored: ignoredSetV133, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
-	if m >= kubeletminor.V136 {
+	if kubelet >= kubeletminor.V136 {
 		s.setIgnored = ignoredSetV136
 	}
-	return s, nil
+	return s
 }
 
 // dispatch is what the sync loop does with one event; it sets the event's

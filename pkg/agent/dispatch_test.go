@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -22,20 +23,17 @@ func TestSyncLoopConfig(t *testing.T) {
 		merge.Remove: v1alpha1.HandlerPodRemoves, merge.Reconcile: v1alpha1.HandlerPodReconcile, merge.Set: v1alpha1.HandlerIgnored,
 	}
 	tests := []struct {
-		version string
-		set     string
+		minor kubeletminor.Minor
+		set   string
 	}{
-		{"v1.33.13", "Kubelet does not support snapshot update"},
-		{"v1.34.4", "Kubelet does not support snapshot update"},
-		{"v1.35.4", "Kubelet does not support snapshot update"},
-		{"v1.36.3", "Invalid operation type received"},
+		{kubeletminor.V133, "Kubelet does not support snapshot update"},
+		{kubeletminor.V134, "Kubelet does not support snapshot update"},
+		{kubeletminor.V135, "Kubelet does not support snapshot update"},
+		{kubeletminor.V136, "Invalid operation type received"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.version, func(t *testing.T) {
-			s, err := newSyncLoop(tt.version, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+		t.Run(tt.minor.String(), func(t *testing.T) {
+			s := newSyncLoop(tt.minor, 1)
 			for op, want := range handlers {
 				d := s.config(op)
 				wantIgnored := ""
@@ -48,7 +46,7 @@ func TestSyncLoopConfig(t *testing.T) {
 			}
 		})
 	}
-	if _, err := newSyncLoop("v1.32.0", 1); err == nil {
+	if _, err := semanticsFor(32, 1); err == nil {
 		t.Error("the sync loop of kubelet v1.32 was chosen, want an error")
 	}
 }
@@ -57,10 +55,7 @@ func TestSyncLoopConfig(t *testing.T) {
 // kubelet's floor of one.
 func TestSyncLoopKeep(t *testing.T) {
 	for flag, want := range map[int]int{-1: 1, 0: 1, 1: 1, 3: 3} {
-		s, err := newSyncLoop("v1.36.3", flag)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := newSyncLoop(kubeletminor.V136, flag)
 		if s.keep != want {
 			t.Errorf("--maximum-dead-containers-per-container=%d keeps %d, want %d", flag, s.keep, want)
 		}

@@ -18,12 +18,13 @@ import (
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
-// kubeletSemantics is the kubelet version podsrc reproduces.
-func (a *Agent) kubeletSemantics() string {
+// reproducedKubeletVersion is the kubelet version the agent reproduces: its
+// decoder's, or without one its minor.
+func (a *Agent) reproducedKubeletVersion() string {
 	if a.decoder != nil {
 		return a.decoder.KubeletVersion()
 	}
-	return merge.KubeletV136.String()
+	return a.kubelet.String()
 }
 
 // Sources returns every configured source's state.
@@ -33,16 +34,16 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 		stats[st.Source] = &st
 	}
 	out := v1alpha1.SourceList{
-		TypeMeta:       v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
-		NodeName:       a.cfg.Node.NodeName,
-		Mode:           a.cfg.Mode.String(),
-		AllSourcesSeen: a.podConfig.Ready(),
-		AgentVersion:   version.Version,
-		KubeletVersion: a.kubeletSemantics(),
-		Items:          []v1alpha1.Source{},
+		TypeMeta:                 v1alpha1.TypeMetaFor(v1alpha1.KindSourceList),
+		NodeName:                 a.cfg.Node.NodeName,
+		Mode:                     a.cfg.Mode.String(),
+		AllSourcesSeen:           a.podConfig.Ready(),
+		AgentVersion:             version.Version,
+		ReproducedKubeletVersion: a.reproducedKubeletVersion(),
+		Items:                    []v1alpha1.Source{},
 	}
 	out.NodeKubeletVersion = a.nodeKubelet()
-	out.KubeletSkew = kubeletSkew(out.KubeletVersion, out.NodeKubeletVersion)
+	out.KubeletSkew = a.kubeletSkew(out.NodeKubeletVersion)
 	for _, s := range a.sources {
 		st := s.src.Status()
 		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name], a.cfg.ExposePodSpecs))
@@ -256,13 +257,13 @@ func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
 
 func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, v1alpha1.Version{
-		TypeMeta:           v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
-		AgentVersion:       version.Version,
-		ServedVersion:      v1alpha1.VersionName,
-		KubeletSemantics:   a.kubeletSemantics(),
-		NodeKubeletVersion: a.nodeKubelet(),
-		NodeName:           a.cfg.Node.NodeName,
-		GoVersion:          runtime.Version(),
+		TypeMeta:                 v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
+		AgentVersion:             version.Version,
+		ServedVersion:            v1alpha1.VersionName,
+		ReproducedKubeletVersion: a.reproducedKubeletVersion(),
+		NodeKubeletVersion:       a.nodeKubelet(),
+		NodeName:                 a.cfg.Node.NodeName,
+		GoVersion:                runtime.Version(),
 	})
 }
 
@@ -286,7 +287,7 @@ func (a *Agent) handleLivez(w http.ResponseWriter, _ *http.Request) {
 // agent reproduces: then what it serves is not what the kubelet does, and
 // a DaemonSet rollout of the wrong agent stops instead of spreading.
 func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
-	if skew := a.kubeletSkew(); skew != "" {
+	if skew := a.kubeletSkew(a.nodeKubelet()); skew != "" {
 		writeText(w, http.StatusServiceUnavailable, skew)
 		return
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -118,7 +119,7 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 	if adjust != nil {
 		adjust(cfg)
 	}
-	a, err := New(cfg, yamlDecoder{})
+	a, err := New(cfg, kubeletminor.V136, yamlDecoder{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 // rawGet opens a connection from the local address from (a loopback
@@ -219,7 +220,7 @@ func TestLimitsRefuseBadValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.flag, func(t *testing.T) {
-			cmd := NewCommand(yamlDecoder{}, noAdmission)
+			cmd := NewCommand(kubeletminor.V136, yamlDecoder{}, noAdmission)
 			cmd.SetArgs(append([]string{"--node-name=n", "--api-source=false", "--runtime-endpoint="}, tt.args...))
 			cmd.SetOut(&strings.Builder{})
 			if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tt.flag) {

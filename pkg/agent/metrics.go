@@ -59,7 +59,7 @@ func newMetrics(a *Agent) *metrics {
 	}
 	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted, m.admitted, m.rejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		buildInfo(a.kubeletSemantics()), &stateCollector{a: a})
+		buildInfo(a.kubelet), &stateCollector{a: a})
 	return m
 }
 

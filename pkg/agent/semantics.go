@@ -3,14 +3,11 @@ package agent
 import (
 	"fmt"
 
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/kubeletsemantics"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
-	"github.com/podsrc/podsrc/pkg/staticpod"
 )
-
-// defaultKubelet is the kubelet the agent reproduces without a decoder
-// (tests, benchmarks).
-const defaultKubelet = "v1.36"
 
 // semantics are the kubelet minor's behaviours the agent reproduces besides
 // its static pod decoder.
@@ -21,25 +18,13 @@ type semantics struct {
 }
 
 // semanticsFor chooses the merge's and the PLEG's semantics and the sync
-// loop by the kubelet version the static pod decoder reproduces: an agent
-// build links one minor's decoder and reproduces that minor throughout.
+// loop of the kubelet minor an agent build reproduces throughout.
 // maxDeadPerContainer is the kubelet's
 // --maximum-dead-containers-per-container.
-func semanticsFor(decoder staticpod.Decoder, maxDeadPerContainer int) (semantics, error) {
-	v := defaultKubelet
-	if decoder != nil {
-		v = decoder.KubeletVersion()
+func semanticsFor(kubelet kubeletminor.Minor, maxDeadPerContainer int) (semantics, error) {
+	s, err := kubeletsemantics.Of(kubelet)
+	if err != nil {
+		return semantics{}, fmt.Errorf("the agent's kubelet minor: %w", err)
 	}
-	var s semantics
-	var err error
-	if s.merge, err = merge.SemanticsFor(v); err != nil {
-		return s, fmt.Errorf("the static pod decoder's kubelet: %w", err)
-	}
-	if s.pleg, err = pleg.SemanticsFor(v); err != nil {
-		return s, fmt.Errorf("the static pod decoder's kubelet: %w", err)
-	}
-	if s.syncLoop, err = newSyncLoop(v, maxDeadPerContainer); err != nil {
-		return s, fmt.Errorf("the static pod decoder's kubelet: %w", err)
-	}
-	return s, nil
+	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: newSyncLoop(kubelet, maxDeadPerContainer)}, nil
 }

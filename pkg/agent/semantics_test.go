@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 	"testing"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 // versionedDecoder is yamlDecoder following another kubelet version.
@@ -13,30 +15,32 @@ type versionedDecoder struct {
 
 func (d versionedDecoder) KubeletVersion() string { return d.version }
 
-// TestNewRefusesAnUnsupportedKubelet checks that an agent built with the
-// decoder of a kubelet minor podsrc does not reproduce stops at start,
-// naming the minors it does, instead of mixing minors' semantics.
+// TestNewRefusesAnUnsupportedKubelet checks that an agent built for a
+// kubelet minor podsrc does not reproduce stops at start, naming the
+// minors it does, instead of mixing minors' semantics; an agent of a
+// reproduced minor reports its decoder's version.
 func TestNewRefusesAnUnsupportedKubelet(t *testing.T) {
 	tests := []struct {
+		minor   kubeletminor.Minor
 		version string
 		err     string
 	}{
-		{version: "v1.33.13"},
-		{version: "v1.34.4"},
-		{version: "v1.35.4"},
-		{version: "v1.36.3"},
-		{version: "v1.32.1", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
-		{version: "v1.27.16", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
-		{version: "v0.0.0-dev", err: "the static pod decoder's kubelet"},
+		{minor: kubeletminor.V133, version: "v1.33.13"},
+		{minor: kubeletminor.V134, version: "v1.34.4"},
+		{minor: kubeletminor.V135, version: "v1.35.4"},
+		{minor: kubeletminor.V136, version: "v1.36.3"},
+		{minor: 32, version: "v1.32.1", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
+		{minor: 27, version: "v1.27.16", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
+		{minor: 0, version: "v0.0.0-dev", err: "the agent's kubelet minor"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
-			a, err := New(sourcelessConfig(), versionedDecoder{version: tt.version})
+			a, err := New(sourcelessConfig(), tt.minor, versionedDecoder{version: tt.version})
 			if tt.err == "" {
 				if err != nil {
 					t.Fatalf("New: %v", err)
 				}
-				if got := a.Sources().KubeletVersion; got != tt.version {
+				if got := a.Sources().ReproducedKubeletVersion; got != tt.version {
 					t.Errorf("reports kubelet %s, want %s", got, tt.version)
 				}
 				return

@@ -17,16 +17,16 @@ func (a *Agent) nodeKubelet() string {
 	return ""
 }
 
-// kubeletSkew says, when the node's kubelet is of another minor than the
-// one this agent build reproduces, that and what to run; "" when they
-// agree or the node's kubelet is not known.
-func (a *Agent) kubeletSkew() string {
-	return kubeletSkew(a.kubeletSemantics(), a.nodeKubelet())
+// kubeletSkew says, when the node's kubelet, of version node, is of
+// another minor than the one this agent build reproduces, that and what to
+// run; "" when they agree or the node's kubelet is not known.
+func (a *Agent) kubeletSkew(node string) string {
+	return kubeletSkew(a.kubelet, a.reproducedKubeletVersion(), node)
 }
 
-// kubeletSkew compares the kubelet version an agent reproduces with the
-// node's kubelet version.
-func kubeletSkew(reproduced, node string) string {
+// kubeletSkew compares the kubelet minor an agent reproduces, of version
+// reproduced, with the node's kubelet version.
+func kubeletSkew(minor kubeletminor.Minor, reproduced, node string) string {
 	if node == "" {
 		return ""
 	}
@@ -34,8 +34,7 @@ func kubeletSkew(reproduced, node string) string {
 	if err != nil {
 		return fmt.Sprintf("the node's kubelet version %q cannot be read (%v); this agent reproduces kubelet %s", node, err, reproduced)
 	}
-	rm, err := kubeletminor.Of(reproduced)
-	if err == nil && nm == rm {
+	if nm == minor {
 		return ""
 	}
 	return fmt.Sprintf("the node runs kubelet %s but this agent reproduces kubelet %s: static pod UIDs, config hashes, validation and the merge may differ from the kubelet's; %s", node, reproduced, kubeletminor.SkewAdvice(node))

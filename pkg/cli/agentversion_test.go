@@ -15,7 +15,7 @@ func TestAgentVersionsShownOnlyWhenVersions(t *testing.T) {
 	agents, server := agentsOf(t, hostile, "v1.36.0", "node-1")
 	fa := agents[0]
 	fa.Lock()
-	fa.Version.KubeletSemantics, fa.Version.GoVersion = "$(reboot)", "go1.26.8`id`"
+	fa.Version.ReproducedKubeletVersion, fa.Version.GoVersion = "$(reboot)", "go1.26.8`id`"
 	fa.Unlock()
 	for _, output := range []string{"", "json"} {
 		args := []string{"version", "node-1", "--kubeconfig", kubeconfig(t, server)}
@@ -31,7 +31,7 @@ func TestAgentVersionsShownOnlyWhenVersions(t *testing.T) {
 				t.Errorf("version -o %q shows the agent's %q:\n%s\n%s", output, s, out, errOut)
 			}
 		}
-		want := "  Agent Version: unknown (serves podsrc.io/v1alpha1, unknown)\n  Kubelet Semantics: unknown\n"
+		want := "  Agent Version: unknown (serves podsrc.io/v1alpha1, unknown)\n  Reproduced Kubelet Version: unknown\n"
 		if output == "json" {
 			want = `"agentVersion": "unknown"`
 		}

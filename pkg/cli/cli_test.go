@@ -105,7 +105,7 @@ func TestDirectCommands(t *testing.T) {
 		{name: "pods namespace", args: []string{"pods", "-n", "kube-system"}, want: []string{"etcd"}, notWant: []string{"web"}},
 		{name: "pods source", args: []string{"pods", "--source", "api", "--no-headers"}, want: []string{"web"}, notWant: []string{"etcd", "NODE"}},
 		{name: "pleg", args: []string{"pleg"}, want: []string{"HEALTHY", "true"}},
-		{name: "version", args: []string{"version"}, want: []string{"Client Version:", "Agent Version: v0.1.0", "Kubelet Semantics: v1.36.3"}},
+		{name: "version", args: []string{"version"}, want: []string{"Client Version:", "Agent Version: v0.1.0", "Reproduced Kubelet Version: v1.36.3"}},
 		{name: "node name kept", args: []string{"sources", "node-1", "-o", "jsonpath={.items[0].nodeName}"}, want: []string{"node-1"}},
 		{name: "request timeout in seconds, as kubectl takes it", args: []string{"pleg", "--request-timeout", "30"}, want: []string{"HEALTHY"}},
 	}

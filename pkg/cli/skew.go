@@ -146,8 +146,8 @@ func skewWarnings(found []NodeVersion) []string {
 		if n.Agent.ServedVersion != "" && n.Agent.ServedVersion != v1alpha1.VersionName {
 			add(key{"api", n.Agent.ServedVersion, ""}, n.Node)
 		}
-		if n.KubeletVersion != "" && !sameMinor(n.KubeletVersion, n.Agent.KubeletSemantics) {
-			add(key{"kubelet", n.KubeletVersion, n.Agent.KubeletSemantics}, n.Node)
+		if n.KubeletVersion != "" && !sameMinor(n.KubeletVersion, n.Agent.ReproducedKubeletVersion) {
+			add(key{"kubelet", n.KubeletVersion, n.Agent.ReproducedKubeletVersion}, n.Node)
 		}
 	}
 	out := make([]string, 0, len(keys))

@@ -140,7 +140,7 @@ func TestSkewWarnedOnceByEveryCommand(t *testing.T) {
 
 func TestSkewWarnings(t *testing.T) {
 	agent := func(release, served string) *v1alpha1.Version {
-		return &v1alpha1.Version{AgentVersion: release, ServedVersion: served, KubeletSemantics: "v1.36.3"}
+		return &v1alpha1.Version{AgentVersion: release, ServedVersion: served, ReproducedKubeletVersion: "v1.36.3"}
 	}
 	same := version.Version
 	tests := []struct {

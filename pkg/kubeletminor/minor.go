@@ -63,6 +63,15 @@ func (m Minor) Supported() bool {
 	return false
 }
 
+// CheckSupported returns nil for a minor podsrc reproduces, and an error
+// naming the minors it does for any other.
+func (m Minor) CheckSupported() error {
+	if m.Supported() {
+		return nil
+	}
+	return fmt.Errorf("kubelet %s: %s", m, reproducedOnly())
+}
+
 // reproducedOnly names the range of minors podsrc reproduces.
 func reproducedOnly() string {
 	return fmt.Sprintf("podsrc reproduces kubelet %s to %s only", Supported[0], Supported[len(Supported)-1])

@@ -46,6 +46,19 @@ func TestOfUnsupported(t *testing.T) {
 	}
 }
 
+func TestCheckSupported(t *testing.T) {
+	for _, m := range Supported {
+		if err := m.CheckSupported(); err != nil {
+			t.Errorf("%v.CheckSupported() = %v", m, err)
+		}
+	}
+	for _, m := range []Minor{0, 27, 32, 37} {
+		if err := m.CheckSupported(); err == nil || !strings.Contains(err.Error(), "kubelet "+m.String()+": podsrc reproduces kubelet v1.33 to v1.36 only") {
+			t.Errorf("%v.CheckSupported() = %v; want the reproduced minors", m, err)
+		}
+	}
+}
+
 func TestSkewAdvice(t *testing.T) {
 	for version, want := range map[string]string{
 		"v1.34.4": "run kubectl podsrc deploy",

@@ -49,11 +49,18 @@ type traceUpdate struct {
 // seenPlaceholder stands for the wall-clock config.seen value in traces.
 const seenPlaceholder = "<seen>"
 
-func TestConformanceTraces(t *testing.T) {
+// SemanticsOf chooses the merge's semantics of a trace's kubelet version
+// (pkg/kubeletsemantics.MergeOf, which imports this package: the replays
+// are started from the external test package, which can reach it).
+type SemanticsOf func(kubelet string) (Semantics, error)
+
+// ReplayConformanceTraces replays every merge trace with the semantics of
+// the kubelet it was recorded from.
+func ReplayConformanceTraces(t *testing.T, of SemanticsOf) {
 	files := conformance.Files(t, "merge")
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
-			replay(t, loadTrace(t, file))
+			replay(t, loadTrace(t, file), of)
 		})
 	}
 	t.Logf("replayed %d merge traces from %s", len(files), conformance.Dir("merge"))
@@ -72,9 +79,9 @@ func loadTrace(t *testing.T, file string) mergeTrace {
 	return tr
 }
 
-func semanticsOf(t *testing.T, kubelet string) Semantics {
+func semanticsOf(t *testing.T, of SemanticsOf, kubelet string) Semantics {
 	t.Helper()
-	s, err := SemanticsFor(kubelet)
+	s, err := of(kubelet)
 	if err != nil {
 		t.Fatalf("trace recorded from kubelet %q: %v", kubelet, err)
 	}
@@ -83,7 +90,7 @@ func semanticsOf(t *testing.T, kubelet string) Semantics {
 
 // replay feeds every step of a trace to a fresh PodConfig and compares what
 // it emits, records and reports with what the kubelet did.
-func replay(t *testing.T, tr mergeTrace) {
+func replay(t *testing.T, tr mergeTrace, of SemanticsOf) {
 	mode, err := ParseMode(tr.Mode)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +98,7 @@ func replay(t *testing.T, tr mergeTrace) {
 	recorder := record.NewFakeRecorder(100)
 	cfg := New(Options{
 		Mode:          mode,
-		Semantics:     semanticsOf(t, tr.Kubelet),
+		Semantics:     semanticsOf(t, of, tr.Kubelet),
 		EventRecorder: recorder,
 		Clock:         clocktesting.NewFakePassiveClock(time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC)),
 	})

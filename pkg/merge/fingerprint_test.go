@@ -21,16 +21,17 @@ type rawTrace struct {
 	} `json:"steps"`
 }
 
-// TestFingerprintsNeverChangeTheOutput replays every trace twice, once
+// CheckFingerprintsNeverChangeTheOutput replays every trace twice, once
 // without fingerprints and once with each pod's bytes in the trace as its
 // fingerprint (identical bytes decode to identical pods, the promise a
-// fingerprint makes), and requires the same notifications from both.
-func TestFingerprintsNeverChangeTheOutput(t *testing.T) {
+// fingerprint makes), and requires the same notifications from both. of
+// chooses each trace's semantics.
+func CheckFingerprintsNeverChangeTheOutput(t *testing.T, of SemanticsOf) {
 	files := conformance.Files(t, "merge")
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
-			plain := run(t, file, false)
-			fast := run(t, file, true)
+			plain := run(t, file, of, false)
+			fast := run(t, file, of, true)
 			if diff := cmp.Diff(plain, fast); diff != "" {
 				t.Fatalf("fingerprints changed the output (-without +with):\n%s", diff)
 			}
@@ -39,7 +40,7 @@ func TestFingerprintsNeverChangeTheOutput(t *testing.T) {
 }
 
 // run replays a trace and returns every step's notifications, normalized.
-func run(t *testing.T, file string, withFingerprints bool) [][]PodUpdate {
+func run(t *testing.T, file string, of SemanticsOf, withFingerprints bool) [][]PodUpdate {
 	t.Helper()
 	tr := loadTrace(t, file)
 	data, err := os.ReadFile(file)
@@ -54,7 +55,7 @@ func run(t *testing.T, file string, withFingerprints bool) [][]PodUpdate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := New(Options{Mode: mode, Semantics: semanticsOf(t, tr.Kubelet), EventRecorder: record.NewFakeRecorder(100)})
+	cfg := New(Options{Mode: mode, Semantics: semanticsOf(t, of, tr.Kubelet), EventRecorder: record.NewFakeRecorder(100)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, s := range tr.Sources {

@@ -1,10 +1,6 @@
 package merge
 
-import (
-	"fmt"
-
-	"github.com/podsrc/podsrc/pkg/kubeletminor"
-)
+import "fmt"
 
 // Mode says how the merge notifies its consumer of changes.
 type Mode int
@@ -47,45 +43,30 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // Semantics selects the kubelet version whose merge behaviour is reproduced
-// where versions differ on the same input.
+// where versions differ on the same input. pkg/kubeletsemantics says which
+// a kubelet minor has.
 type Semantics int
 
 const (
-	// KubeletV136 is the behaviour of kubelets v1.33 to v1.36: an update
+	// KubeletV133ToV136 is the behaviour of kubelets v1.33 to v1.36: an update
 	// also copies metadata.generation into the stored pod. It is the
 	// default. (v1.36 dropped the notification modes and the input
 	// operations other than SET; v1.33 to v1.35 still have them, and the
 	// merge offers them whatever the semantics. No trace of v1.33 to v1.35
 	// exercises them yet.)
-	KubeletV136 Semantics = iota
+	KubeletV133ToV136 Semantics = iota
 	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
 	// generation the pod was first seen with.
 	KubeletV127
 )
 
-// String returns the kubelet version the semantics follow.
+// String returns the kubelet versions the semantics follow.
 func (s Semantics) String() string {
 	switch s {
-	case KubeletV136:
-		return "v1.36"
+	case KubeletV133ToV136:
+		return "v1.33-v1.36"
 	case KubeletV127:
 		return "v1.27"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
-}
-
-// SemanticsFor returns the semantics of a kubelet version: v1.27 (the
-// version of the historical traces) or one of the minors podsrc reproduces.
-func SemanticsFor(kubeletVersion string) (Semantics, error) {
-	m, err := kubeletminor.Of(kubeletVersion)
-	if err != nil {
-		return 0, fmt.Errorf("choosing the merge's semantics: %w", err)
-	}
-	if m == 27 {
-		return KubeletV127, nil
-	}
-	if _, err := kubeletminor.Parse(kubeletVersion); err != nil {
-		return 0, fmt.Errorf("choosing the merge's semantics: %w (or v1.27)", err)
-	}
-	return KubeletV136, nil
 }

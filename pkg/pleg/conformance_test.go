@@ -149,7 +149,14 @@ func withoutPodSync(evs []traceEvent) []traceEvent {
 	return out
 }
 
-func TestConformanceTraces(t *testing.T) {
+// SemanticsOf chooses the PLEG's semantics of a trace's kubelet version
+// (pkg/kubeletsemantics.PLEGOf, which imports this package: the replays
+// are started from the external test package, which can reach it).
+type SemanticsOf func(kubelet string) (Semantics, error)
+
+// ReplayConformanceTraces replays every PLEG trace with the semantics of
+// the kubelet it was recorded from.
+func ReplayConformanceTraces(t *testing.T, of SemanticsOf) {
 	files := conformance.Files(t, "pleg")
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
@@ -169,7 +176,7 @@ func TestConformanceTraces(t *testing.T) {
 				{name: "scan", scanUpTo: 0},
 				{name: "maps", scanUpTo: -1},
 			} {
-				t.Run(mode.name, func(t *testing.T) { replayTrace(t, &tr, mode.scanUpTo) })
+				t.Run(mode.name, func(t *testing.T) { replayTrace(t, &tr, of, mode.scanUpTo) })
 			}
 		})
 	}
@@ -178,8 +185,8 @@ func TestConformanceTraces(t *testing.T) {
 
 // replayTrace feeds the trace's runtime states to a PLEG and compares the
 // events; scanUpTo selects how events are computed (see eventScratch).
-func replayTrace(t *testing.T, tr *plegTrace, scanUpTo int) {
-	sem, err := SemanticsFor(tr.Kubelet)
+func replayTrace(t *testing.T, tr *plegTrace, of SemanticsOf, scanUpTo int) {
+	sem, err := of(tr.Kubelet)
 	if err != nil {
 		t.Fatalf("trace %s: %v", tr.Name, err)
 	}

@@ -1,13 +1,9 @@
 package pleg
 
-import (
-	"fmt"
-
-	"github.com/podsrc/podsrc/pkg/kubeletminor"
-)
+import "fmt"
 
 // Semantics selects the kubelet minor whose generic PLEG is reproduced where
-// minors differ.
+// minors differ. pkg/kubeletsemantics says which a kubelet minor has.
 //
 // The generic PLEG of kubelet v1.33, v1.34 and v1.35 is one file (their
 // generic.go differs only in a cache mutex). Against v1.36 it differs in:
@@ -30,9 +26,9 @@ type Semantics int
 const (
 	// KubeletV136 is the PLEG of kubelet v1.36. It is the default.
 	KubeletV136 Semantics = iota
-	// KubeletV133 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
+	// KubeletV133ToV135 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
 	// a reinspection that found no change.
-	KubeletV133
+	KubeletV133ToV135
 )
 
 // String returns the kubelet minors the semantics follow.
@@ -40,23 +36,10 @@ func (s Semantics) String() string {
 	switch s {
 	case KubeletV136:
 		return "v1.36"
-	case KubeletV133:
+	case KubeletV133ToV135:
 		return "v1.33-v1.35"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
-}
-
-// SemanticsFor returns the semantics of a kubelet version, and an error for
-// a minor podsrc does not reproduce.
-func SemanticsFor(kubeletVersion string) (Semantics, error) {
-	m, err := kubeletminor.Parse(kubeletVersion)
-	if err != nil {
-		return 0, fmt.Errorf("choosing the PLEG's semantics: %w", err)
-	}
-	if m == kubeletminor.V136 {
-		return KubeletV136, nil
-	}
-	return KubeletV133, nil
 }
 
 // syncsAfterReinspection reports whether a reinspection that found no change

@@ -3,26 +3,8 @@ package pleg
 import (
 	"context"
 	"reflect"
-	"strings"
 	"testing"
 )
-
-// TestSemanticsFor checks the choice by kubelet version, and that a minor
-// podsrc does not reproduce is an error, never a silent default.
-func TestSemanticsFor(t *testing.T) {
-	for version, want := range map[string]Semantics{
-		"v1.33.13": KubeletV133, "v1.34.0": KubeletV133, "v1.35.4": KubeletV133, "v1.36.3": KubeletV136,
-	} {
-		if got, err := SemanticsFor(version); err != nil || got != want {
-			t.Errorf("SemanticsFor(%s) = %v, %v; want %v", version, got, err, want)
-		}
-	}
-	for _, version := range []string{"v1.32.0", "v1.37.0", "v1.27.16", "garbage"} {
-		if got, err := SemanticsFor(version); err == nil || !strings.Contains(err.Error(), "PLEG") {
-			t.Errorf("SemanticsFor(%s) = %v, %v; want an error", version, got, err)
-		}
-	}
-}
 
 // TestSemanticsReinspection replays the same runtime states with each
 // minor's semantics: a change whose inspection fails, then either the old
@@ -52,19 +34,19 @@ func TestSemanticsReinspection(t *testing.T) {
 			{pods: []tracePod{running}, want: []traceEvent{{PodID: "pod-1", Type: string(PodSync)}}},
 			{pods: []tracePod{running}, want: []traceEvent{}},
 		}},
-		{"v1.33-v1.35 back to the recorded state", KubeletV133, []relist{
+		{"v1.33-v1.35 back to the recorded state", KubeletV133ToV135, []relist{
 			{pods: []tracePod{running}, want: started},
 			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
 			{pods: []tracePod{running}, want: []traceEvent{}},
 			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
 		}},
-		{"v1.33-v1.35 change seen again", KubeletV133, []relist{
+		{"v1.33-v1.35 change seen again", KubeletV133ToV135, []relist{
 			{pods: []tracePod{running}, want: started},
 			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
 			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
 		}},
 	}
-	for _, sem := range []Semantics{KubeletV133, KubeletV136} {
+	for _, sem := range []Semantics{KubeletV133ToV135, KubeletV136} {
 		tests = append(tests, struct {
 			name      string
 			semantics Semantics

@@ -22,7 +22,7 @@ func ago(d time.Duration) *metav1.Time { t := metav1.NewTime(now.Add(-d)); retur
 func fixtureSources() []v1alpha1.SourceList {
 	return []v1alpha1.SourceList{{
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-1", Mode: "incremental",
-		AllSourcesSeen: true, AgentVersion: "v0.1.0", KubeletVersion: "v1.36.3",
+		AllSourcesSeen: true, AgentVersion: "v0.1.0", ReproducedKubeletVersion: "v1.36.3",
 		Items: []v1alpha1.Source{
 			{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(5 * time.Second), Pods: 3, Updates: 12},
 			{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(3 * time.Minute), Pods: 2, Updates: 4,

@@ -11,10 +11,10 @@ type Kubelet interface {
 	// DecodePod decodes one pod from JSON and makes it the static pod the
 	// kubelet would. parsed is false when the data is no pod at all; a
 	// parsed pod can still be rejected by err.
-	DecodePod(json []byte, origin Origin) (parsed bool, pod *v1.Pod, err error)
+	DecodePod(json []byte, loc Location) (parsed bool, pod *v1.Pod, err error)
 	// DecodePodList decodes a pod list from a URL body; one invalid item
 	// rejects the whole list.
-	DecodePodList(data []byte, origin Origin) (parsed bool, pods []*v1.Pod, err error)
+	DecodePodList(data []byte, loc Location) (parsed bool, pods []*v1.Pod, err error)
 	// KubeletVersion is the kubelet version whose code this is.
 	KubeletVersion() string
 }

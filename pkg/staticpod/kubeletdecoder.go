@@ -17,7 +17,7 @@ func (d kubeletDecoder) KubeletVersion() string { return d.k.KubeletVersion() }
 // document counts). Its errors are the kubelet's without the manifest's
 // content (Unredacted has them in full).
 func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
-	parsed, pod, err := d.decodePod(data, Origin{Source: hostPath, File: true, NodeName: nodeName})
+	parsed, pod, err := d.decodePod(data, Location{Source: hostPath, File: true, NodeName: nodeName})
 	if !parsed {
 		return nil, redactedf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
 	}
@@ -30,15 +30,15 @@ func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.
 // DecodeURL decodes a URL body: first as a single pod, then as a pod list.
 // Its errors are the kubelet's without the body's content, as DecodeFile's.
 func (d kubeletDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
-	origin := Origin{Source: url, NodeName: nodeName}
-	parsed, pod, singleErr := d.decodePod(data, origin)
+	loc := Location{Source: url, NodeName: nodeName}
+	parsed, pod, singleErr := d.decodePod(data, loc)
 	if parsed {
 		if singleErr != nil {
 			return nil, redactedf("%w", singleErr)
 		}
 		return []*v1.Pod{pod}, nil
 	}
-	parsed, pods, listErr := d.k.DecodePodList(data, origin)
+	parsed, pods, listErr := d.k.DecodePodList(data, loc)
 	if parsed {
 		if listErr != nil {
 			return nil, redactedf("%w", listErr)
@@ -50,10 +50,10 @@ func (d kubeletDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod,
 }
 
 // decodePod turns YAML into JSON first, as the kubelet does for a single pod.
-func (d kubeletDecoder) decodePod(data []byte, origin Origin) (bool, *v1.Pod, error) {
+func (d kubeletDecoder) decodePod(data []byte, loc Location) (bool, *v1.Pod, error) {
 	asJSON, err := utilyaml.ToJSON(data)
 	if err != nil {
 		return false, nil, err
 	}
-	return d.k.DecodePod(asJSON, origin)
+	return d.k.DecodePod(asJSON, loc)
 }

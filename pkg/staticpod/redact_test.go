@@ -14,9 +14,9 @@ import (
 // manifest it cannot decode.
 type failingKubelet struct{ err error }
 
-func (k failingKubelet) DecodePod([]byte, Origin) (bool, *v1.Pod, error) { return false, nil, k.err }
+func (k failingKubelet) DecodePod([]byte, Location) (bool, *v1.Pod, error) { return false, nil, k.err }
 
-func (k failingKubelet) DecodePodList([]byte, Origin) (bool, []*v1.Pod, error) {
+func (k failingKubelet) DecodePodList([]byte, Location) (bool, []*v1.Pod, error) {
 	return false, nil, k.err
 }
 

@@ -79,9 +79,9 @@ func TestOlderKubelet(t *testing.T) {
 		}
 		return sources.NodeKubeletVersion != "", nil
 	})
-	if sources.NodeKubeletVersion != version || !strings.HasPrefix(sources.KubeletVersion, minor.String()+".") || sources.KubeletSkew != "" {
+	if sources.NodeKubeletVersion != version || !strings.HasPrefix(sources.ReproducedKubeletVersion, minor.String()+".") || sources.KubeletSkew != "" {
 		t.Errorf("the agent reproduces kubelet %s on a node of kubelet %s, skew %q; want %s, %s and none",
-			sources.KubeletVersion, sources.NodeKubeletVersion, sources.KubeletSkew, minor, version)
+			sources.ReproducedKubeletVersion, sources.NodeKubeletVersion, sources.KubeletSkew, minor, version)
 	}
 
 	createNamespace(t, c, olderNamespace)
@@ -200,9 +200,9 @@ spec:
 		if err := agentGet(ctx, c, "sources", &sources); err != nil {
 			return false, err
 		}
-		return strings.HasPrefix(sources.KubeletVersion, "v1.36.") && sources.KubeletSkew != "", nil
+		return strings.HasPrefix(sources.ReproducedKubeletVersion, "v1.36.") && sources.KubeletSkew != "", nil
 	})
-	wantSkew := "the node runs kubelet " + version + " but this agent reproduces kubelet " + sources.KubeletVersion
+	wantSkew := "the node runs kubelet " + version + " but this agent reproduces kubelet " + sources.ReproducedKubeletVersion
 	if !strings.HasPrefix(sources.KubeletSkew, wantSkew) || !strings.Contains(sources.KubeletSkew, "run kubectl podsrc deploy") {
 		t.Errorf("kubeletSkew %q, want it to start with %q and say what to run", sources.KubeletSkew, wantSkew)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/podsrc/podsrc/cmd/podsrc-agent/kubelet133/admission"
 	"github.com/podsrc/podsrc/cmd/podsrc-agent/kubelet133/decoder"
 	"github.com/podsrc/podsrc/pkg/agent"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
-func main() { os.Exit(agent.Main(decoder.New(), admission.New)) }
+func main() { os.Exit(agent.Main(kubeletminor.V133, decoder.New(), admission.New)) }

@@ -23,15 +23,15 @@ type SourceList struct {
 	AllSourcesSeen bool `json:"allSourcesSeen"`
 	// AgentVersion is the podsrc agent's version.
 	AgentVersion string `json:"agentVersion"`
-	// KubeletVersion is the kubelet version whose semantics podsrc follows
-	// (static pod decoding and UIDs, the merge).
-	KubeletVersion string `json:"kubeletVersion"`
+	// ReproducedKubeletVersion is the kubelet version the agent reproduces
+	// (static pod decoding and UIDs, the merge, the PLEG).
+	ReproducedKubeletVersion string `json:"reproducedKubeletVersion"`
 	// NodeKubeletVersion is the version of the node's kubelet, as its Node
 	// object's status.nodeInfo.kubeletVersion says; empty until the API
 	// server source has read the Node, and without that source.
 	NodeKubeletVersion string `json:"nodeKubeletVersion,omitempty"`
 	// KubeletSkew, when set, says that the node's kubelet is of another
-	// minor than KubeletVersion and what to run: static pod UIDs, config
+	// minor than ReproducedKubeletVersion and what to run: static pod UIDs, config
 	// hashes, validation and the merge then follow another kubelet than
 	// the node's. The agent is not ready meanwhile.
 	KubeletSkew string `json:"kubeletSkew,omitempty"`

@@ -9,8 +9,9 @@ type Version struct {
 	AgentVersion string `json:"agentVersion"`
 	// ServedVersion is the newest API version the agent serves.
 	ServedVersion string `json:"servedVersion"`
-	// KubeletSemantics is the kubelet version podsrc reproduces.
-	KubeletSemantics string `json:"kubeletSemantics"`
+	// ReproducedKubeletVersion is the kubelet version the agent reproduces
+	// (see SourceList.ReproducedKubeletVersion).
+	ReproducedKubeletVersion string `json:"reproducedKubeletVersion"`
 	// NodeKubeletVersion is the version of the node's kubelet as the agent
 	// learnt it (see SourceList.NodeKubeletVersion); empty when unknown.
 	NodeKubeletVersion string `json:"nodeKubeletVersion,omitempty"`

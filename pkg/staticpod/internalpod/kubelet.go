@@ -1,7 +1,7 @@
 // Package internalpod decodes static pods the way every kubelet minor does,
 // through the kubelet's internal Pod type: decoding with API defaulting, the
 // generated UID, the static pod defaults, validation, conversion to v1 and the
-// API-reference rules. What differs between minors comes in a Minor, from
+// API-reference rules. What differs between minors comes in a Specifics, from
 // each minor's module (cmd/podsrc-agent/kubelet133 to kubelet136).
 //
 // The package is built against the k8s.io/kubernetes of whichever minor's
@@ -38,14 +38,14 @@ import (
 
 // NewDecoder returns the static pod decoder of the kubelet minor m
 // describes. It follows the process-wide feature gates, as the kubelet does.
-func NewDecoder(m Minor) staticpod.Decoder { return staticpod.NewDecoder(kubelet{m}) }
+func NewDecoder(m Specifics) staticpod.Decoder { return staticpod.NewDecoder(kubelet{m}) }
 
 // kubelet is one minor's part of static pod decoding (staticpod.Kubelet).
-type kubelet struct{ m Minor }
+type kubelet struct{ m Specifics }
 
-func (k kubelet) KubeletVersion() string { return staticpod.LinkedKubernetesVersion(k.m.Version) }
+func (k kubelet) KubeletVersion() string { return LinkedKubernetesVersion(k.m.Version) }
 
-func (k kubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.Pod, error) {
+func (k kubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, error) {
 	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), data)
 	if err != nil {
 		return false, nil, err
@@ -54,7 +54,7 @@ func (k kubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.Pod,
 	if !ok {
 		return false, nil, fmt.Errorf("invalid pod: %#v", obj)
 	}
-	if err := k.prepare(pod, origin); err != nil {
+	if err := k.prepare(pod, loc); err != nil {
 		return true, nil, err
 	}
 	out := &v1.Pod{}
@@ -67,7 +67,7 @@ func (k kubelet) DecodePod(data []byte, origin staticpod.Origin) (bool, *v1.Pod,
 	return true, out, nil
 }
 
-func (k kubelet) DecodePodList(data []byte, origin staticpod.Origin) (bool, []*v1.Pod, error) {
+func (k kubelet) DecodePodList(data []byte, loc staticpod.Location) (bool, []*v1.Pod, error) {
 	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), data)
 	if err != nil {
 		return false, nil, err
@@ -78,7 +78,7 @@ func (k kubelet) DecodePodList(data []byte, origin staticpod.Origin) (bool, []*v
 	}
 	for i := range list.Items {
 		item := &list.Items[i]
-		if err := k.prepare(item, origin); err != nil {
+		if err := k.prepare(item, loc); err != nil {
 			return true, nil, err
 		}
 		// List items meet only the API-reference rule (where the gate is
@@ -100,11 +100,11 @@ func (k kubelet) DecodePodList(data []byte, origin staticpod.Origin) (bool, []*v
 
 // prepare checks the name, applies the static pod defaults and validates the
 // pod as the minor does.
-func (k kubelet) prepare(pod *api.Pod, origin staticpod.Origin) error {
+func (k kubelet) prepare(pod *api.Pod, loc staticpod.Location) error {
 	if pod.Name == "" {
 		return fmt.Errorf("invalid pod: name is needed for the pod")
 	}
-	k.applyDefaults(pod, origin)
+	k.applyDefaults(pod, loc)
 	opts := validation.PodValidationOptions{}
 	if k.m.DeriveValidationOptions {
 		opts = podutil.GetValidationOptionsFromPodSpecAndMeta(&pod.Spec, nil, &pod.ObjectMeta, nil)
@@ -117,25 +117,25 @@ func (k kubelet) prepare(pod *api.Pod, origin staticpod.Origin) error {
 
 // applyDefaults sets what the kubelet sets on every static pod. The UID,
 // unless the manifest gives one, is the minor's hash of the decoded internal
-// pod followed by the origin.
-func (k kubelet) applyDefaults(pod *api.Pod, origin staticpod.Origin) {
+// pod followed by its location.
+func (k kubelet) applyDefaults(pod *api.Pod, loc staticpod.Location) {
 	if pod.UID == "" {
 		h := k.m.NewUIDHash()
-		// DeepHashObject resets h first, so the origin goes in afterwards.
+		// DeepHashObject resets h first, so the location goes in afterwards.
 		hash.DeepHashObject(h, pod)
-		origin.WriteHash(h)
+		loc.WriteHash(h)
 		pod.UID = types.UID(hex.EncodeToString(h.Sum(nil)))
 	}
-	pod.Name = origin.PodName(pod.Name)
+	pod.Name = loc.PodName(pod.Name)
 	if pod.Namespace == "" {
 		pod.Namespace = metav1.NamespaceDefault
 	}
-	pod.Spec.NodeName = origin.NodeName
+	pod.Spec.NodeName = loc.NodeName
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
 	pod.Annotations[kubetypes.ConfigHashAnnotationKey] = string(pod.UID)
-	if origin.File {
+	if loc.File {
 		helper.AddOrUpdateTolerationInPod(pod, &api.Toleration{
 			Operator: api.TolerationOpExists,
 			Effect:   api.TaintEffectNoExecute,
@@ -162,5 +162,5 @@ func (k kubelet) checkReferences(pod *api.Pod, converted *v1.Pod) error {
 	if converted == nil {
 		return nil
 	}
-	return staticpod.CheckTrustBundlesAndClaims(converted)
+	return CheckTrustBundlesAndClaims(converted)
 }

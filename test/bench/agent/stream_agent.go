@@ -21,6 +21,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -74,7 +75,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		ProfilingAddress: "127.0.0.1:0",
 		Limits:           agent.DefaultLimits(),
 	}
-	a, err := agent.New(cfg, nil)
+	a, err := agent.New(cfg, kubeletminor.V136, nil)
 	if err != nil {
 		return fmt.Errorf("creating the agent: %w", err)
 	}

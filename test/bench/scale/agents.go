@@ -23,14 +23,19 @@ import (
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
-// kubeletVersion is the version the simulated nodes and decoder claim.
-const kubeletVersion = "v1.36.3"
+// kubeletVersion is the version the simulated nodes and decoder claim, and
+// kubeletMinor the agents'.
+const (
+	kubeletVersion = "v1.36.3"
+	kubeletMinor   = kubeletminor.V136
+)
 
 // agents are the simulated nodes' agents in this process: each is a real
 // pkg/agent (URL source, merge, view, event ring, HTTP server and limits) on
@@ -75,7 +80,7 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 			Heartbeat:   agent.DefaultHeartbeat,
 			Limits:      agent.DefaultLimits(),
 		}
-		ag, err := agent.New(cfg, syntheticDecoder{})
+		ag, err := agent.New(cfg, kubeletMinor, syntheticDecoder{})
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("creating the agent of %s: %w", name, err), a.stop())
 		}

@@ -16,7 +16,7 @@ import (
 // New returns the static pod decoder of kubelet v1.33. It follows the
 // process-wide feature gates, as the kubelet does.
 func New() staticpod.Decoder {
-	return internalpod.NewDecoder(internalpod.Minor{
+	return internalpod.NewDecoder(internalpod.Specifics{
 		Version:    "v1.33.13",
 		NewUIDHash: md5.New,
 	})

@@ -15,12 +15,12 @@ import (
 	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	admit "github.com/podsrc/podsrc/pkg/admission"
-	"github.com/podsrc/podsrc/pkg/staticpod"
+	"github.com/podsrc/podsrc/pkg/staticpod/internalpod"
 )
 
 // KubeletVersion is the kubelet whose handlers New builds: the
 // k8s.io/kubernetes this module links.
-func KubeletVersion() string { return staticpod.LinkedKubernetesVersion("v1.36.3") }
+func KubeletVersion() string { return internalpod.LinkedKubernetesVersion("v1.36.3") }
 
 // New returns the handlers cfg names, chained in the order v1.36's
 // NewMainKubelet chains them, podsrc's eviction handler (which judges from the

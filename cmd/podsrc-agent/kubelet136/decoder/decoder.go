@@ -18,7 +18,7 @@ import (
 // New returns the static pod decoder of kubelet v1.36. It follows the
 // process-wide feature gates, as the kubelet does.
 func New() staticpod.Decoder {
-	return internalpod.NewDecoder(internalpod.Minor{
+	return internalpod.NewDecoder(internalpod.Specifics{
 		Version:                 "v1.36.3",
 		NewUIDHash:              fnv.New128a,
 		DeriveValidationOptions: true,

@@ -9,7 +9,7 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
 
-	"github.com/podsrc/podsrc/pkg/staticpod"
+	"github.com/podsrc/podsrc/pkg/staticpod/internalpod"
 )
 
 // trustBundlePod is a pod with a ClusterTrustBundle projected volume, an API
@@ -42,7 +42,7 @@ func TestPreventStaticPodAPIReferencesGate(t *testing.T) {
 		{
 			name:           "gate off",
 			gate:           false,
-			singleRejected: func(err error) bool { return errors.Is(err, staticpod.ErrClusterTrustBundle) },
+			singleRejected: func(err error) bool { return errors.Is(err, internalpod.ErrClusterTrustBundle) },
 			listPass:       true,
 		},
 	}

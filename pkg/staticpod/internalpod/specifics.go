@@ -7,9 +7,9 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 )
 
-// Minor is what one kubelet minor does its own way when it decodes a static
+// Specifics is what one kubelet minor does its own way when it decodes a static
 // pod. Every other step is the same in all minors and lives in this package.
-type Minor struct {
+type Specifics struct {
 	// Version is the k8s.io/kubernetes version the minor's module pins, for
 	// binaries without module information.
 	Version string

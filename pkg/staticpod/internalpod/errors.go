@@ -1,4 +1,4 @@
-package staticpod
+package internalpod
 
 import (
 	"errors"

@@ -1,0 +1,74 @@
+// Package kubeletsemantics says, for each kubelet minor, which of the merge's
+// and the PLEG's semantics reproduce it. It is the one place that maps a
+// minor to them: the agent asks it once for the minor it was built for, and
+// the merge's and the PLEG's conformance replays for the kubelet each trace
+// was recorded from. pkg/merge and pkg/pleg take the semantics as values and
+// know nothing of minors.
+package kubeletsemantics
+
+import (
+	"fmt"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+)
+
+// Semantics is how one kubelet minor podsrc reproduces merges its pod
+// sources' updates and runs its generic PLEG, where minors differ.
+type Semantics struct {
+	Merge merge.Semantics
+	PLEG  pleg.Semantics
+}
+
+// byMinor is the semantics of each minor podsrc reproduces.
+var byMinor = map[kubeletminor.Minor]Semantics{
+	kubeletminor.V133: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135},
+	kubeletminor.V134: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135},
+	kubeletminor.V135: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135},
+	kubeletminor.V136: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV136},
+}
+
+// mergeV127 is the minor of the kubelet the historical merge traces were
+// recorded from: only the merge's semantics reproduce it.
+const mergeV127 kubeletminor.Minor = 27
+
+// Of returns the semantics of a minor podsrc reproduces, and an error naming
+// the reproduced minors for any other.
+func Of(m kubeletminor.Minor) (Semantics, error) {
+	s, ok := byMinor[m]
+	if !ok {
+		return Semantics{}, m.CheckSupported()
+	}
+	return s, nil
+}
+
+// MergeOf returns the merge's semantics of kubelet version, as a trace's
+// kubelet field gives it: that of a minor podsrc reproduces, or of v1.27.
+func MergeOf(version string) (merge.Semantics, error) {
+	m, err := kubeletminor.Of(version)
+	if err != nil {
+		return 0, fmt.Errorf("choosing the merge's semantics: %w", err)
+	}
+	if m == mergeV127 {
+		return merge.KubeletV127, nil
+	}
+	s, err := Of(m)
+	if err != nil {
+		return 0, fmt.Errorf("choosing the merge's semantics: %w (or %s)", err, mergeV127)
+	}
+	return s.Merge, nil
+}
+
+// PLEGOf returns the PLEG's semantics of kubelet version, as a trace's
+// kubelet field gives it: that of a minor podsrc reproduces.
+func PLEGOf(version string) (pleg.Semantics, error) {
+	m, err := kubeletminor.Of(version)
+	if err == nil {
+		var s Semantics
+		if s, err = Of(m); err == nil {
+			return s.PLEG, nil
+		}
+	}
+	return 0, fmt.Errorf("choosing the PLEG's semantics: %w", err)
+}

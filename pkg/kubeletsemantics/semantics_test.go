@@ -1,0 +1,85 @@
+package kubeletsemantics
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/pleg"
+)
+
+// TestOf checks the semantics of every reproduced minor, and that any other
+// minor is an error, never a silent default.
+func TestOf(t *testing.T) {
+	want := map[kubeletminor.Minor]Semantics{
+		kubeletminor.V133: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
+		kubeletminor.V134: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
+		kubeletminor.V135: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
+		kubeletminor.V136: {merge.KubeletV133ToV136, pleg.KubeletV136},
+	}
+	for _, m := range kubeletminor.Supported {
+		if got, err := Of(m); err != nil || got != want[m] {
+			t.Errorf("Of(%v) = %+v, %v; want %+v", m, got, err, want[m])
+		}
+	}
+	if len(want) != len(kubeletminor.Supported) {
+		t.Errorf("the test knows %d minors, kubeletminor supports %v", len(want), kubeletminor.Supported)
+	}
+	for _, m := range []kubeletminor.Minor{0, 27, 32, 37} {
+		if got, err := Of(m); err == nil || !strings.Contains(err.Error(), "podsrc reproduces kubelet v1.33 to v1.36 only") {
+			t.Errorf("Of(%v) = %+v, %v; want an error", m, got, err)
+		}
+	}
+}
+
+// TestEveryReproducedMinorHasSemantics keeps the table and the minors
+// podsrc reproduces the same.
+func TestEveryReproducedMinorHasSemantics(t *testing.T) {
+	for m := range byMinor {
+		if !slices.Contains(kubeletminor.Supported, m) {
+			t.Errorf("semantics for %v, which podsrc does not reproduce", m)
+		}
+	}
+	for _, m := range kubeletminor.Supported {
+		if _, ok := byMinor[m]; !ok {
+			t.Errorf("no semantics for %v", m)
+		}
+	}
+}
+
+// TestMergeOf checks the choice by a trace's kubelet version; a minor
+// podsrc does not reproduce is an error, never a silent default.
+func TestMergeOf(t *testing.T) {
+	for version, want := range map[string]merge.Semantics{
+		"v1.27.16": merge.KubeletV127, "v1.33.13": merge.KubeletV133ToV136, "v1.34.0": merge.KubeletV133ToV136,
+		"v1.35.4": merge.KubeletV133ToV136, "v1.36.3": merge.KubeletV133ToV136,
+	} {
+		if got, err := MergeOf(version); err != nil || got != want {
+			t.Errorf("MergeOf(%s) = %v, %v; want %v", version, got, err, want)
+		}
+	}
+	for _, version := range []string{"v1.28.0", "v1.32.9", "v1.37.0", ""} {
+		if got, err := MergeOf(version); err == nil || !strings.Contains(err.Error(), "merge") {
+			t.Errorf("MergeOf(%q) = %v, %v; want an error", version, got, err)
+		}
+	}
+}
+
+// TestPLEGOf checks the choice by a trace's kubelet version, and that a
+// minor podsrc does not reproduce is an error, never a silent default.
+func TestPLEGOf(t *testing.T) {
+	for version, want := range map[string]pleg.Semantics{
+		"v1.33.13": pleg.KubeletV133ToV135, "v1.34.0": pleg.KubeletV133ToV135, "v1.35.4": pleg.KubeletV133ToV135, "v1.36.3": pleg.KubeletV136,
+	} {
+		if got, err := PLEGOf(version); err != nil || got != want {
+			t.Errorf("PLEGOf(%s) = %v, %v; want %v", version, got, err, want)
+		}
+	}
+	for _, version := range []string{"v1.32.0", "v1.37.0", "v1.27.16", "garbage"} {
+		if got, err := PLEGOf(version); err == nil || !strings.Contains(err.Error(), "PLEG") {
+			t.Errorf("PLEGOf(%s) = %v, %v; want an error", version, got, err)
+		}
+	}
+}
