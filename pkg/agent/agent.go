@@ -19,6 +19,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/source/apisource"
 	"github.com/podsrc/podsrc/pkg/staticpod"
@@ -59,14 +60,11 @@ type Agent struct {
 	// syncLoop is the kubelet's dispatch of the merge's notifications and
 	// the PLEG's events.
 	syncLoop syncLoop
-	// epoch identifies this agent process in its event stream: it is the
-	// event ring's.
-	epoch string
 	// streamWriteTimeout bounds one write to an event stream.
 	streamWriteTimeout time.Duration
 	// streams and snapshots are the slots of the open event streams and
 	// of the snapshot requests in progress.
-	streams, snapshots *slots
+	streams, snapshots *serve.Slots
 
 	// viewMu orders the view's changes with their events, so that a stream
 	// that starts with a snapshot continues exactly after it. The
@@ -98,16 +96,15 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 
 		admissions: newAdmissions(cfg.Admission),
 
-		streamWriteTimeout: defaultStreamWriteTimeout,
-		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer, limitStreams, labelStreams),
-		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer, limitSnapshots, labelSnapshots),
+		streamWriteTimeout: serve.DefaultStreamWriteTimeout,
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
 		a.ring = eventring.New(cfg.EventBuffer, nil)
 	}
-	a.epoch = a.ring.Epoch()
 	a.metrics = newMetrics(a)
+	a.streams = cfg.Limits.StreamSlots(a.metrics.refused)
+	a.snapshots = cfg.Limits.SnapshotSlots(a.metrics.refused)
 	if cfg.RuntimeSocket != "" {
 		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})
 		if err != nil {
@@ -155,12 +152,12 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	}
 
 	lim := a.cfg.Limits
-	api := newLimitListener(lis, connLimits{total: lim.MaxConnections, perPeer: lim.MaxConnectionsPerPeer, name: "connections"}, a.metrics)
-	servers := []httpServer{{srv: a.server(api), lis: api}}
+	api := serve.NewLimitListener(lis, serve.ConnLimits{Total: lim.MaxConnections, PerPeer: lim.MaxConnectionsPerPeer, Name: "connections"}, a.metrics.refused, a.metrics.evicted)
+	servers := []httpServer{{srv: serve.NewServer(a.Handler(), api), lis: api}}
 	probeAddress := "(the API's)"
 	if probes != nil {
-		pl := newLimitListener(probes, connLimits{total: probeMaxConnections, perPeer: probeMaxConnectionsPerPeer, name: "probe-connections"}, a.metrics)
-		servers = append(servers, httpServer{srv: a.probeServer(pl), lis: pl})
+		pl := serve.NewLimitListener(probes, serve.ConnLimits{Total: probeMaxConnections, PerPeer: probeMaxConnectionsPerPeer, Name: "probe-connections"}, a.metrics.refused, a.metrics.evicted)
+		servers = append(servers, httpServer{srv: serve.NewProbeServer(a.probeHandler(), pl), lis: pl})
 		probeAddress = probes.Addr().String()
 	}
 	serveErr := make(chan error, len(servers))

@@ -5,13 +5,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // maskedCommandLine returns args, the agent's command line, without its
 // credentials: the static pod URL masked as the API serves it
-// (source.MaskURL), each static pod URL header's value replaced by
-// source.Masked, and any other URL in an argument masked (source.MaskURLs).
+// (redact.MaskURL), each static pod URL header's value replaced by
+// redact.Masked, and any other URL in an argument masked (redact.MaskURLs).
 // A flag's value may be in the flag's argument (--flag=value) or the next.
 func maskedCommandLine(args []string) []string {
 	out := make([]string, len(args))
@@ -21,7 +22,7 @@ func maskedCommandLine(args []string) []string {
 			out[i], pending = maskFlagValue(pending, arg), ""
 			continue
 		}
-		out[i] = source.MaskURLs(arg)
+		out[i] = redact.MaskURLs(arg)
 		if !strings.HasPrefix(arg, "-") {
 			continue
 		}
@@ -42,12 +43,12 @@ func maskedCommandLine(args []string) []string {
 // --static-pod-url-header.
 func maskFlagValue(flag, value string) string {
 	if flag == source.FlagStaticPodURL {
-		return source.MaskURL(value)
+		return redact.MaskURL(value)
 	}
 	if name, _, ok := strings.Cut(value, ":"); ok {
-		return name + ": " + source.Masked
+		return name + ": " + redact.Masked
 	}
-	return source.Masked
+	return redact.Masked
 }
 
 // serveCommandLine answers /debug/pprof/cmdline as net/http/pprof does,

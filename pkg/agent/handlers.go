@@ -16,6 +16,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // reproducedKubeletVersion is the kubelet version the agent reproduces: its
@@ -53,7 +54,7 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 }
 
 func (a *Agent) handleSources(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, a.Sources())
+	serve.WriteJSON(w, http.StatusOK, a.Sources())
 }
 
 // runtimeView returns the PLEG's last listing by pod UID, nil without a PLEG.
@@ -151,25 +152,25 @@ func (a *Agent) eachPodInfo(configured []sourced, q *v1alpha1.PodQuery, yield fu
 }
 
 // handlePods writes the pods that the query (v1alpha1.PodQuery) keeps,
-// item by item (see writeWithItems): a client that reads slowly holds the
+// item by item (see serve.WriteWithItems): a client that reads slowly holds the
 // view's sorted pointers and a bounded buffer, not an encoding of every
 // pod, and the pods the query leaves out are never encoded.
 func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
 	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
+		serve.WriteError(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
 		return
 	}
 	configured := a.configured()
 	doc, err := json.MarshalIndent(a.podListHead(), "", "  ")
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "encoding the pod list: "+err.Error())
+		serve.WriteError(w, http.StatusInternalServerError, "encoding the pod list: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	err = writeWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(v1alpha1.PodInfo) error) error {
+	err = serve.WriteWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(v1alpha1.PodInfo) error) error {
 		return a.eachPodInfo(configured, &q, yield)
 	})
 	if err != nil {
@@ -190,7 +191,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	rt := a.runtimeView()
 	rp, inRuntime := rt[types.UID(uid)]
 	if !ok && !inRuntime {
-		writeError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Node.NodeName)
+		serve.WriteError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Node.NodeName)
 		return
 	}
 	var info v1alpha1.PodInfo
@@ -206,7 +207,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	}
 	newKubeletUIDs(sameName, rt).set(&info)
 	info.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
-	writeJSON(w, http.StatusOK, info)
+	serve.WriteJSON(w, http.StatusOK, info)
 }
 
 // PLEG returns the PLEG's health and statistics.
@@ -252,11 +253,11 @@ func (a *Agent) PLEG() v1alpha1.PLEGStatus {
 }
 
 func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, a.PLEG())
+	serve.WriteJSON(w, http.StatusOK, a.PLEG())
 }
 
 func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, v1alpha1.Version{
+	serve.WriteJSON(w, http.StatusOK, v1alpha1.Version{
 		TypeMeta:                 v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
 		AgentVersion:             version.Version,
 		ServedVersion:            v1alpha1.VersionName,

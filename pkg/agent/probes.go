@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // DefaultProbePort is the port the DaemonSet has the kubelet probe the
@@ -26,33 +27,24 @@ const (
 // probes returns the handlers of the endpoints the kubelet probes.
 func (a *Agent) probes() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
-		v1alpha1.HealthzPath: a.withDeadline(a.handleHealthz),
-		v1alpha1.LivezPath:   a.withDeadline(a.handleLivez),
-		v1alpha1.ReadyzPath:  a.withDeadline(a.handleReadyz),
+		v1alpha1.HealthzPath: serve.WithDeadline(a.handleHealthz),
+		v1alpha1.LivezPath:   serve.WithDeadline(a.handleLivez),
+		v1alpha1.ReadyzPath:  serve.WithDeadline(a.handleReadyz),
 	}
 }
 
-// probeServer returns the HTTP server of the probes' listener l: /healthz,
-// /livez and /readyz only, GET (and HEAD) only, one request per connection,
-// for every peer (--allowed-cidrs does not apply: the kubelet probes from
-// the node's address). No data client's connection counts against it.
-func (a *Agent) probeServer(l *limitListener) *http.Server {
+// probeHandler is what the probes' listener serves (serve.NewProbeServer):
+// /healthz, /livez and /readyz only, GET (and HEAD) only, one request per
+// connection, for every peer (--allowed-cidrs does not apply: the kubelet
+// probes from the node's address). No data client's connection counts
+// against it.
+func (a *Agent) probeHandler() http.Handler {
 	mux := http.NewServeMux()
 	for path, h := range a.probes() {
 		mux.HandleFunc("GET "+path, h)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotFound, "the probe port serves "+strings.Join(v1alpha1.ProbePaths, ", ")+" (GET) only")
+		serve.WriteError(w, http.StatusNotFound, "the probe port serves "+strings.Join(v1alpha1.ProbePaths, ", ")+" (GET) only")
 	})
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ConnState:         l.connState,
-	}
-	// As the kubelet's prober, one request per connection: nothing stays
-	// open between probes.
-	srv.SetKeepAlivesEnabled(false)
-	return srv
+	return mux
 }

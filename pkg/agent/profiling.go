@@ -9,6 +9,8 @@ import (
 	"net/netip"
 
 	"k8s.io/klog/v2"
+
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // DefaultProfilingAddress is where --enable-profiling serves Go's profiles:
@@ -42,7 +44,7 @@ func (a *Agent) serveProfiling(ctx context.Context) (addr net.Addr, stop func(),
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, MaxHeaderBytes: maxHeaderBytes}
+	srv := serve.NewLoopbackServer(mux)
 	go func() { _ = srv.Serve(lis) }()
 	klog.FromContext(ctx).Info("Serving Go profiles", "address", lis.Addr().String())
 	return lis.Addr(), func() { _ = srv.Close() }, nil
