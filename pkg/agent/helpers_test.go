@@ -301,13 +301,13 @@ func (c *streamClient) nextOf(t *testing.T) v1alpha1.StreamMessage {
 // them.
 func (m *metrics) subscribersValue() int {
 	var out dto.Metric
-	_ = m.subscribers.Write(&out)
+	_ = m.serving.Subscribers.Write(&out)
 	return int(out.GetGauge().GetValue())
 }
 
 // refusedValue returns podsrc_refused_total of one limit label.
 func (m *metrics) refusedValue(label string) float64 {
 	var out dto.Metric
-	_ = m.refused.WithLabelValues(label).Write(&out)
+	_ = m.serving.Refused.WithLabelValues(label).Write(&out)
 	return out.GetCounter().GetValue()
 }

@@ -209,7 +209,7 @@ func takeSnapshotSlot(t *testing.T, ta *testAgent, from string) func() {
 	req := httptest.NewRequest(http.MethodGet, v1alpha1.PodsPath, nil)
 	req.RemoteAddr = net.JoinHostPort(from, "1")
 	refusal := httptest.NewRecorder()
-	give, ok := ta.snapshots.Take(refusal, req)
+	give, ok := ta.api.Snapshots.Take(refusal, req)
 	if !ok {
 		t.Fatalf("no snapshot slot free: %s", refusal.Body)
 	}

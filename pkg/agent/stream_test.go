@@ -202,7 +202,7 @@ func TestManyStreamsOneStuck(t *testing.T) {
 	const readers, events, batch = 99, 2000, 200
 	// Every stream comes from 127.0.0.1: one peer, allowed them all here.
 	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000; c.Limits.MaxStreamsPerPeer = c.Limits.MaxStreams })
-	ta.streamWriteTimeout = 5 * time.Second
+	ta.api.StreamWriteTimeout = 5 * time.Second
 	start := ta.ring.LastSeq()
 
 	// The stuck client sends its request and never reads the answer.
@@ -434,7 +434,7 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		ta.handleEvents(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
+		ta.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
 	}()
 	ta.waitFor(t, "the stream's first message", func() bool { return len(w.messages(t)) == 1 })
 	start := w.messages(t)[0].Seq
