@@ -113,8 +113,8 @@ func TestSlowReadersFromOneAddressLeaveSnapshotsToOthers(t *testing.T) {
 
 // TestASlowReaderIsCutOff has a client ask for a large pod list and never
 // read it: the agent cuts it off once its writes stall for
-// serve.SnapshotChunkTimeout, well before the answer's serve.WriteTimeout, and its
-// snapshot slot is free again.
+// serve.SnapshotChunkTimeout, well before the answer's serve.WriteTimeout,
+// and its snapshot slot is free again.
 func TestASlowReaderIsCutOff(t *testing.T) {
 	ta := startAgent(t, func(c *Config) { c.Limits.MaxSnapshots, c.Limits.MaxSnapshotsPerPeer = 1, 1 })
 	addPods(ta, 5000)
