@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -19,6 +20,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/source/apisource"
 	"github.com/podsrc/podsrc/pkg/staticpod"
@@ -59,14 +61,8 @@ type Agent struct {
 	// syncLoop is the kubelet's dispatch of the merge's notifications and
 	// the PLEG's events.
 	syncLoop syncLoop
-	// epoch identifies this agent process in its event stream: it is the
-	// event ring's.
-	epoch string
-	// streamWriteTimeout bounds one write to an event stream.
-	streamWriteTimeout time.Duration
-	// streams and snapshots are the slots of the open event streams and
-	// of the snapshot requests in progress.
-	streams, snapshots *slots
+	// api serves the agent's state (the Agent is its serve.State).
+	api *serve.API
 
 	// viewMu orders the view's changes with their events, so that a stream
 	// that starts with a snapshot continues exactly after it. The
@@ -97,17 +93,25 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		view:      newView(),
 
 		admissions: newAdmissions(cfg.Admission),
-
-		streamWriteTimeout: defaultStreamWriteTimeout,
-		streams:            newSlots(cfg.Limits.MaxStreams, cfg.Limits.MaxStreamsPerPeer, limitStreams, labelStreams),
-		snapshots:          newSlots(cfg.Limits.MaxSnapshots, cfg.Limits.MaxSnapshotsPerPeer, limitSnapshots, labelSnapshots),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
 		a.ring = eventring.New(cfg.EventBuffer, nil)
 	}
-	a.epoch = a.ring.Epoch()
 	a.metrics = newMetrics(a)
+	serving := a.metrics.serving
+	a.api = &serve.API{
+		State:              a,
+		Ring:               a.ring,
+		Heartbeat:          cfg.Heartbeat,
+		StreamWriteTimeout: serve.DefaultStreamWriteTimeout,
+		Stopping:           a.stopping,
+		AllowedNets:        cfg.AllowedNets,
+		Streams:            cfg.Limits.StreamSlots(serving.Refused),
+		Snapshots:          cfg.Limits.SnapshotSlots(serving.Refused),
+		Metrics:            serving,
+		MetricsHandler:     promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}),
+	}
 	if cfg.RuntimeSocket != "" {
 		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})
 		if err != nil {
@@ -155,12 +159,13 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	}
 
 	lim := a.cfg.Limits
-	api := newLimitListener(lis, connLimits{total: lim.MaxConnections, perPeer: lim.MaxConnectionsPerPeer, name: "connections"}, a.metrics)
-	servers := []httpServer{{srv: a.server(api), lis: api}}
+	serving := a.metrics.serving
+	api := serve.NewLimitListener(lis, serve.ConnLimits{Total: lim.MaxConnections, PerPeer: lim.MaxConnectionsPerPeer, Name: "connections"}, serving.Refused, serving.Evicted)
+	servers := []httpServer{{srv: serve.NewServer(a.Handler(), api), lis: api}}
 	probeAddress := "(the API's)"
 	if probes != nil {
-		pl := newLimitListener(probes, connLimits{total: probeMaxConnections, perPeer: probeMaxConnectionsPerPeer, name: "probe-connections"}, a.metrics)
-		servers = append(servers, httpServer{srv: a.probeServer(pl), lis: pl})
+		pl := serve.NewLimitListener(probes, serve.ProbeConnLimits(), serving.Refused, serving.Evicted)
+		servers = append(servers, httpServer{srv: serve.NewProbeServer(a.api.ProbeHandler(), pl), lis: pl})
 		probeAddress = probes.Addr().String()
 	}
 	serveErr := make(chan error, len(servers))
@@ -201,6 +206,9 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	}
 	return err
 }
+
+// Handler returns the agent's HTTP API (serve.API.Handler).
+func (a *Agent) Handler() http.Handler { return a.api.Handler() }
 
 // httpServer is an HTTP server and the listener it serves on.
 type httpServer struct {

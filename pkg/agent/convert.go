@@ -11,6 +11,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -43,9 +44,9 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 		if expose {
 			return unredacted
 		}
-		return source.MaskURLs(msg)
+		return redact.MaskURLs(msg)
 	}
-	out.Target = source.MaskURLs(st.Target)
+	out.Target = redact.MaskURLs(st.Target)
 	out.LastError = served(st.LastError, st.LastErrorUnredacted)
 	out.LastErrorTime = timePtr(st.LastErrorTime)
 	if c := st.Cleared; c.Error != "" {
@@ -67,7 +68,7 @@ func configEvent(u merge.PodUpdate) v1alpha1.Event {
 	for i, p := range u.Pods {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
 		if i < len(u.Origins) {
-			e.Pods[i].Origin = source.MaskURLs(u.Origins[i])
+			e.Pods[i].Origin = redact.MaskURLs(u.Origins[i])
 		}
 	}
 	return e
@@ -122,7 +123,7 @@ func podInfo(s sourced, origin string) v1alpha1.PodInfo {
 	info.Static = s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP
 	if info.Static {
 		info.Origin = origin
-		info.APIReferences = apiReferences(p)
+		info.APIReferences = redact.APIReferences(p)
 	}
 	_, info.Mirror = p.Annotations[merge.ConfigMirrorAnnotation]
 	return info
@@ -206,5 +207,5 @@ func servedPod(p *v1.Pod, expose bool) *v1.Pod {
 	if expose {
 		return p
 	}
-	return projectPod(p)
+	return redact.Pod(p)
 }

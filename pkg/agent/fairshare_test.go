@@ -16,6 +16,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // sourcesPath is the path of the sources snapshot.
@@ -105,15 +106,15 @@ func TestSlowReadersFromOneAddressLeaveSnapshotsToOthers(t *testing.T) {
 			t.Fatalf("a slow reader was answered %s", resp.Status)
 		}
 	}
-	if want := 8 - DefaultMaxSnapshotsPerPeer; refused != want {
+	if want := 8 - serve.DefaultMaxSnapshotsPerPeer; refused != want {
 		t.Fatalf("%d of 8 slow readers from one address refused, want %d (all but the peer's share)", refused, want)
 	}
 }
 
 // TestASlowReaderIsCutOff has a client ask for a large pod list and never
 // read it: the agent cuts it off once its writes stall for
-// snapshotChunkTimeout, well before the answer's writeTimeout, and its
-// snapshot slot is free again.
+// serve.SnapshotChunkTimeout, well before the answer's serve.WriteTimeout,
+// and its snapshot slot is free again.
 func TestASlowReaderIsCutOff(t *testing.T) {
 	ta := startAgent(t, func(c *Config) { c.Limits.MaxSnapshots, c.Limits.MaxSnapshotsPerPeer = 1, 1 })
 	addPods(ta, 5000)
@@ -122,15 +123,15 @@ func TestASlowReaderIsCutOff(t *testing.T) {
 	if resp := answer(t, c); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the slow reader was answered %s", resp.Status)
 	}
-	// Well within writeTimeout, with room for a loaded machine.
-	limit := writeTimeout / 2
+	// Well within serve.WriteTimeout, with room for a loaded machine.
+	limit := serve.WriteTimeout / 2
 	for {
 		code, _ := getFrom(t, ta.url, "127.0.0.3", sourcesPath)
 		if code == http.StatusOK {
 			break
 		}
 		if time.Since(start) > limit {
-			t.Fatalf("the slow reader still held the only snapshot slot after %v (snapshotChunkTimeout %v)", limit, snapshotChunkTimeout)
+			t.Fatalf("the slow reader still held the only snapshot slot after %v (serve.SnapshotChunkTimeout %v)", limit, serve.SnapshotChunkTimeout)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -143,7 +144,7 @@ func TestASlowReaderIsCutOff(t *testing.T) {
 func TestStreamsFromOneAddressLeaveStreamsToOthers(t *testing.T) {
 	ta := startAgent(t, nil)
 	open := 0
-	for range DefaultMaxStreams {
+	for range serve.DefaultMaxStreams {
 		resp := answer(t, rawGet(t, ta, "127.0.0.2", v1alpha1.EventsPath))
 		switch resp.StatusCode {
 		case http.StatusOK:
@@ -154,8 +155,8 @@ func TestStreamsFromOneAddressLeaveStreamsToOthers(t *testing.T) {
 			t.Fatalf("a stream was answered %s", resp.Status)
 		}
 	}
-	if open != DefaultMaxStreamsPerPeer {
-		t.Fatalf("%d of %d streams from one address open, want the peer's share, %d", open, DefaultMaxStreams, DefaultMaxStreamsPerPeer)
+	if open != serve.DefaultMaxStreamsPerPeer {
+		t.Fatalf("%d of %d streams from one address open, want the peer's share, %d", open, serve.DefaultMaxStreams, serve.DefaultMaxStreamsPerPeer)
 	}
 	resp := answer(t, rawGet(t, ta, "127.0.0.3", v1alpha1.EventsPath))
 	if resp.StatusCode != http.StatusOK {
@@ -174,7 +175,7 @@ func TestStreamsFromOneAddressLeaveStreamsToOthers(t *testing.T) {
 // the attacking peer too, and the kubelet's probe on the probes' listener
 // from the node's address never saw them.
 func TestIdleConnectionsMakeRoom(t *testing.T) {
-	const idle = DefaultMaxConnections + newPeerReserve
+	const idle = serve.DefaultMaxConnections + serve.NewPeerReserve
 	tests := []struct {
 		name string
 		// from is the address of connection i.
@@ -184,10 +185,10 @@ func TestIdleConnectionsMakeRoom(t *testing.T) {
 		{name: "many addresses", from: func(i int) string {
 			// 16 peers of 32 up to the total, then the reserve, which
 			// takes one connection from each peer that holds none.
-			if i < DefaultMaxConnections {
+			if i < serve.DefaultMaxConnections {
 				return fmt.Sprintf("127.0.1.%d", 1+i/32)
 			}
-			return fmt.Sprintf("127.0.2.%d", 1+i-DefaultMaxConnections)
+			return fmt.Sprintf("127.0.2.%d", 1+i-serve.DefaultMaxConnections)
 		}},
 	}
 	for _, tt := range tests {

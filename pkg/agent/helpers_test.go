@@ -29,6 +29,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -114,7 +115,7 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 		Mode:            merge.Incremental,
 		EventBuffer:     1000,
 		Heartbeat:       200 * time.Millisecond,
-		Limits:          DefaultLimits(),
+		Limits:          serve.DefaultLimits(),
 	}
 	if adjust != nil {
 		adjust(cfg)
@@ -173,7 +174,7 @@ func sourcelessConfig() *Config {
 		Mode:          merge.Incremental,
 		EventBuffer:   10,
 		Heartbeat:     time.Second,
-		Limits:        DefaultLimits(),
+		Limits:        serve.DefaultLimits(),
 	}
 }
 
@@ -300,13 +301,13 @@ func (c *streamClient) nextOf(t *testing.T) v1alpha1.StreamMessage {
 // them.
 func (m *metrics) subscribersValue() int {
 	var out dto.Metric
-	_ = m.subscribers.Write(&out)
+	_ = m.serving.Subscribers.Write(&out)
 	return int(out.GetGauge().GetValue())
 }
 
 // refusedValue returns podsrc_refused_total of one limit label.
 func (m *metrics) refusedValue(label string) float64 {
 	var out dto.Metric
-	_ = m.refused.WithLabelValues(label).Write(&out)
+	_ = m.serving.Refused.WithLabelValues(label).Write(&out)
 	return out.GetCounter().GetValue()
 }

@@ -6,13 +6,21 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/serve"
+)
+
+// The limits' words in their 503 answers, as serve's slots say them.
+const (
+	limitStreams   = "event streams"
+	limitSnapshots = "snapshot requests"
+	perPeerSuffix  = " from one address"
 )
 
 // rawGet opens a connection from the local address from (a loopback
@@ -77,7 +85,7 @@ func wantUnavailable(t *testing.T, resp *http.Response, limit string) {
 func TestLimits(t *testing.T) {
 	tests := []struct {
 		name   string
-		limits func(*Limits)
+		limits func(*serve.Limits)
 		// fill takes every place from is; it returns what frees one.
 		fill func(t *testing.T, ta *testAgent) (free func())
 		path string
@@ -91,7 +99,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{
 			name: "connections",
-			limits: func(l *Limits) {
+			limits: func(l *serve.Limits) {
 				l.MaxConnections, l.MaxConnectionsPerPeer, l.MaxStreams, l.MaxStreamsPerPeer = 2, 2, 2, 2
 			},
 			fill: func(t *testing.T, ta *testAgent) func() {
@@ -106,7 +114,7 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:   "connections per peer",
-			limits: func(l *Limits) { l.MaxConnectionsPerPeer = 2 },
+			limits: func(l *serve.Limits) { l.MaxConnectionsPerPeer = 2 },
 			fill: func(t *testing.T, ta *testAgent) func() {
 				a := openStream(t, ta, "127.0.0.1")
 				openStream(t, ta, "127.0.0.1")
@@ -116,7 +124,7 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:   "event streams",
-			limits: func(l *Limits) { l.MaxStreams, l.MaxStreamsPerPeer = 2, 1 },
+			limits: func(l *serve.Limits) { l.MaxStreams, l.MaxStreamsPerPeer = 2, 1 },
 			fill: func(t *testing.T, ta *testAgent) func() {
 				a := openStream(t, ta, "127.0.0.3")
 				openStream(t, ta, "127.0.0.4")
@@ -126,7 +134,7 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:   "event streams per peer",
-			limits: func(l *Limits) { l.MaxStreamsPerPeer = 2 },
+			limits: func(l *serve.Limits) { l.MaxStreamsPerPeer = 2 },
 			fill: func(t *testing.T, ta *testAgent) func() {
 				a := openStream(t, ta, "127.0.0.1")
 				openStream(t, ta, "127.0.0.1")
@@ -136,25 +144,25 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:   "snapshot requests",
-			limits: func(l *Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
+			limits: func(l *serve.Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.3") },
 			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + " as", label: "snapshot-requests",
 		},
 		{
 			name:   "snapshot requests per peer",
-			limits: func(l *Limits) { l.MaxSnapshotsPerPeer = 1 },
+			limits: func(l *serve.Limits) { l.MaxSnapshotsPerPeer = 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.1") },
 			path:   "/api/v1alpha1/pods", want: "many " + limitSnapshots + perPeerSuffix + " as", label: "snapshot-requests-per-peer", other: "127.0.0.3",
 		},
 		{
 			name:   "a stream's snapshot",
-			limits: func(l *Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
+			limits: func(l *serve.Limits) { l.MaxSnapshots, l.MaxSnapshotsPerPeer = 1, 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.3") },
 			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + " as", label: "snapshot-requests",
 		},
 		{
 			name:   "a stream's snapshot per peer",
-			limits: func(l *Limits) { l.MaxSnapshotsPerPeer = 1 },
+			limits: func(l *serve.Limits) { l.MaxSnapshotsPerPeer = 1 },
 			fill:   func(t *testing.T, ta *testAgent) func() { return takeSnapshotSlot(t, ta, "127.0.0.1") },
 			path:   "/api/v1alpha1/events?snapshot=true", want: "many " + limitSnapshots + perPeerSuffix + " as", label: "snapshot-requests-per-peer", other: "127.0.0.3",
 		},
@@ -198,11 +206,14 @@ func openStream(t *testing.T, ta *testAgent, from string) net.Conn {
 // test likes.
 func takeSnapshotSlot(t *testing.T, ta *testAgent, from string) func() {
 	t.Helper()
-	peer := netip.PrefixFrom(netip.MustParseAddr(from), 32)
-	if limit, _ := ta.snapshots.take(peer); limit != "" {
-		t.Fatalf("no snapshot slot free: %s", limit)
+	req := httptest.NewRequest(http.MethodGet, v1alpha1.PodsPath, nil)
+	req.RemoteAddr = net.JoinHostPort(from, "1")
+	refusal := httptest.NewRecorder()
+	give, ok := ta.api.Snapshots.Take(refusal, req)
+	if !ok {
+		t.Fatalf("no snapshot slot free: %s", refusal.Body)
 	}
-	return func() { ta.snapshots.give(peer) }
+	return give
 }
 
 func TestLimitsRefuseBadValues(t *testing.T) {

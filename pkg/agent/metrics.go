@@ -6,19 +6,18 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // metrics are the agent's Prometheus metrics, in a registry of its own.
 type metrics struct {
-	registry    *prometheus.Registry
-	events      *prometheus.CounterVec
-	handlers    *prometheus.CounterVec
-	subscribers prometheus.Gauge
-	lagging     prometheus.Counter
-	refused     *prometheus.CounterVec
-	admitted    prometheus.Counter
-	rejected    *prometheus.CounterVec
-	evicted     *prometheus.CounterVec
+	registry *prometheus.Registry
+	events   *prometheus.CounterVec
+	handlers *prometheus.CounterVec
+	admitted prometheus.Counter
+	rejected *prometheus.CounterVec
+	// serving are the API's own.
+	serving *serve.Metrics
 }
 
 func newMetrics(a *Agent) *metrics {
@@ -32,18 +31,6 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_events_by_handler_total",
 			Help: "Events published, by kind (config, pleg) and the kubelet's sync loop handler they go to (HandlePodAdditions, ..., or ignored).",
 		}, []string{"kind", "handler"}),
-		subscribers: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "podsrc_stream_subscribers",
-			Help: "Event streams open now.",
-		}),
-		lagging: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "podsrc_stream_lagging_total",
-			Help: "Event streams closed because the client read too slowly.",
-		}),
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "podsrc_refused_total",
-			Help: "Connections and requests answered 503 because a limit was reached, by limit: connections, streams or snapshot-requests (as --max-<limit> names it) or probe-connections, with -per-peer for one address's share.",
-		}, []string{"limit"}),
 		admitted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "podsrc_admission_admitted_total",
 			Help: "Added pods the kubelet's admit handlers admit, as podsrc judges them or reads them back.",
@@ -52,14 +39,12 @@ func newMetrics(a *Agent) *metrics {
 			Name: "podsrc_admission_rejections_total",
 			Help: "Added pods the kubelet's admit handlers reject, by reason, as the kubelet's kubelet_admission_rejections_total counts them.",
 		}, []string{"reason"}),
-		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "podsrc_idle_connections_closed_total",
-			Help: "Idle connections closed to make room for a new one beyond a connection limit, by limit.",
-		}, []string{"limit"}),
+		serving: serve.NewMetrics(),
 	}
-	m.registry.MustRegister(m.events, m.handlers, m.subscribers, m.lagging, m.refused, m.evicted, m.admitted, m.rejected,
+	m.registry.MustRegister(m.events, m.handlers, m.admitted, m.rejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo(a.kubelet), &stateCollector{a: a})
+	m.registry.MustRegister(m.serving.Collectors()...)
 	return m
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -44,7 +45,7 @@ type Options struct {
 	EnableProfiling bool
 	// ProfilingAddress is where --enable-profiling serves: loopback only.
 	ProfilingAddress string
-	Limits           Limits
+	Limits           serve.Limits
 	Admission        AdmissionFlags
 
 	// RelistOnRuntimeEvents relists when the runtime reports a change.
@@ -65,7 +66,7 @@ func NewOptions() *Options {
 		Heartbeat:       DefaultHeartbeat,
 
 		ProfilingAddress: DefaultProfilingAddress,
-		Limits:           DefaultLimits(),
+		Limits:           serve.DefaultLimits(),
 
 		// The operator sees a change within milliseconds of the runtime
 		// reporting it, not up to a relist period later; each relist
@@ -128,7 +129,7 @@ type Config struct {
 	EnableProfiling bool
 	// ProfilingAddress is the loopback address of the profiles.
 	ProfilingAddress string
-	Limits           Limits
+	Limits           serve.Limits
 
 	// RelistOnRuntimeEvents makes the PLEG follow the runtime's events.
 	RelistOnRuntimeEvents bool

@@ -3,7 +3,7 @@ package agent
 import (
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // origins returns where each static pod came from, by UID: its manifest's
@@ -13,7 +13,7 @@ func (a *Agent) origins() map[types.UID]string {
 	for _, s := range a.sources {
 		st := s.src.Status()
 		for _, p := range st.Pods {
-			out[types.UID(p.UID)] = source.MaskURLs(p.Origin)
+			out[types.UID(p.UID)] = redact.MaskURLs(p.Origin)
 		}
 	}
 	return out
@@ -27,7 +27,7 @@ func (a *Agent) originOf(p sourced) string {
 			continue
 		}
 		if o, ok := s.src.Origin(string(p.pod.UID)); ok {
-			return source.MaskURLs(o)
+			return redact.MaskURLs(o)
 		}
 	}
 	return ""

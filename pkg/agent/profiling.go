@@ -7,8 +7,14 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"os"
+	"strings"
 
 	"k8s.io/klog/v2"
+
+	"github.com/podsrc/podsrc/pkg/redact"
+	"github.com/podsrc/podsrc/pkg/serve"
+	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // DefaultProfilingAddress is where --enable-profiling serves Go's profiles:
@@ -42,8 +48,17 @@ func (a *Agent) serveProfiling(ctx context.Context) (addr net.Addr, stop func(),
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, MaxHeaderBytes: maxHeaderBytes}
+	srv := serve.NewLoopbackServer(mux)
 	go func() { _ = srv.Serve(lis) }()
 	klog.FromContext(ctx).Info("Serving Go profiles", "address", lis.Addr().String())
 	return lis.Addr(), func() { _ = srv.Close() }, nil
+}
+
+// serveCommandLine answers /debug/pprof/cmdline as net/http/pprof does,
+// with the command line masked by redact.CommandLine: the profiling port is
+// on loopback, where every hostNetwork pod of the node reaches it.
+func serveCommandLine(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(strings.Join(redact.CommandLine(os.Args, source.FlagStaticPodURL, source.FlagStaticPodURLHeader), "\x00")))
 }

@@ -98,7 +98,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	})
 	t.Run("heartbeat", func(t *testing.T) {
 		s := ta.stream(t, "")
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.epoch {
+		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.ring.Epoch() {
 			t.Fatalf("got %+v, want a heartbeat", m)
 		}
 	})
@@ -147,7 +147,7 @@ func TestStreamResetAfterAgentRestart(t *testing.T) {
 	ta := startAgent(t, nil)
 	ta.publish(2, "default")
 	s := ta.stream(t, "?since=500&epoch=an-older-agent")
-	if m := s.next(t); m.Type != v1alpha1.MessageReset || m.Epoch != ta.epoch {
+	if m := s.next(t); m.Type != v1alpha1.MessageReset || m.Epoch != ta.ring.Epoch() {
 		t.Fatalf("got %+v, want a reset", m)
 	}
 	if m := s.nextOf(t); m.Event == nil || m.Event.Seq != 1 {
@@ -167,8 +167,8 @@ func TestStreamRefusesASinceAhead(t *testing.T) {
 		want  int
 	}{
 		{name: "ahead, no epoch", query: fmt.Sprintf("since=%d", last+1), want: http.StatusBadRequest},
-		{name: "ahead, this epoch", query: fmt.Sprintf("since=%d&epoch=%s", last+100, ta.epoch), want: http.StatusBadRequest},
-		{name: "the last event", query: fmt.Sprintf("since=%d&epoch=%s", last, ta.epoch), want: http.StatusOK},
+		{name: "ahead, this epoch", query: fmt.Sprintf("since=%d&epoch=%s", last+100, ta.ring.Epoch()), want: http.StatusBadRequest},
+		{name: "the last event", query: fmt.Sprintf("since=%d&epoch=%s", last, ta.ring.Epoch()), want: http.StatusOK},
 		{name: "ahead, another epoch", query: fmt.Sprintf("since=%d&epoch=older", last+100), want: http.StatusOK},
 	}
 	for _, tt := range tests {
@@ -188,7 +188,7 @@ func TestStreamRefusesASinceAhead(t *testing.T) {
 			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(st.Message, fmt.Sprintf("last event %d (epoch %s)", last, ta.epoch)) {
+			if !strings.Contains(st.Message, fmt.Sprintf("last event %d (epoch %s)", last, ta.ring.Epoch())) {
 				t.Fatalf("message %q does not name the last event", st.Message)
 			}
 		})
@@ -202,7 +202,7 @@ func TestManyStreamsOneStuck(t *testing.T) {
 	const readers, events, batch = 99, 2000, 200
 	// Every stream comes from 127.0.0.1: one peer, allowed them all here.
 	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000; c.Limits.MaxStreamsPerPeer = c.Limits.MaxStreams })
-	ta.streamWriteTimeout = 5 * time.Second
+	ta.api.StreamWriteTimeout = 5 * time.Second
 	start := ta.ring.LastSeq()
 
 	// The stuck client sends its request and never reads the answer.
@@ -434,7 +434,7 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		ta.handleEvents(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
+		ta.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
 	}()
 	ta.waitFor(t, "the stream's first message", func() bool { return len(w.messages(t)) == 1 })
 	start := w.messages(t)[0].Seq

@@ -19,7 +19,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/deploy"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/printers"
-	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // pollInterval is how often deploy and undeploy look at what they wait for.
@@ -268,7 +268,7 @@ func (o *DeployOptions) summarize(w io.Writer, groups []deploy.Group, cidrs []st
 			secret := deploy.URLSecretName(g)
 			printers.PrintLine(w, "  its static pod URL and headers are in Secret %s in namespace %s, not in the DaemonSet's arguments", secret, o.namespace)
 			if o.PrintOnly {
-				printers.PrintLine(w, "  Secret %s is printed with its credentials masked (%s): fill them in from the node's kubelet configuration before applying it", secret, source.Masked)
+				printers.PrintLine(w, "  Secret %s is printed with its credentials masked (%s): fill them in from the node's kubelet configuration before applying it", secret, redact.Masked)
 			}
 		}
 		r.DaemonSets = append(r.DaemonSets, name)

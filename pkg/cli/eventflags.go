@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // EventQueryFlags are the flags of events and watch that make up the
@@ -98,7 +98,7 @@ func (f *EventQueryFlags) ToQuery(namespace string, now time.Time) (v1alpha1.Eve
 }
 
 // maskedOrigins returns the values of --origin with the credentials of
-// their URLs masked (source.MaskURL), as the agent shows a static pod's
+// their URLs masked (redact.MaskURL), as the agent shows a static pod's
 // URL, so that they match it and never leave this machine.
 func maskedOrigins(origins []string) []string {
 	if origins == nil {
@@ -111,7 +111,7 @@ func maskedOrigins(origins []string) []string {
 			neg, value = "!", v
 		}
 		if strings.Contains(value, "://") {
-			value = source.MaskURL(value)
+			value = redact.MaskURL(value)
 		}
 		out[i] = neg + value
 	}

@@ -13,7 +13,7 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/podsrc/podsrc/pkg/printers"
-	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // Layout is what the agent must know of a node to see what its kubelet sees:
@@ -136,7 +136,7 @@ func (l Layout) Args() []string {
 }
 
 // headerLines are the static pod URL's headers, one 'Name: value' a line,
-// by name; with mask, each value is source.Masked.
+// by name; with mask, each value is redact.Masked.
 func (l Layout) headerLines(mask bool) []string {
 	names := make([]string, 0, len(l.StaticPodURLHeader))
 	for name := range l.StaticPodURLHeader {
@@ -147,7 +147,7 @@ func (l Layout) headerLines(mask bool) []string {
 	for _, name := range names {
 		for _, v := range l.StaticPodURLHeader[name] {
 			if mask {
-				v = source.Masked
+				v = redact.Masked
 			}
 			lines = append(lines, name+": "+v)
 		}
@@ -198,7 +198,7 @@ func (l Layout) staticPodPathIsFile() bool {
 // names, with credentials masked, so that the name tells nothing of them.
 // Layouts that differ in credentials only share it.
 func (l Layout) Hash() string {
-	parts := append(l.Args(), source.MaskURL(l.StaticPodURL), strings.Join(l.headerLines(true), "\n"))
+	parts := append(l.Args(), redact.MaskURL(l.StaticPodURL), strings.Join(l.headerLines(true), "\n"))
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
 	return hex.EncodeToString(sum[:])[:8]
 }
@@ -210,7 +210,7 @@ func (l Layout) String() string {
 		parts = append(parts, "static pods "+l.StaticPodPath)
 	}
 	if l.StaticPodURL != "" {
-		parts = append(parts, "static pod URL "+source.MaskURL(l.StaticPodURL))
+		parts = append(parts, "static pod URL "+redact.MaskURL(l.StaticPodURL))
 	}
 	if l.RuntimeEndpoint != "" {
 		parts = append(parts, "CRI "+l.RuntimeEndpoint)

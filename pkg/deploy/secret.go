@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
-	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // The Secret that holds a layout's static pod URL and its headers, which
@@ -31,7 +31,7 @@ func URLSecretName(g Group) string { return DaemonSetName(g) + urlSecretSuffix }
 
 // urlSecret is the Secret of the group's static pod URL in namespace, nil
 // when its layout has none; with mask, its credentials are
-// source.Masked, for printing.
+// redact.Masked, for printing.
 func urlSecret(g Group, namespace string, mask bool) (*unstructured.Unstructured, error) {
 	l := g.Layout
 	if l.StaticPodURL == "" {
@@ -39,7 +39,7 @@ func urlSecret(g Group, namespace string, mask bool) (*unstructured.Unstructured
 	}
 	url := l.StaticPodURL
 	if mask {
-		url = source.MaskURL(url)
+		url = redact.MaskURL(url)
 	}
 	lbls, err := labels.ConvertSelectorToLabelsMap(PartOfLabel)
 	if err != nil {

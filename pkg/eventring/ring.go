@@ -53,6 +53,15 @@ type entry struct {
 // when capacity is not positive). now stamps the events that have no time,
 // and the ring's epoch; time.Now when nil.
 func New(capacity int, now func() time.Time) *Ring {
+	if now == nil {
+		now = time.Now
+	}
+	return NewWithEpoch(capacity, strconv.FormatInt(now().UnixNano(), 36), now)
+}
+
+// NewWithEpoch returns a ring as New does, whose epoch is the one given:
+// for a fake agent, whose tests name its processes.
+func NewWithEpoch(capacity int, epoch string, now func() time.Time) *Ring {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
@@ -60,15 +69,16 @@ func New(capacity int, now func() time.Time) *Ring {
 		now = time.Now
 	}
 	return &Ring{
-		epoch: strconv.FormatInt(now().UnixNano(), 36),
+		epoch: epoch,
 		now:   now,
 		slots: make([]entry, capacity),
 		wake:  make(chan struct{}),
 	}
 }
 
-// Epoch names the ring's numbering in the stream lines: it is the time the
-// ring was made, so it differs from one agent process to the next.
+// Epoch names the ring's numbering in the stream lines: the time New made
+// the ring, so it differs from one agent process to the next, or the one
+// NewWithEpoch was given.
 func (r *Ring) Epoch() string { return r.epoch }
 
 // Publish assigns the event the next sequence number (and the current time

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -93,7 +94,7 @@ func (f *fileState) readFailed(path string, err error, at time.Time) {
 		r = staticpod.RejectedFile{Path: path, FirstSeen: at}
 	}
 	r.Error = err.Error()
-	r.Unredacted = staticpod.Unredacted(err)
+	r.Unredacted = redact.Unredacted(err)
 	r.LastSeen = at
 	f.rejected[path] = r
 }

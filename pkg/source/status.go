@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -56,7 +57,7 @@ type Status struct {
 	// never quotes a manifest's content.
 	LastError string
 	// LastErrorUnredacted is LastError with the content of the manifest it
-	// is about (staticpod.Unredacted), for --expose-pod-specs only.
+	// is about (redact.Unredacted), for --expose-pod-specs only.
 	LastErrorUnredacted string
 	// LastErrorTime is when LastError happened.
 	LastErrorTime time.Time
@@ -153,8 +154,8 @@ func (b *StatusBook) Failed(at time.Time, part string, err error) {
 	if b.failing == nil {
 		b.failing = map[string]failure{}
 	}
-	b.failing[part] = failure{err: err.Error(), unredacted: staticpod.Unredacted(err), at: at}
-	b.st.LastError, b.st.LastErrorUnredacted, b.st.LastErrorTime = err.Error(), staticpod.Unredacted(err), at
+	b.failing[part] = failure{err: err.Error(), unredacted: redact.Unredacted(err), at: at}
+	b.st.LastError, b.st.LastErrorUnredacted, b.st.LastErrorTime = err.Error(), redact.Unredacted(err), at
 }
 
 // Succeeded records that a part of the source worked: its error, if any, is

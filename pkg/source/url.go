@@ -15,6 +15,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -98,7 +99,7 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 	}
 	s := &URLSource{
 		url:      opts.URL,
-		shown:    MaskURL(opts.URL),
+		shown:    redact.MaskURL(opts.URL),
 		header:   opts.Header.Clone(),
 		nodeName: opts.NodeName,
 		decoder:  opts.Decoder,
@@ -107,7 +108,7 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 		client:   &http.Client{Timeout: timeout, Transport: opts.Transport},
 		now:      now,
 	}
-	s.status.st = Status{Source: v1alpha1.SourceHTTP, Target: MaskURL(opts.URL), KubeletVersion: opts.Decoder.KubeletVersion()}
+	s.status.st = Status{Source: v1alpha1.SourceHTTP, Target: redact.MaskURL(opts.URL), KubeletVersion: opts.Decoder.KubeletVersion()}
 	return s, nil
 }
 
@@ -131,7 +132,7 @@ func (s *URLSource) Run(ctx context.Context) {
 		if err != nil {
 			// Errors of the HTTP client and the decoder quote the URL as
 			// given; the status and the log get it masked.
-			err = errors.New(MaskURLs(strings.ReplaceAll(err.Error(), s.url, s.shown)))
+			err = errors.New(redact.MaskURLs(strings.ReplaceAll(err.Error(), s.url, s.shown)))
 			s.status.Failed(s.now(), PartList, err)
 			// Like the kubelet, only the first failures in a row are
 			// logged at the default level, the fourth saying so.

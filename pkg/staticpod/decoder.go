@@ -27,7 +27,7 @@ type Decoder interface {
 	// and the error messages. The error is the kubelet's own message for a
 	// file it rejects, without the manifest's content: it keeps the class
 	// and position of the failure, never the bytes it could not decode
-	// (Unredacted gives the kubelet's message in full).
+	// (redact.Unredacted gives the kubelet's message in full).
 	DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error)
 
 	// DecodeURL decodes the body served at a static pod URL: a single pod or,

@@ -3,6 +3,8 @@ package staticpod
 import (
 	v1 "k8s.io/api/core/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // NewDecoder returns the Decoder that reads files and URL bodies as the
@@ -15,14 +17,14 @@ func (d kubeletDecoder) KubeletVersion() string { return d.k.KubeletVersion() }
 
 // DecodeFile decodes one manifest file (YAML or JSON; only the first YAML
 // document counts). Its errors are the kubelet's without the manifest's
-// content (Unredacted has them in full).
+// content (redact.Unredacted has them in full).
 func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
 	parsed, pod, err := d.decodePod(data, Location{Source: hostPath, File: true, NodeName: nodeName})
 	if !parsed {
-		return nil, redactedf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
+		return nil, redact.Errorf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
 	}
 	if err != nil {
-		return nil, redactedf("%w", err)
+		return nil, redact.Errorf("%w", err)
 	}
 	return pod, nil
 }
@@ -34,19 +36,19 @@ func (d kubeletDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod,
 	parsed, pod, singleErr := d.decodePod(data, loc)
 	if parsed {
 		if singleErr != nil {
-			return nil, redactedf("%w", singleErr)
+			return nil, redact.Errorf("%w", singleErr)
 		}
 		return []*v1.Pod{pod}, nil
 	}
 	parsed, pods, listErr := d.k.DecodePodList(data, loc)
 	if parsed {
 		if listErr != nil {
-			return nil, redactedf("%w", listErr)
+			return nil, redact.Errorf("%w", listErr)
 		}
 		return pods, nil
 	}
-	return nil, redactedf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
-		url, manifestBytes(data), singleErr, listErr)
+	return nil, redact.Errorf("%v: received '%v', but couldn't parse as single (%w) or multiple pods (%w)",
+		url, redact.Body(data), singleErr, listErr)
 }
 
 // decodePod turns YAML into JSON first, as the kubelet does for a single pod.

@@ -8,6 +8,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 // failingKubelet fails every pod with err, as the kubelet's code fails a
@@ -54,14 +56,14 @@ func TestDecodeErrorsLeaveContentOut(t *testing.T) {
 				if err != urlErr && !strings.Contains(msg, tt.want) {
 					t.Errorf("the message %q lost %q", msg, tt.want)
 				}
-				if full := Unredacted(err); !strings.Contains(full, tt.err.Error()) {
-					t.Errorf("Unredacted(%q) = %q, not the kubelet's message", msg, full)
+				if full := redact.Unredacted(err); !strings.Contains(full, tt.err.Error()) {
+					t.Errorf("redact.Unredacted(%q) = %q, not the kubelet's message", msg, full)
 				}
 			}
 			if want := fmt.Sprintf("http://h/pods: received '<the %d-byte body>', but couldn't parse as single (", len(manifest)); !strings.HasPrefix(urlErr.Error(), want) {
 				t.Errorf("the URL's message %q does not start %q", urlErr, want)
 			}
-			if full := Unredacted(urlErr); !strings.Contains(full, manifest) {
+			if full := redact.Unredacted(urlErr); !strings.Contains(full, manifest) {
 				t.Errorf("Unredacted does not give the body back: %s", full)
 			}
 		})
@@ -72,7 +74,7 @@ func TestUnredactedOfAnErrorWithoutContent(t *testing.T) {
 	d := NewDecoder(failingKubelet{errors.New("yaml: line 7: mapping values are not allowed in this context")})
 	_, got := d.DecodeFile([]byte("a: b"), "/m/x.yaml", "n")
 	want := "/m/x.yaml: couldn't parse as pod(yaml: line 7: mapping values are not allowed in this context), please check config file"
-	if got.Error() != want || Unredacted(got) != want {
-		t.Fatalf("got %q and %q, want %q for both", got, Unredacted(got), want)
+	if got.Error() != want || redact.Unredacted(got) != want {
+		t.Fatalf("got %q and %q, want %q for both", got, redact.Unredacted(got), want)
 	}
 }

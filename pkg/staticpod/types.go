@@ -15,7 +15,7 @@ type RejectedFile struct {
 	// manifest's content.
 	Error string
 	// Unredacted is the kubelet's own message, content and all (see
-	// Unredacted), served only with --expose-pod-specs.
+	// redact.Unredacted), served only with --expose-pod-specs.
 	Unredacted string
 	// FirstSeen is when podsrc first saw the file rejected (since its last
 	// good read or its creation).

@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/syncbuf"
+	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/staticpod"
 )
 
@@ -84,7 +85,7 @@ func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, 
 			t.Errorf("podsrc rejected %s, but its decoder accepts it", r.Path)
 		} else {
 			// The kubelet quotes what podsrc leaves out of its errors.
-			expectLogged(t, logs, "Could not process manifest file", `path="`+r.Path+`"`, staticpod.Unredacted(err))
+			expectLogged(t, logs, "Could not process manifest file", `path="`+r.Path+`"`, redact.Unredacted(err))
 		}
 	}
 	var kubeletRejected []string
@@ -134,7 +135,7 @@ func compareURL(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, l
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		expectLogged(t, logs, "Failed to read pods from URL", "", staticpod.Unredacted(podsrcErr))
+		expectLogged(t, logs, "Failed to read pods from URL", "", redact.Unredacted(podsrcErr))
 		select {
 		case pods := <-kubeletPods:
 			t.Fatalf("the kubelet sent %d pods for a body podsrc rejects (%v)", len(pods), podsrcErr)

@@ -68,8 +68,8 @@ type PodInfo struct {
 	// has nothing of it (or the PLEG is off).
 	Runtime *RuntimePod `json:"runtime,omitempty"`
 	// Pod is the merged pod, only on /api/v1alpha1/pods/{uid}: by default
-	// a projection that holds only an allowlist of its fields (the agent's
-	// projectPod lists them), in full with the agent's --expose-pod-specs.
+	// a projection that holds only an allowlist of its fields (redact.Pod
+	// lists them), in full with the agent's --expose-pod-specs.
 	Pod *corev1.Pod `json:"pod,omitempty"`
 }
 

@@ -1,23 +1,20 @@
 // Package fakeagent serves the podsrc agent's HTTP API from canned state, for
-// tests of the client and the kubectl plugin. Its event stream keeps a
-// bounded buffer like the agent's, honors its query (v1alpha1.EventQuery),
-// sends heartbeats, and can be told to drop a connection mid-stream.
+// tests of the client and the kubectl plugin. Its event stream is the
+// agent's own (serve.Stream over an eventring.Ring), and can be told to
+// drop a connection mid-stream.
 package fakeagent
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
 // Agent is a fake podsrc agent. Set its exported state before serving, or
@@ -33,7 +30,9 @@ type Agent struct {
 	// Served is the API version the agent serves under /api; when it is not
 	// v1alpha1, /api/v1alpha1 answers 404.
 	Served string
-	// Capacity bounds the event buffer; older events are evicted.
+	// Capacity bounds the event buffer, as the agent's --event-buffer
+	// (eventring.DefaultCapacity when not positive); older events are
+	// evicted. Set it before the first Publish.
 	Capacity int
 	// Heartbeat is the interval of heartbeats.
 	Heartbeat time.Duration
@@ -44,11 +43,12 @@ type Agent struct {
 	// wait until it is closed or the client hangs up: a slow node.
 	Hold <-chan struct{}
 
-	events  []v1alpha1.Event
-	lastSeq uint64
-	epoch   string
+	// ring is the event ring of the agent's process (ringLocked), which
+	// Restart replaces; epochs counts the processes, and stopped closes
+	// when the process ends.
+	ring    *eventring.Ring
 	epochs  int
-	changed chan struct{}
+	stopped chan struct{}
 	// dropAfter, when positive, makes the next stream break its connection
 	// after sending that many events.
 	dropAfter int
@@ -62,11 +62,9 @@ type Agent struct {
 func New(node string) *Agent {
 	a := &Agent{
 		Served:    "v1alpha1",
-		Capacity:  1000,
 		Heartbeat: time.Second,
-		epoch:     "epoch-1",
 		epochs:    1,
-		changed:   make(chan struct{}),
+		stopped:   make(chan struct{}),
 		streamCh:  make(chan struct{}, 100),
 	}
 	a.Sources = v1alpha1.SourceList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: node, Mode: "incremental", AllSourcesSeen: true, AgentVersion: "v0.1.0", ReproducedKubeletVersion: "v1.36.3"}
@@ -85,32 +83,22 @@ func (a *Agent) Unlock() { a.mu.Unlock() }
 func (a *Agent) Publish(evs ...v1alpha1.Event) uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	ring := a.ringLocked()
 	for _, ev := range evs {
-		a.lastSeq++
-		ev.Seq = a.lastSeq
-		if ev.Time.IsZero() {
-			ev.Time = metav1.NowMicro()
-		}
-		a.events = append(a.events, ev)
+		ring.Publish(ev)
 	}
-	if n := len(a.events) - a.Capacity; a.Capacity > 0 && n > 0 {
-		a.events = append([]v1alpha1.Event(nil), a.events[n:]...)
-	}
-	close(a.changed)
-	a.changed = make(chan struct{})
-	return a.lastSeq
+	return ring.LastSeq()
 }
 
 // Restart forgets every event and starts a new epoch, as a restarted agent
-// does.
+// does; the streams of the old one break.
 func (a *Agent) Restart() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.events, a.lastSeq = nil, 0
+	a.ring = nil
 	a.epochs++
-	a.epoch = "epoch-" + strconv.Itoa(a.epochs)
-	close(a.changed)
-	a.changed = make(chan struct{})
+	close(a.stopped)
+	a.stopped = make(chan struct{})
 }
 
 // DropNextStreamAfter makes the next stream break its connection after
@@ -228,177 +216,6 @@ func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
 	v := get()
 	a.mu.Unlock()
 	writeJSON(w, http.StatusOK, v)
-}
-
-// serveEvents streams newline-delimited StreamMessages the way the agent
-// does, with the same query (v1alpha1.EventQuery) and filter: a plain stream
-// starts now with a heartbeat, since=<seq> resumes (with a gap for evicted
-// events, or a reset when epoch names another agent process; a since ahead
-// of the last event in this epoch is a 400), since=<duration> starts at a
-// time, snapshot=true starts with the pods its pod filter keeps, tail
-// starts with the last events that pass, and until ends the stream with an
-// end message.
-func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
-	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
-	if err != nil {
-		writeStatus(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	now := time.Now()
-	a.mu.Lock()
-	a.queries = append(a.queries, r.URL.Query())
-	drop := a.dropAfter
-	a.dropAfter = 0
-	epoch := a.epoch
-	cursor := a.lastSeq
-	var first []*v1alpha1.StreamMessage
-	var opening *v1alpha1.StreamMessage
-	switch {
-	case q.Since != nil && !q.Since.IsAge && q.Epoch != "" && q.Epoch != epoch:
-		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageReset})
-		cursor = 0
-	case q.Since != nil && !q.Since.IsAge && q.Since.Seq > a.lastSeq:
-		last := a.lastSeq
-		a.mu.Unlock()
-		writeStatus(w, http.StatusBadRequest, fmt.Sprintf("since=%d is ahead of the agent's last event %d (epoch %s)", q.Since.Seq, last, epoch))
-		return
-	case q.Snapshot:
-		pods := a.Pods
-		pq := q.PodQuery()
-		pods.Items = slices.DeleteFunc(slices.Clone(pods.Items), func(p v1alpha1.PodInfo) bool { return !pq.Match(p) })
-		first = append(first, &v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Seq: cursor, Snapshot: &pods})
-	case q.Since != nil:
-		cursor = a.seqOf(*q.Since, now)
-	default:
-		// A plain stream starts now and says where now is.
-		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
-	}
-	until := uint64(math.MaxUint64)
-	if q.Until != nil {
-		until = a.seqOf(*q.Until, now)
-		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}
-	}
-	if q.Tail > 0 && !q.Snapshot {
-		after := cursor
-		if q.Since == nil {
-			after = 0
-		}
-		cursor = after
-		for i, n := len(a.events)-1, q.Tail; i >= 0 && a.events[i].Seq > after && n > 0; i-- {
-			if a.events[i].Seq > until {
-				continue
-			}
-			if _, keep, _ := q.Match(a.events[i]); keep {
-				cursor, n = a.events[i].Seq-1, n-1
-			}
-		}
-		if opening == nil {
-			opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
-		}
-	}
-	if opening != nil {
-		opening.Seq = cursor
-		first = append(first, opening)
-	}
-	heartbeat, mute := a.Heartbeat, a.Fault == FaultMute
-	a.mu.Unlock()
-	select {
-	case a.streamCh <- struct{}{}:
-	default:
-	}
-
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	enc := json.NewEncoder(w)
-	send := func(m *v1alpha1.StreamMessage) {
-		m.Epoch = epoch
-		if m.Time.IsZero() {
-			m.Time = metav1.NowMicro()
-		}
-		enc.Encode(m)
-	}
-	for _, m := range first {
-		send(m)
-	}
-	flusher.Flush()
-	if mute {
-		<-r.Context().Done()
-		return
-	}
-	sent := 0
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for {
-		if cursor >= until {
-			send(&v1alpha1.StreamMessage{Type: v1alpha1.MessageEnd, Seq: until})
-			flusher.Flush()
-			return
-		}
-		a.mu.Lock()
-		if a.epoch != epoch {
-			// This process is gone; so is its stream.
-			a.mu.Unlock()
-			panic(http.ErrAbortHandler)
-		}
-		var out []*v1alpha1.StreamMessage
-		if len(a.events) > 0 && a.events[0].Seq > cursor+1 {
-			to := min(a.events[0].Seq-1, until)
-			out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: cursor + 1, To: to})
-			cursor = to
-		}
-		for i := range a.events {
-			ev := a.events[i]
-			if ev.Seq <= cursor || ev.Seq > until {
-				continue
-			}
-			cursor = ev.Seq
-			if fe, keep, _ := q.Match(ev); keep {
-				out = append(out, &v1alpha1.StreamMessage{Type: v1alpha1.MessageEvent, Event: &fe})
-			}
-		}
-		changed := a.changed
-		a.mu.Unlock()
-		for _, m := range out {
-			send(m)
-			if m.Type == v1alpha1.MessageEvent {
-				sent++
-				if drop > 0 && sent >= drop {
-					flusher.Flush()
-					// Break the connection, as a crashing agent or a
-					// broken network would.
-					panic(http.ErrAbortHandler)
-				}
-			}
-		}
-		flusher.Flush()
-		if cursor >= until {
-			continue
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-changed:
-		case <-tick.C:
-			send(&v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Seq: cursor})
-			flusher.Flush()
-		}
-	}
-}
-
-// seqOf returns the sequence number a mark stands for, as the agent's
-// event ring resolves it: an age is the last event older than it. Call it
-// locked.
-func (a *Agent) seqOf(m v1alpha1.Mark, now time.Time) uint64 {
-	if !m.IsAge {
-		return m.Seq
-	}
-	from := now.Add(-m.Age)
-	seq := a.lastSeq
-	for i := len(a.events) - 1; i >= 0 && !a.events[i].Time.Time.Before(from); i-- {
-		seq = a.events[i].Seq - 1
-	}
-	return seq
 }
 
 // writeJSON writes v with code.

@@ -25,6 +25,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/test/bench/internal/procstat"
 )
 
@@ -73,7 +74,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		EnableProfiling: *profiling,
 
 		ProfilingAddress: "127.0.0.1:0",
-		Limits:           agent.DefaultLimits(),
+		Limits:           serve.DefaultLimits(),
 	}
 	a, err := agent.New(cfg, kubeletminor.V136, nil)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -78,7 +79,7 @@ func startAgents(ctx context.Context, names []string, lis []net.Listener, podsPe
 			EventBuffer: 1000,
 			Events:      eventring.New(1000, nil),
 			Heartbeat:   agent.DefaultHeartbeat,
-			Limits:      agent.DefaultLimits(),
+			Limits:      serve.DefaultLimits(),
 		}
 		ag, err := agent.New(cfg, kubeletMinor, syntheticDecoder{})
 		if err != nil {

@@ -1,4 +1,4 @@
-package agent
+package redact
 
 import (
 	"reflect"
@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podsrc/podsrc/pkg/merge"
-	"github.com/podsrc/podsrc/pkg/source"
 )
 
 // servedAnnotations are the only annotations a projected pod keeps: the
@@ -20,7 +19,7 @@ var servedAnnotations = []string{
 	merge.ConfigMirrorAnnotation,
 }
 
-// projectPod returns the pod as the agent serves it by default: a new pod
+// Pod returns the pod as the agent serves it by default: a new pod
 // that holds only the fields on this list, copied from pod, which is left
 // as it is. Every other field, including any a later k8s.io/api adds, is
 // absent. --expose-pod-specs serves the pod in full instead. It is the only
@@ -51,7 +50,7 @@ var servedAnnotations = []string{
 // startedAt; terminated: exitCode, signal, reason, startedAt, finishedAt,
 // containerID). Messages (the pod's, conditions' and termination messages)
 // are never served by default.
-func projectPod(pod *v1.Pod) *v1.Pod {
+func Pod(pod *v1.Pod) *v1.Pod {
 	out := &v1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: projectMeta(pod.ObjectMeta)}
 
 	s := &pod.Spec
@@ -102,7 +101,7 @@ func projectPod(pod *v1.Pod) *v1.Pod {
 	return out
 }
 
-// projectMeta copies the metadata projectPod serves.
+// projectMeta copies the metadata Pod serves.
 func projectMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 	out := metav1.ObjectMeta{
 		Name:                       m.Name,
@@ -136,7 +135,7 @@ func projectMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 	return out
 }
 
-// projectContainer copies the container fields projectPod serves.
+// projectContainer copies the container fields Pod serves.
 func projectContainer(c *v1.Container) v1.Container {
 	out := v1.Container{
 		Name:            c.Name,
@@ -205,7 +204,7 @@ func projectHTTPGet(g *v1.HTTPGetAction) *v1.HTTPGetAction {
 	if g == nil {
 		return nil
 	}
-	return &v1.HTTPGetAction{Path: source.MaskURL(g.Path), Port: g.Port, Scheme: g.Scheme}
+	return &v1.HTTPGetAction{Path: MaskURL(g.Path), Port: g.Port, Scheme: g.Scheme}
 }
 
 func projectTCPSocket(t *v1.TCPSocketAction) *v1.TCPSocketAction {
@@ -215,7 +214,7 @@ func projectTCPSocket(t *v1.TCPSocketAction) *v1.TCPSocketAction {
 	return &v1.TCPSocketAction{Port: t.Port}
 }
 
-// projectStatuses copies the container status fields projectPod serves.
+// projectStatuses copies the container status fields Pod serves.
 func projectStatuses(in []v1.ContainerStatus) []v1.ContainerStatus {
 	var out []v1.ContainerStatus
 	for _, c := range in {

@@ -1,4 +1,4 @@
-package agent
+package serve
 
 import (
 	"bytes"
@@ -74,7 +74,7 @@ func TestWriteWithItemsIsTheWholeEncoding(t *testing.T) {
 					largest = max(largest, len(p))
 					return got.Write(p)
 				})
-				if err := writeWithItems(w, func() {}, append(doc, '\n'), tt.indent, each); err != nil {
+				if err := WriteWithItems(w, func() {}, append(doc, '\n'), tt.indent, each); err != nil {
 					t.Fatal(err)
 				}
 				if got.String() != want.String() {

@@ -1,4 +1,4 @@
-package agent
+package serve
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ const listWriteSize = 32 << 10
 // itemsNull is how a JSON document with a nil item list spells it.
 const itemsNull = `"items":null`
 
-// writeWithItems writes doc, the JSON encoding of a document whose "items"
+// WriteWithItems writes doc, the JSON encoding of a document whose "items"
 // list is nil (a pod list, a snapshot message), with the items that each
 // yields in place of the null: marshalled one at a time into a buffer of
 // listWriteSize bytes, so that an answer holds neither a copy of the list
@@ -23,7 +23,7 @@ const itemsNull = `"items":null`
 // ("" for compact JSON); the output is then byte for byte what
 // json.Encoder writes for the whole document with SetIndent("", "  ").
 // before runs before every write to w (to extend a write deadline).
-func writeWithItems[T any](w io.Writer, before func(), doc []byte, indent string, each func(yield func(T) error) error) error {
+func WriteWithItems[T any](w io.Writer, before func(), doc []byte, indent string, each func(yield func(T) error) error) error {
 	marker := []byte(itemsNull)
 	if indent != "" {
 		marker = []byte(`"items": null`)

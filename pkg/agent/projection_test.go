@@ -92,7 +92,7 @@ func (p *planter) plant(v reflect.Value, path string) {
 }
 
 // servedPaths are the planted fields whose values the agent serves by
-// default: projectPod's allowlist, as paths of the planter.
+// default: redact.Pod's allowlist, as paths of the planter.
 var servedPaths = []string{
 	".metadata.name", ".metadata.namespace", ".metadata.resourceVersion",
 	".metadata.labels{key}", ".metadata.labels{}",

@@ -1,16 +1,14 @@
 package agent
 
 import (
-	"encoding/json"
-	"net/http"
+	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/gorilla/mux"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/internal/version"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -50,10 +48,6 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 	}
 	slices.SortFunc(out.Items, func(x, y v1alpha1.Source) int { return strings.Compare(x.Name, y.Name) })
 	return out
-}
-
-func (a *Agent) handleSources(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, a.Sources())
 }
 
 // runtimeView returns the PLEG's last listing by pod UID, nil without a PLEG.
@@ -150,37 +144,34 @@ func (a *Agent) eachPodInfo(configured []sourced, q *v1alpha1.PodQuery, yield fu
 	return nil
 }
 
-// handlePods writes the pods that the query (v1alpha1.PodQuery) keeps,
-// item by item (see writeWithItems): a client that reads slowly holds the
-// view's sorted pointers and a bounded buffer, not an encoding of every
-// pod, and the pods the query leaves out are never encoded.
-func (a *Agent) handlePods(w http.ResponseWriter, r *http.Request) {
-	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
-		return
-	}
+// Pods is the answer of /pods: the pods that q keeps, one at a time (see
+// eachPodInfo).
+func (a *Agent) Pods(q *v1alpha1.PodQuery) (v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
 	configured := a.configured()
-	doc, err := json.MarshalIndent(a.podListHead(), "", "  ")
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "encoding the pod list: "+err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	err = writeWithItems(w, func() {}, append(doc, '\n'), "  ", func(yield func(v1alpha1.PodInfo) error) error {
-		return a.eachPodInfo(configured, &q, yield)
-	})
-	if err != nil {
-		klog.FromContext(r.Context()).V(3).Info("Pod list not written", "remote", r.RemoteAddr, "err", err)
+	return a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
+		return a.eachPodInfo(configured, q, yield)
 	}
 }
 
-func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
-	uid := mux.Vars(r)["uid"]
+// Snapshot is the start of a stream that starts with a snapshot: the
+// view's pods that q keeps, at the ring's last event, which the view's
+// lock orders with them.
+func (a *Agent) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
 	a.viewMu.Lock()
-	p, ok := a.view.get(types.UID(uid))
+	seq := a.ring.LastSeq()
+	configured := a.view.list()
+	a.viewMu.Unlock()
+	sortSourced(configured)
+	return seq, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
+		return a.eachPodInfo(configured, q, yield)
+	}
+}
+
+// Pod is the answer of /pods/{uid}: the pod of any source or of the
+// runtime.
+func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
+	a.viewMu.Lock()
+	p, ok := a.view.get(uid)
 	// Only the pods of the same name can be its mirror pod (kubeletUIDs).
 	var sameName []sourced
 	if ok {
@@ -188,10 +179,9 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	}
 	a.viewMu.Unlock()
 	rt := a.runtimeView()
-	rp, inRuntime := rt[types.UID(uid)]
+	rp, inRuntime := rt[uid]
 	if !ok && !inRuntime {
-		writeError(w, http.StatusNotFound, "no pod with UID "+uid+" in any source or in the runtime of node "+a.cfg.Node.NodeName)
-		return
+		return v1alpha1.PodInfo{}, fmt.Errorf("no pod with UID %s in any source or in the runtime of node %s", uid, a.cfg.Node.NodeName)
 	}
 	var info v1alpha1.PodInfo
 	if ok {
@@ -206,7 +196,7 @@ func (a *Agent) handlePod(w http.ResponseWriter, r *http.Request) {
 	}
 	newKubeletUIDs(sameName, rt).set(&info)
 	info.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
-	writeJSON(w, http.StatusOK, info)
+	return info, nil
 }
 
 // PLEG returns the PLEG's health and statistics.
@@ -251,12 +241,9 @@ func (a *Agent) PLEG() v1alpha1.PLEGStatus {
 	return out
 }
 
-func (a *Agent) handlePLEG(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, a.PLEG())
-}
-
-func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, v1alpha1.Version{
+// Version is the answer of /version.
+func (a *Agent) Version() v1alpha1.Version {
+	return v1alpha1.Version{
 		TypeMeta:                 v1alpha1.TypeMetaFor(v1alpha1.KindVersion),
 		AgentVersion:             version.Version,
 		ServedVersion:            v1alpha1.VersionName,
@@ -264,32 +251,26 @@ func (a *Agent) handleVersion(w http.ResponseWriter, _ *http.Request) {
 		NodeKubeletVersion:       a.nodeKubelet(),
 		NodeName:                 a.cfg.Node.NodeName,
 		GoVersion:                runtime.Version(),
-	})
+	}
 }
 
-func (a *Agent) handleHealthz(w http.ResponseWriter, _ *http.Request) {
-	writeText(w, http.StatusOK, "ok")
-}
-
-// handleLivez applies the kubelet's PLEG health rule.
-func (a *Agent) handleLivez(w http.ResponseWriter, _ *http.Request) {
+// Live applies the kubelet's PLEG health rule.
+func (a *Agent) Live() error {
 	if a.pleg != nil {
 		if ok, err := a.pleg.Healthy(); !ok {
-			writeText(w, http.StatusInternalServerError, "PLEG is not healthy: "+err.Error())
-			return
+			return fmt.Errorf("PLEG is not healthy: %w", err)
 		}
 	}
-	writeText(w, http.StatusOK, "ok")
+	return nil
 }
 
-// handleReadyz is ready once every configured source has sent a full list,
+// Ready is nil once every configured source has sent a full list,
 // and not while the node's kubelet is of another minor than the one the
 // agent reproduces: then what it serves is not what the kubelet does, and
 // a DaemonSet rollout of the wrong agent stops instead of spreading.
-func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
+func (a *Agent) Ready() error {
 	if skew := a.kubeletSkew(a.nodeKubelet()); skew != "" {
-		writeText(w, http.StatusServiceUnavailable, skew)
-		return
+		return errors.New(skew)
 	}
 	var unseen []string
 	for _, name := range a.podConfig.Sources() {
@@ -298,15 +279,7 @@ func (a *Agent) handleReadyz(w http.ResponseWriter, _ *http.Request) {
 		}
 	}
 	if len(unseen) > 0 {
-		writeText(w, http.StatusServiceUnavailable, "sources not seen yet: "+strings.Join(unseen, ", "))
-		return
+		return errors.New("sources not seen yet: " + strings.Join(unseen, ", "))
 	}
-	writeText(w, http.StatusOK, "ok")
-}
-
-func writeText(w http.ResponseWriter, code int, s string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	_, _ = w.Write([]byte(s + "\n"))
+	return nil
 }

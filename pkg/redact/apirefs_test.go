@@ -1,4 +1,4 @@
-package agent
+package redact
 
 import (
 	"reflect"
@@ -33,7 +33,7 @@ func TestAPIReferences(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := apiReferences(&v1.Pod{Spec: tc.spec}); !reflect.DeepEqual(got, tc.want) {
+			if got := APIReferences(&v1.Pod{Spec: tc.spec}); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -92,7 +92,7 @@ func TestAPIReferencesVolumes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := &v1.Pod{Spec: v1.PodSpec{Volumes: []v1.Volume{{Name: "v", VolumeSource: tc.src}}}}
-			if got := apiReferences(pod); !reflect.DeepEqual(got, tc.want) {
+			if got := APIReferences(pod); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package agent
+package serve
 
 import (
 	"encoding/json"
@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
@@ -24,37 +24,59 @@ const (
 	// streamCoalesce is the shortest time between two reads of a stream
 	// from the event ring while events keep coming.
 	streamCoalesce = 10 * time.Millisecond
-	// defaultStreamWriteTimeout is how long one write to a stream may block
-	// before the client counts as gone.
-	defaultStreamWriteTimeout = 10 * time.Second
 )
 
-// errLagging ends a stream whose next event was evicted while it streamed.
-var errLagging = errors.New("stream fell behind")
+// DefaultStreamWriteTimeout is how long one write to a stream may block
+// before the client counts as gone.
+const DefaultStreamWriteTimeout = 10 * time.Second
 
-// handleEvents streams the event sequence as newline-delimited JSON.
-func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
-	q, err := v1alpha1.ParseEventQuery(r.URL.Query())
-	if err == nil {
-		err = checkAhead(q, a.ring.LastSeq(), a.epoch)
-	}
+// ErrLagging ends a stream whose next event was evicted while it streamed.
+var ErrLagging = errors.New("stream fell behind")
+
+// StreamOptions say what an event stream reads and how it writes.
+type StreamOptions struct {
+	// Ring is the event sequence the stream reads; its epoch names the
+	// stream's sequence numbers.
+	Ring *eventring.Ring
+	// Heartbeat is the interval of the heartbeats that say where the
+	// stream is while no event comes.
+	Heartbeat time.Duration
+	// WriteTimeout bounds one write to the client
+	// (DefaultStreamWriteTimeout when zero): a client that takes longer is
+	// gone.
+	WriteTimeout time.Duration
+	// Stopping, when closed, ends the stream.
+	Stopping <-chan struct{}
+	// Snapshot gives a stream that starts with a snapshot its start: the
+	// ring's last sequence number and the pods that q keeps at that
+	// sequence number (their list without items, and the items one by
+	// one).
+	Snapshot func(q *v1alpha1.PodQuery) (seq uint64, head v1alpha1.PodList, items func(yield func(v1alpha1.PodInfo) error) error)
+	// SnapshotWritten, when set, is called once the snapshot is written,
+	// or failed to be.
+	SnapshotWritten func()
+}
+
+// ParseStreamQuery returns the query of an event stream request (see
+// v1alpha1.ParseEventQuery); a since ahead of ring's last event in its own
+// epoch is an error too.
+func ParseStreamQuery(v url.Values, ring *eventring.Ring) (v1alpha1.EventQuery, error) {
+	q, err := v1alpha1.ParseEventQuery(v)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+		return q, err
 	}
-	// A stream that starts with a snapshot counts as a snapshot request
-	// until the snapshot is written.
-	var giveSnapshot func()
-	if q.Snapshot {
-		var ok bool
-		if giveSnapshot, ok = a.takeSlot(w, r, a.snapshots); !ok {
-			return
-		}
-		defer func() {
-			if giveSnapshot != nil {
-				giveSnapshot()
-			}
-		}()
+	return q, checkAhead(q, ring.LastSeq(), ring.Epoch())
+}
+
+// Stream answers an event stream request with the events of o.Ring that q
+// asks for, as newline-delimited JSON (v1alpha1.StreamMessage): it writes
+// the stream until the client goes, o.Stopping closes, the client falls
+// behind (ErrLagging) or the stream reaches q's Until. The agent and the
+// fake agent serve their streams with it.
+func Stream(w http.ResponseWriter, r *http.Request, q *v1alpha1.EventQuery, o StreamOptions) error {
+	timeout := o.WriteTimeout
+	if timeout == 0 {
+		timeout = DefaultStreamWriteTimeout
 	}
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -64,20 +86,8 @@ func (a *Agent) handleEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 
-	a.metrics.subscribers.Inc()
-	defer a.metrics.subscribers.Dec()
-	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: a.epoch, timeout: a.streamWriteTimeout}
-	s.snapshotWritten = func() {
-		if giveSnapshot != nil {
-			giveSnapshot()
-			giveSnapshot = nil
-		}
-	}
-	err = a.serveStream(r, s, &q)
-	if errors.Is(err, errLagging) {
-		a.metrics.lagging.Inc()
-	}
-	klog.FromContext(r.Context()).V(3).Info("Event stream ended", "remote", r.RemoteAddr, "err", err)
+	s := &stream{w: w, rc: rc, enc: json.NewEncoder(w), epoch: o.Ring.Epoch(), timeout: timeout}
+	return s.serve(r, q, o)
 }
 
 // stream writes messages to one client.
@@ -87,8 +97,6 @@ type stream struct {
 	enc     *json.Encoder
 	epoch   string
 	timeout time.Duration
-	// snapshotWritten gives back the snapshot request's slot.
-	snapshotWritten func()
 	// batch and buf (at most streamWriteSize) are reused from one read of
 	// the event ring to the next.
 	batch eventring.Batch
@@ -106,9 +114,9 @@ func (s *stream) send(m v1alpha1.StreamMessage) error {
 }
 
 // sendSnapshot writes a snapshot message, its pods one at a time (see
-// writeWithItems), so that a client that reads it slowly holds no encoding
+// WriteWithItems), so that a client that reads it slowly holds no encoding
 // of the whole snapshot, at the minimum rate of a snapshot (see
-// snapshotChunkTimeout).
+// SnapshotChunkTimeout).
 func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield func(v1alpha1.PodInfo) error) error) error {
 	doc, err := json.Marshal(v1alpha1.StreamMessage{Type: v1alpha1.MessageSnapshot, Epoch: s.epoch, Seq: seq, Snapshot: &head, Time: metav1.NowMicro()})
 	if err != nil {
@@ -117,7 +125,7 @@ func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield
 	if err := s.writeBuffered(); err != nil {
 		return err
 	}
-	return writeWithItems(s.w, snapshotDeadline(s.rc), append(doc, '\n'), "", each)
+	return WriteWithItems(s.w, snapshotDeadline(s.rc), append(doc, '\n'), "", each)
 }
 
 // sendEvents writes the events of s.batch: their lines as the event ring encoded
@@ -185,9 +193,9 @@ func (s *stream) extendDeadline() {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 }
 
-// serveStream writes the stream until the client goes, the agent stops,
-// the client falls behind or the stream reaches its query's Until.
-func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) error {
+// serve writes the stream (see Stream).
+func (s *stream) serve(r *http.Request, q *v1alpha1.EventQuery, o StreamOptions) error {
+	ring := o.Ring
 	now := time.Now()
 	var cursor uint64
 	resuming := true
@@ -195,40 +203,38 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 	// ends), when it needs one.
 	var opening *v1alpha1.StreamMessage
 	switch {
-	case q.Since != nil && !q.Since.IsAge && q.Epoch != "" && q.Epoch != a.epoch:
+	case q.Since != nil && !q.Since.IsAge && q.Epoch != "" && q.Epoch != s.epoch:
 		// The client's sequence numbers are another agent process's.
 		if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageReset}); err != nil {
 			return err
 		}
 	case q.Snapshot:
-		a.viewMu.Lock()
-		cursor = a.ring.LastSeq()
-		configured := a.view.list()
-		a.viewMu.Unlock()
-		sortSourced(configured)
 		// The snapshot holds the pods the query's pod filter keeps.
 		pods := q.PodQuery()
-		err := s.sendSnapshot(cursor, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
-			return a.eachPodInfo(configured, &pods, yield)
-		})
-		s.snapshotWritten()
+		var head v1alpha1.PodList
+		var items func(yield func(v1alpha1.PodInfo) error) error
+		cursor, head, items = o.Snapshot(&pods)
+		err := s.sendSnapshot(cursor, head, items)
+		if o.SnapshotWritten != nil {
+			o.SnapshotWritten()
+		}
 		if err != nil {
 			return err
 		}
 		resuming = false
 	case q.Since != nil:
-		cursor = seqOf(a.ring, *q.Since, now)
+		cursor = seqOf(ring, *q.Since, now)
 	default:
 		// A plain stream starts now, and says where now is, so that a
 		// client whose connection drops before the first event resumes
 		// without a silent loss.
-		cursor = a.ring.LastSeq()
+		cursor = ring.LastSeq()
 		resuming = false
 		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat}
 	}
 	until := uint64(math.MaxUint64)
 	if q.Until != nil {
-		until = seqOf(a.ring, *q.Until, now)
+		until = seqOf(ring, *q.Until, now)
 		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}
 	}
 	if q.Tail > 0 && !q.Snapshot {
@@ -238,7 +244,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 		if q.Since == nil {
 			after = 0
 		}
-		cursor = a.ring.TailFrom(after, min(until, a.ring.LastSeq()), q.Tail, func(e *v1alpha1.Event) bool {
+		cursor = ring.TailFrom(after, min(until, ring.LastSeq()), q.Tail, func(e *v1alpha1.Event) bool {
 			_, keep, _ := q.Match(*e)
 			return keep
 		})
@@ -257,7 +263,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 		return err
 	}
 
-	heartbeat := time.NewTicker(a.cfg.Heartbeat)
+	heartbeat := time.NewTicker(o.Heartbeat)
 	defer heartbeat.Stop()
 	var lastRead time.Time
 	for {
@@ -268,14 +274,14 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 			return s.flush()
 		}
 		lastRead = time.Now()
-		a.ring.Read(&s.batch, cursor, streamBatch)
+		ring.Read(&s.batch, cursor, streamBatch)
 		b := &s.batch
 		b.Bound(until)
 		if b.MissedTo != 0 {
 			if !resuming {
 				_ = s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageLagging, Seq: cursor})
 				_ = s.flush()
-				return errLagging
+				return ErrLagging
 			}
 			// The client asked for events older than the buffer keeps.
 			if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: b.MissedFrom, To: b.MissedTo}); err != nil {
@@ -309,7 +315,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 				case <-r.Context().Done():
 					t.Stop()
 					return r.Context().Err()
-				case <-a.stopping:
+				case <-o.Stopping:
 					t.Stop()
 					return nil
 				}
@@ -323,7 +329,7 @@ func (a *Agent) serveStream(r *http.Request, s *stream, q *v1alpha1.EventQuery) 
 			}
 		case <-r.Context().Done():
 			return r.Context().Err()
-		case <-a.stopping:
+		case <-o.Stopping:
 			return nil
 		}
 	}

@@ -1,4 +1,4 @@
-package agent
+package redact
 
 import (
 	"reflect"
@@ -7,7 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// The kinds apiReferences reports: the only strings it ever serves, so no
+// The kinds APIReferences reports: the only strings it ever serves, so no
 // name from a manifest reaches a client.
 const (
 	refSecret                = "secret"
@@ -21,12 +21,12 @@ const (
 	refEndpoints             = "endpoints"
 )
 
-// apiReferences returns the kinds of API objects the pod refers to, which
+// APIReferences returns the kinds of API objects the pod refers to, which
 // NodeRestriction does not let a mirror pod refer to (and a kubelet with
 // PreventStaticPodAPIReferences does not let a static pod): no names, only
 // kinds, sorted. As those checks do, a secret or configmap reference with an
 // empty name counts only where it is a secret or configmap volume.
-func apiReferences(pod *v1.Pod) []string {
+func APIReferences(pod *v1.Pod) []string {
 	kinds := map[string]bool{}
 	s := &pod.Spec
 	if s.ServiceAccountName != "" {

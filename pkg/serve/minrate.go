@@ -1,23 +1,23 @@
-package agent
+package serve
 
 import (
 	"net/http"
 	"time"
 )
 
-// snapshotChunkTimeout is how long each listWriteSize bytes of a snapshot
+// SnapshotChunkTimeout is how long each listWriteSize bytes of a snapshot
 // may take to write: a client that reads a snapshot slower than that
 // (16 KiB/s) is cut off, and gives its snapshot slot back, within
-// snapshotChunkTimeout of falling behind rather than at the answer's
-// writeTimeout.
-const snapshotChunkTimeout = 2 * time.Second
+// SnapshotChunkTimeout of falling behind rather than at the answer's
+// WriteTimeout.
+const SnapshotChunkTimeout = 2 * time.Second
 
-// withMinRate serves a snapshot at a minimum rate: each write to the
-// client gets snapshotChunkTimeout per listWriteSize bytes (at least one),
-// never past writeTimeout after the request began.
-func withMinRate(h http.HandlerFunc) http.HandlerFunc {
+// WithMinRate serves a snapshot at a minimum rate: each write to the
+// client gets SnapshotChunkTimeout per listWriteSize bytes (at least one),
+// never past WriteTimeout after the request began.
+func WithMinRate(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		end := time.Now().Add(writeTimeout)
+		end := time.Now().Add(WriteTimeout)
 		h(&minRateWriter{ResponseWriter: w, rc: http.NewResponseController(w), end: end}, r)
 	}
 }
@@ -29,10 +29,10 @@ type minRateWriter struct {
 	end time.Time
 }
 
-// Write writes p with snapshotChunkTimeout per listWriteSize bytes of it.
+// Write writes p with SnapshotChunkTimeout per listWriteSize bytes of it.
 func (w *minRateWriter) Write(p []byte) (int, error) {
 	chunks := time.Duration(max(1, (len(p)+listWriteSize-1)/listWriteSize))
-	_ = w.rc.SetWriteDeadline(minTime(time.Now().Add(chunks*snapshotChunkTimeout), w.end))
+	_ = w.rc.SetWriteDeadline(minTime(time.Now().Add(chunks*SnapshotChunkTimeout), w.end))
 	return w.ResponseWriter.Write(p)
 }
 
@@ -40,9 +40,9 @@ func (w *minRateWriter) Write(p []byte) (int, error) {
 func (w *minRateWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // snapshotDeadline gives the next write of a stream's snapshot (at most
-// listWriteSize bytes) snapshotChunkTimeout.
+// listWriteSize bytes) SnapshotChunkTimeout.
 func snapshotDeadline(rc *http.ResponseController) func() {
-	return func() { _ = rc.SetWriteDeadline(time.Now().Add(snapshotChunkTimeout)) }
+	return func() { _ = rc.SetWriteDeadline(time.Now().Add(SnapshotChunkTimeout)) }
 }
 
 // minTime returns the earlier of two times.

@@ -1,4 +1,4 @@
-package agent
+package serve
 
 import (
 	"net"
@@ -14,32 +14,32 @@ import (
 // refusedWriteTimeout bounds the write of the 503 to a refused connection.
 const refusedWriteTimeout = 100 * time.Millisecond
 
-// newPeerReserve is how many connections beyond the total limit are kept
+// NewPeerReserve is how many connections beyond the total limit are kept
 // for peers that hold none, when no connection is idle.
-const newPeerReserve = 32
+const NewPeerReserve = 32
 
-// connLimits are the places of a limitListener.
-type connLimits struct {
-	// total and perPeer bound the connections open at once, in all and
+// ConnLimits are the places of a LimitListener.
+type ConnLimits struct {
+	// Total and PerPeer bound the connections open at once, in all and
 	// from one address (one /64 for IPv6).
-	total, perPeer int
-	// name is what the listener's 503 answers and metrics call its
+	Total, PerPeer int
+	// Name is what the listener's 503 answers and metrics call its
 	// connections: "connections" for the API's, "probe-connections".
-	name string
+	Name string
 }
 
-// limitListener accepts connections up to a total and a per-peer limit.
+// LimitListener accepts connections up to a total and a per-peer limit.
 // A connection beyond one of them takes the place of the connection that
 // has been idle the longest (of the same peer, for the per-peer limit):
 // one between requests, or one that has not sent a whole request's headers
 // yet; an idle HTTP connection may be closed at any time, and its client
 // opens another. Beyond the total with no connection idle, up to
-// newPeerReserve more are accepted from peers that hold none. Any other
+// NewPeerReserve more are accepted from peers that hold none. Any other
 // is answered 503 with Retry-After and closed at once, so that it holds
 // neither a goroutine nor a buffer of the server's.
-type limitListener struct {
+type LimitListener struct {
 	net.Listener
-	limits  connLimits
+	limits  ConnLimits
 	refused *prometheus.CounterVec
 	evicted prometheus.Counter
 
@@ -48,16 +48,20 @@ type limitListener struct {
 	conns map[*limitedConn]struct{}
 }
 
-func newLimitListener(l net.Listener, lim connLimits, m *metrics) *limitListener {
-	return &limitListener{
+// NewLimitListener returns a listener that accepts the connections of l
+// within lim. It counts the connections it refuses in refused
+// (podsrc_refused_total) by limit, and the idle ones it closes to make room
+// in evicted (podsrc_idle_connections_closed_total) under lim.Name.
+func NewLimitListener(l net.Listener, lim ConnLimits, refused, evicted *prometheus.CounterVec) *LimitListener {
+	return &LimitListener{
 		Listener: l, limits: lim,
-		refused: m.refused, evicted: m.evicted.WithLabelValues(lim.name),
+		refused: refused, evicted: evicted.WithLabelValues(lim.Name),
 		peers: map[netip.Prefix]int{}, conns: map[*limitedConn]struct{}{},
 	}
 }
 
 // Accept returns the next connection within the limits.
-func (l *limitListener) Accept() (net.Conn, error) {
+func (l *LimitListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
@@ -79,19 +83,19 @@ func (l *limitListener) Accept() (net.Conn, error) {
 
 // admit counts a connection, or returns the limit it exceeds. victim, when
 // not nil, is an idle connection whose place it took, to be closed.
-func (l *limitListener) admit(c net.Conn) (lc *limitedConn, victim *limitedConn, refused string) {
+func (l *LimitListener) admit(c net.Conn) (lc *limitedConn, victim *limitedConn, refused string) {
 	peer := peerOf(c.RemoteAddr().String())
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case l.peers[peer] >= l.limits.perPeer:
+	case l.peers[peer] >= l.limits.PerPeer:
 		if victim = l.longestIdle(peer); victim == nil {
-			return nil, nil, l.limits.name + perPeerLabel
+			return nil, nil, l.limits.Name + perPeerLabel
 		}
-	case len(l.conns) >= l.limits.total:
+	case len(l.conns) >= l.limits.Total:
 		victim = l.longestIdle(netip.Prefix{})
-		if victim == nil && (len(l.conns) >= l.limits.total+newPeerReserve || l.peers[peer] > 0) {
-			return nil, nil, l.limits.name
+		if victim == nil && (len(l.conns) >= l.limits.Total+NewPeerReserve || l.peers[peer] > 0) {
+			return nil, nil, l.limits.Name
 		}
 	}
 	if victim != nil {
@@ -105,7 +109,7 @@ func (l *limitListener) admit(c net.Conn) (lc *limitedConn, victim *limitedConn,
 
 // longestIdle returns the connection idle the longest, of peer unless peer
 // is the zero Prefix; nil when none is idle.
-func (l *limitListener) longestIdle(peer netip.Prefix) *limitedConn {
+func (l *LimitListener) longestIdle(peer netip.Prefix) *limitedConn {
 	var oldest *limitedConn
 	for c := range l.conns {
 		if c.idleSince.IsZero() || (peer.IsValid() && c.peer != peer) {
@@ -119,7 +123,7 @@ func (l *limitListener) longestIdle(peer netip.Prefix) *limitedConn {
 }
 
 // releaseLocked gives a connection's place back, once.
-func (l *limitListener) releaseLocked(c *limitedConn) {
+func (l *LimitListener) releaseLocked(c *limitedConn) {
 	if _, ok := l.conns[c]; !ok {
 		return
 	}
@@ -129,10 +133,10 @@ func (l *limitListener) releaseLocked(c *limitedConn) {
 	}
 }
 
-// connState follows the server's connections (http.Server.ConnState): a
+// ConnState follows the server's connections (http.Server.ConnState): a
 // connection is idle from its start until it has read a request's headers,
 // and again between requests.
-func (l *limitListener) connState(c net.Conn, state http.ConnState) {
+func (l *LimitListener) ConnState(c net.Conn, state http.ConnState) {
 	lc, ok := c.(*limitedConn)
 	if !ok {
 		return
@@ -173,11 +177,11 @@ func refuse(c net.Conn, limit string) {
 	_ = c.Close()
 }
 
-// limitedConn is a connection a limitListener counts; it gives its place
+// limitedConn is a connection a LimitListener counts; it gives its place
 // back when closed.
 type limitedConn struct {
 	net.Conn
-	l    *limitListener
+	l    *LimitListener
 	peer netip.Prefix
 	// idleSince is when the connection last became idle, zero while it
 	// serves a request; the listener's mutex guards it.

@@ -1,4 +1,4 @@
-package staticpod
+package redact
 
 import (
 	"errors"
@@ -29,25 +29,26 @@ func Unredacted(err error) string {
 	return strings.Replace(err.Error(), ce.msg, ce.full.Error(), 1)
 }
 
-// manifestBytes is a manifest or URL body a message quotes: in full in the
+// Body is a manifest or URL body a message quotes: in full in the
 // kubelet's message, by its size in podsrc's.
-type manifestBytes []byte
+type Body []byte
 
-// redactedf returns the kubelet's error fmt.Errorf(format, args...) with a
-// message that keeps out the manifest's content: each error in args is
-// redacted and each manifestBytes replaced by its size. Unredacted gives
-// the kubelet's message back.
-func redactedf(format string, args ...any) error {
+// Errorf returns the kubelet's error fmt.Errorf(format, args...), an error
+// of decoding a manifest, with a message that keeps out the manifest's
+// content: each error in args loses what it quotes of the manifest and
+// each Body is replaced by its size. Unredacted gives the kubelet's
+// message back.
+func Errorf(format string, args ...any) error {
 	given := make([]any, len(args))
 	kept := make([]any, len(args))
 	for i, arg := range args {
 		given[i], kept[i] = arg, arg
 		switch arg := arg.(type) {
-		case manifestBytes:
+		case Body:
 			given[i] = string(arg)
 			kept[i] = fmt.Sprintf("<the %d-byte body>", len(arg))
 		case error:
-			kept[i] = redact(arg)
+			kept[i] = withoutContent(arg)
 		}
 	}
 	full := fmt.Errorf(format, given...)
@@ -76,11 +77,11 @@ var contentInMessage = []struct {
 	{regexp.MustCompile("(cannot unmarshal \\S+) `[^`]*` (into)"), "$1 $2"},
 }
 
-// redact returns err, an error the kubelet's code gave for a manifest, with
-// its class and position ("Object 'Kind' is missing", "yaml: line 7: …",
-// "json: cannot unmarshal string into Go struct field …") and without the
-// manifest's content it may quote.
-func redact(err error) error {
+// withoutContent returns err, an error the kubelet's code gave for a
+// manifest, with its class and position ("Object 'Kind' is missing",
+// "yaml: line 7: …", "json: cannot unmarshal string into Go struct field
+// …") and without the manifest's content it may quote.
+func withoutContent(err error) error {
 	msg := err.Error()
 	for _, c := range contentInMessage {
 		msg = c.re.ReplaceAllString(msg, c.repl)

@@ -1,4 +1,4 @@
-package source
+package redact
 
 import (
 	"net/url"

@@ -1,0 +1,181 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
+)
+
+// State is what the API answers from, read at every request: the agent's
+// sources, merge, view and PLEG.
+type State interface {
+	// Sources is the answer of /sources.
+	Sources() v1alpha1.SourceList
+	// PLEG is the answer of /pleg.
+	PLEG() v1alpha1.PLEGStatus
+	// Version is the answer of /version.
+	Version() v1alpha1.Version
+	// Pods is the answer of /pods: the list without its items, and the
+	// items that q keeps, one at a time, without a copy of the list.
+	Pods(q *v1alpha1.PodQuery) (head v1alpha1.PodList, items func(yield func(v1alpha1.PodInfo) error) error)
+	// Pod is the answer of /pods/{uid}, or an error that says no source
+	// and no runtime has the pod (a 404).
+	Pod(uid types.UID) (v1alpha1.PodInfo, error)
+	// Snapshot is the start of a stream that starts with a snapshot
+	// (StreamOptions.Snapshot).
+	Snapshot(q *v1alpha1.PodQuery) (seq uint64, head v1alpha1.PodList, items func(yield func(v1alpha1.PodInfo) error) error)
+	// Live and Ready are /livez and /readyz: nil, or why not.
+	Live() error
+	Ready() error
+}
+
+// API is the agent's HTTP API over a State: its routes, its limits and
+// its event stream.
+type API struct {
+	State State
+	// Ring is the event sequence the streams read.
+	Ring *eventring.Ring
+	// Heartbeat and StreamWriteTimeout are the streams' (StreamOptions).
+	Heartbeat          time.Duration
+	StreamWriteTimeout time.Duration
+	// Stopping, when closed, ends every stream.
+	Stopping <-chan struct{}
+	// AllowedNets are the networks the API answers (all when empty;
+	// AllowNets).
+	AllowedNets []netip.Prefix
+	// Streams and Snapshots are the slots of the open event streams and
+	// of the snapshot requests in progress.
+	Streams, Snapshots *Slots
+	// Metrics count the streams; MetricsHandler serves /metrics.
+	Metrics        *Metrics
+	MetricsHandler http.Handler
+}
+
+// Handler returns the agent's HTTP API: only GET (and HEAD), from the
+// allowed networks.
+func (api *API) Handler() http.Handler {
+	r := mux.NewRouter()
+	get := func(path string, h http.HandlerFunc) {
+		r.HandleFunc(path, h).Methods(http.MethodGet, http.MethodHead)
+	}
+	snapshot := func(h http.HandlerFunc) http.HandlerFunc {
+		return api.Snapshots.Limit(WithMinRate(h))
+	}
+	get(v1alpha1.SourcesPath, snapshot(api.handleSources))
+	get(v1alpha1.PodsPath, snapshot(api.handlePods))
+	get(v1alpha1.PodPath("{uid}"), snapshot(api.handlePod))
+	get(v1alpha1.PLEGPath, WithDeadline(api.handlePLEG))
+	// The stream answers GET only: a HEAD would hold its connection while
+	// heartbeats went nowhere.
+	r.HandleFunc(v1alpha1.EventsPath, api.Streams.Limit(api.handleEvents)).Methods(http.MethodGet)
+	get(v1alpha1.VersionPath, WithDeadline(api.handleVersion))
+	for path, h := range api.probes() {
+		get(path, h)
+	}
+	r.Handle(v1alpha1.MetricsPath, api.MetricsHandler).Methods(http.MethodGet)
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		WriteError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see "+strings.Join([]string{v1alpha1.SourcesPath, v1alpha1.PodsPath, v1alpha1.PLEGPath, v1alpha1.EventsPath}, ", ")+")")
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		WriteError(w, http.StatusMethodNotAllowed, "the podsrc agent serves only GET")
+	})
+	return AllowNets(api.AllowedNets, r)
+}
+
+func (api *API) handleSources(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, api.State.Sources())
+}
+
+// handlePods writes the pods that the query (v1alpha1.PodQuery) keeps,
+// item by item (see WriteWithItems): a client that reads slowly holds the
+// view's sorted pointers and a bounded buffer, not an encoding of every
+// pod, and the pods the query leaves out are never encoded.
+func (api *API) handlePods(w http.ResponseWriter, r *http.Request) {
+	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
+		return
+	}
+	head, items := api.State.Pods(&q)
+	doc, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		WriteError(w, http.StatusInternalServerError, "encoding the pod list: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if err := WriteWithItems(w, func() {}, append(doc, '\n'), "  ", items); err != nil {
+		klog.FromContext(r.Context()).V(3).Info("Pod list not written", "remote", r.RemoteAddr, "err", err)
+	}
+}
+
+func (api *API) handlePod(w http.ResponseWriter, r *http.Request) {
+	info, err := api.State.Pod(types.UID(mux.Vars(r)["uid"]))
+	if err != nil {
+		WriteError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	WriteJSON(w, http.StatusOK, info)
+}
+
+func (api *API) handlePLEG(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, api.State.PLEG())
+}
+
+func (api *API) handleVersion(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, api.State.Version())
+}
+
+// handleEvents streams the event sequence as newline-delimited JSON
+// (Stream).
+func (api *API) handleEvents(w http.ResponseWriter, r *http.Request) {
+	q, err := ParseStreamQuery(r.URL.Query(), api.Ring)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	// A stream that starts with a snapshot counts as a snapshot request
+	// until the snapshot is written.
+	var giveSnapshot func()
+	if q.Snapshot {
+		var ok bool
+		if giveSnapshot, ok = api.Snapshots.Take(w, r); !ok {
+			return
+		}
+		defer func() {
+			if giveSnapshot != nil {
+				giveSnapshot()
+			}
+		}()
+	}
+	api.Metrics.Subscribers.Inc()
+	defer api.Metrics.Subscribers.Dec()
+	err = Stream(w, r, &q, StreamOptions{
+		Ring:         api.Ring,
+		Heartbeat:    api.Heartbeat,
+		WriteTimeout: api.StreamWriteTimeout,
+		Stopping:     api.Stopping,
+		Snapshot:     api.State.Snapshot,
+		SnapshotWritten: func() {
+			if giveSnapshot != nil {
+				giveSnapshot()
+				giveSnapshot = nil
+			}
+		},
+	})
+	if errors.Is(err, ErrLagging) {
+		api.Metrics.Lagging.Inc()
+	}
+	klog.FromContext(r.Context()).V(3).Info("Event stream ended", "remote", r.RemoteAddr, "err", err)
+}
