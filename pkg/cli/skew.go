@@ -54,11 +54,11 @@ func (s *skewCheck) check(ctx context.Context, a *client.Agent) (NodeVersion, er
 	if err != nil {
 		return NodeVersion{}, err
 	}
-	nv := NodeVersion{Node: a.Node, Agent: v, KubeletVersion: s.kubeletVersion(ctx, a.Node)}
-	if nv.KubeletVersion == "" {
+	nv := NodeVersion{Node: a.Node, Agent: v, NodeKubeletVersion: s.kubeletVersion(ctx, a.Node)}
+	if nv.NodeKubeletVersion == "" {
 		// The agent's own reading of its Node, for a caller who may not
 		// read nodes.
-		nv.KubeletVersion = v.NodeKubeletVersion
+		nv.NodeKubeletVersion = v.NodeKubeletVersion
 	}
 	if nv.Node == "" {
 		nv.Node = v.NodeName
@@ -125,7 +125,17 @@ func (s *skewCheck) warn() {
 // another minor version than the one their agent reproduces: one warning
 // per kind of skew and versions, naming every node it concerns.
 func skewWarnings(found []NodeVersion) []string {
-	type key struct{ kind, a, b string }
+	// The kinds of skew, one warning each.
+	type kind int
+	const (
+		releaseSkew kind = iota
+		apiVersionSkew
+		kubeletSkew
+	)
+	type key struct {
+		kind kind
+		a, b string
+	}
 	var keys []key
 	nodes := map[key][]string{}
 	add := func(k key, node string) {
@@ -141,30 +151,30 @@ func skewWarnings(found []NodeVersion) []string {
 			continue
 		}
 		if !sameMinor(version.Version, n.Agent.AgentVersion) {
-			add(key{"release", n.Agent.AgentVersion, ""}, n.Node)
+			add(key{releaseSkew, n.Agent.AgentVersion, ""}, n.Node)
 		}
 		if n.Agent.ServedVersion != "" && n.Agent.ServedVersion != v1alpha1.VersionName {
-			add(key{"api", n.Agent.ServedVersion, ""}, n.Node)
+			add(key{apiVersionSkew, n.Agent.ServedVersion, ""}, n.Node)
 		}
-		if n.KubeletVersion != "" && !sameMinor(n.KubeletVersion, n.Agent.ReproducedKubeletVersion) {
-			add(key{"kubelet", n.KubeletVersion, n.Agent.ReproducedKubeletVersion}, n.Node)
+		if n.NodeKubeletVersion != "" && !sameMinor(n.NodeKubeletVersion, n.Agent.ReproducedKubeletVersion) {
+			add(key{kubeletSkew, n.NodeKubeletVersion, n.Agent.ReproducedKubeletVersion}, n.Node)
 		}
 	}
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		ns := nodes[k]
 		switch k.kind {
-		case "release":
+		case releaseSkew:
 			w := fmt.Sprintf("kubectl-podsrc %s and the %s %s (%s) are different releases; run kubectl podsrc deploy to run this release's agent",
 				version.Version, plural(ns, "agent on", "agents on"), nodeList(ns), k.a)
 			if k.a != client.UnknownVersion {
 				w += ", or install kubectl-podsrc " + k.a
 			}
 			out = append(out, w)
-		case "api":
+		case apiVersionSkew:
 			out = append(out, fmt.Sprintf("the %s %s %s %s/%s, this kubectl-podsrc speaks %s",
 				plural(ns, "agent on", "agents on"), nodeList(ns), plural(ns, "serves", "serve"), v1alpha1.GroupName, k.a, v1alpha1.GroupVersion))
-		case "kubelet":
+		case kubeletSkew:
 			out = append(out, fmt.Sprintf("%s %s kubelet %s, but %s kubelet %s: what podsrc shows may differ from what this kubelet does; %s",
 				nodeList(ns), plural(ns, "runs", "run"), k.a, plural(ns, "its agent reproduces", "their agents reproduce"), k.b, kubeletminor.SkewAdvice(k.a)))
 		}

@@ -148,8 +148,8 @@ func TestSkewWarnings(t *testing.T) {
 		found []NodeVersion
 		want  []string
 	}{
-		{name: "no skew", found: []NodeVersion{{Node: "a", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.36.9"}}},
-		{name: "no agent answer", found: []NodeVersion{{Node: "a", KubeletVersion: "v1.30.0"}}},
+		{name: "no skew", found: []NodeVersion{{Node: "a", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.36.9"}}},
+		{name: "no agent answer", found: []NodeVersion{{Node: "a", NodeKubeletVersion: "v1.30.0"}}},
 		{name: "kubelet unknown", found: []NodeVersion{{Node: "a", Agent: agent(same, "v1alpha1")}}},
 		{
 			name:  "one node of another release",
@@ -164,14 +164,14 @@ func TestSkewWarnings(t *testing.T) {
 		{
 			name: "nodes grouped by versions, sorted, many counted",
 			found: []NodeVersion{
-				{Node: "g", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.35.0"},
-				{Node: "b", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.35.0"},
-				{Node: "f", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.35.0"},
-				{Node: "a", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.35.0"},
-				{Node: "c", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.35.0"},
-				{Node: "d", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.35.0"},
-				{Node: "e", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.37.1"},
-				{Node: "h", Agent: agent(same, "v1alpha1"), KubeletVersion: "v1.36.0"},
+				{Node: "g", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
+				{Node: "b", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
+				{Node: "f", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
+				{Node: "a", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
+				{Node: "c", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
+				{Node: "d", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
+				{Node: "e", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.37.1"},
+				{Node: "h", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.36.0"},
 			},
 			want: []string{
 				"nodes a, b, c, d, f and 1 more run kubelet v1.35.0, but their agents reproduce kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; run kubectl podsrc deploy, which gives each node the agent of its kubelet's minor",

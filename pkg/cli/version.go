@@ -38,9 +38,9 @@ type ClientVersion struct {
 
 // NodeVersion describes one node's agent and kubelet.
 type NodeVersion struct {
-	Node           string            `json:"node"`
-	Agent          *v1alpha1.Version `json:"agent,omitempty"`
-	KubeletVersion string            `json:"kubeletVersion,omitempty"`
+	Node               string            `json:"node"`
+	Agent              *v1alpha1.Version `json:"agent,omitempty"`
+	NodeKubeletVersion string            `json:"nodeKubeletVersion,omitempty"`
 
 	// answerBy is when a followed stream of the node must have sent its
 	// first message (--node-timeout, --request-timeout); zero: no bound.
@@ -127,8 +127,8 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 			printers.PrintLine(o.Out, "Node %s:", n.Node)
 			printers.PrintLine(o.Out, "  Agent Version: %s (serves %s/%s, %s)", n.Agent.AgentVersion, v1alpha1.GroupName, n.Agent.ServedVersion, n.Agent.GoVersion)
 			printers.PrintLine(o.Out, "  Reproduced Kubelet Version: %s", n.Agent.ReproducedKubeletVersion)
-			if n.KubeletVersion != "" {
-				printers.PrintLine(o.Out, "  Kubelet Version: %s", n.KubeletVersion)
+			if n.NodeKubeletVersion != "" {
+				printers.PrintLine(o.Out, "  Kubelet Version: %s", n.NodeKubeletVersion)
 			}
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/podsrc/podsrc/internal/conformance"
 	"github.com/podsrc/podsrc/internal/conformance/admissiontrace"
 	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 )
@@ -83,7 +84,7 @@ func pod(name string, second int, mutate ...func(*v1.Pod)) *v1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "default", UID: types.UID("uid-" + name),
 			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, second, 0, time.UTC)),
-			Annotations:       map[string]string{merge.ConfigSourceAnnotation: "api"},
+			Annotations:       map[string]string{merge.ConfigSourceAnnotation: v1alpha1.SourceAPI},
 		},
 		Spec: v1.PodSpec{NodeName: "node-a", Containers: []v1.Container{{Name: "app", Image: "registry.example/app:1"}}},
 	}
