@@ -135,10 +135,11 @@ teardown_node2_netns() {
 }
 
 # copy_agent_images gives the second node's containerd the agent images the
-# first holds, as a registry would serve both.
+# first holds (named as hack/image.sh names them), as a registry would serve
+# both.
 copy_agent_images() {
 	local refs archive=$NODE2_RUN/agent-images.tar
-	mapfile -t refs < <("$CTRD_BIN/ctr" --address "$NODE1_CRI_SOCKET" -n k8s.io images ls -q | grep '^podsrc.local/podsrc-agent:' || true)
+	mapfile -t refs < <("$CTRD_BIN/ctr" --address "$NODE1_CRI_SOCKET" -n k8s.io images ls -q | grep "^${PODSRC_AGENT_IMAGE_NAME:-podsrc.local/podsrc-agent}:" || true)
 	((${#refs[@]} > 0)) || return 0
 	timeout 120 "$CTRD_BIN/ctr" --address "$NODE1_CRI_SOCKET" -n k8s.io images export "$archive" "${refs[@]}" ||
 		die "exporting the agent images from the first node's containerd"
