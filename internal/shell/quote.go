@@ -6,14 +6,16 @@ package shell
 import "strings"
 
 // Quote makes s one word of a POSIX shell command: bare when every
-// byte of it is safe there, else in single quotes, where each single quote
-// of s ends the quoting, is escaped with a backslash and starts it again.
+// byte of it is safe there and it does not start with "-", else in single
+// quotes, where each single quote of s ends the quoting, is escaped with a
+// backslash and starts it again. A value that could be read as an option
+// is quoted so that a reader sees it is one, not only the shell.
 // Suggestions quote with it whatever the node, its agent or the API server
 // gave them (paths, URLs, images, names, IDs): as a flag's value (which a
 // command takes whole, a leading "-" too), a node's name in prose, and
 // through Operands.
 func Quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+	if s != "" && !strings.HasPrefix(s, "-") && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -14,7 +14,8 @@ func TestQuote(t *testing.T) {
 		{"it's", `'it'\''s'`},
 		{`"q"`, `'"q"'`},
 		{"a\nb", "'a\nb'"},
-		{"-rf", "-rf"},
+		{"-rf", "'-rf'"},
+		{"--server=https://127.0.0.1:18445", "'--server=https://127.0.0.1:18445'"},
 		{"", "''"},
 	}
 	for _, tc := range tests {

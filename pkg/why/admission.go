@@ -60,7 +60,7 @@ func (a *analysis) admission() result {
 			"free what it lacks, then change the pod the static pod URL serves (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
 	}
 	return failing(name, msg+"; the kubelet does not retry a rejected pod",
-		"free what it lacks, then recreate the pod: kubectl delete pod -n "+shell.Operands(info.Namespace, info.Name)+" (its controller makes a new one)", evidence...)
+		"free what it lacks, then recreate the pod: kubectl delete pod -n "+shell.Quote(info.Namespace)+" "+shell.Operands(info.Name)+" (its controller makes a new one)", evidence...)
 }
 
 // rejected returns the unknown result of a stage that a failing admission

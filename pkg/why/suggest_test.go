@@ -14,13 +14,15 @@ import (
 
 // hostileNames maps the fixtures' names to names an agent or the API
 // server could give, each running a command when a shell reads it
-// unquoted: mark is the file that command would create. Node names and
-// images start with "-", to be read as options when left bare.
+// unquoted: mark is the file that command would create. Node names,
+// namespaces and images start with "-", to be read as options when left
+// bare or put where no option takes them as its value.
 func hostileNames(mark string) *strings.Replacer {
 	run := "$(touch${IFS}" + mark + ")"
 	return strings.NewReplacer(
 		testNode, "-"+run,
 		"kube-system", "ns;`touch${IFS}"+mark+"`",
+		"default", "--server=https://127.0.0.1:18445;`touch${IFS}"+mark+"`",
 		"registry.example", "-registry'"+run+"'",
 		"http://config.example/pods", "-K"+run,
 		testDir, "/etc/kube "+run+"/manifests",
@@ -143,21 +145,26 @@ func TestSuggestionsAreData(t *testing.T) {
 					t.Fatalf("pasting %q ran a command", cmd)
 				}
 				words := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-				operand := false
+				operand, value := false, false
 				for i, w := range words[1:] {
-					if operand || !strings.HasPrefix(w, "-") {
-						if strings.Contains(w, "touch") && !strings.Contains(w, "touch${IFS}"+mark) {
-							t.Errorf("word %d of %q is %q: a name was not kept as it is", i+1, cmd, w)
-						}
+					if strings.Contains(w, "touch") && !strings.Contains(w, "touch${IFS}"+mark) {
+						t.Errorf("word %d of %q is %q: a name was not kept as it is", i+1, cmd, w)
+					}
+					if value || operand || !strings.HasPrefix(w, "-") {
+						// An option's value is the next word whole,
+						// "--" too: a name after it is read as an option.
+						value = false
 						continue
 					}
 					if w == "--" {
 						operand = true
 						continue
 					}
-					if _, ours := podsrcFlags[w]; !ours && !podsrcFlags[words[i]] {
+					takes, ours := podsrcFlags[w]
+					if !ours {
 						t.Errorf("word %d of %q is %q: an option podsrc does not give", i+1, cmd, w)
 					}
+					value = takes
 				}
 			}
 		})
