@@ -24,6 +24,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/source/apisource"
 	"github.com/podsrc/podsrc/pkg/staticpod"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // Shutdown bounds: the HTTP server drains for at most shutdownServerTimeout,
@@ -60,7 +61,7 @@ type Agent struct {
 
 	// syncLoop is the kubelet's dispatch of the merge's notifications and
 	// the PLEG's events.
-	syncLoop syncLoop
+	syncLoop syncloop.Dispatcher
 	// api serves the agent's state (the Agent is its serve.State).
 	api *serve.API
 
@@ -69,8 +70,8 @@ type Agent struct {
 	// admissions, which follow the same notifications, have a lock of
 	// their own.
 	viewMu     sync.Mutex
-	view       *view
-	admissions *admissions
+	view       *syncloop.View
+	admissions *syncloop.Admissions
 }
 
 // New returns an agent for cfg reproducing kubelet minor kubelet. decoder
@@ -90,9 +91,9 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
 		syncLoop:  sem.syncLoop,
 		stopping:  make(chan struct{}),
-		view:      newView(),
+		view:      syncloop.NewView(),
 
-		admissions: newAdmissions(cfg.Admission),
+		admissions: syncloop.NewAdmissions(cfg.Admission),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
@@ -120,13 +121,13 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = sem.pleg
-		pub := &plegPublisher{ring: a.ring, metrics: a.metrics, syncLoop: a.syncLoop, pod: a.managedPod}
+		pub := &syncloop.PLEGPublisher{Ring: a.ring, Published: a.metrics.event, Dispatcher: a.syncLoop, Pod: a.managedPod}
 		opts.Handler = pub
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
 		}
 		a.pleg = pleg.New(rt, opts)
-		pub.cache = a.pleg.Cache()
+		pub.Cache = a.pleg.Cache()
 	}
 	return a, nil
 }
@@ -268,20 +269,20 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case u := <-a.podConfig.Updates():
-			e := configEvent(u)
-			a.syncLoop.config(u.Op).setOn(&e)
+			e := syncloop.ConfigEvent(u)
+			a.syncLoop.Config(u.Op).SetOn(&e)
 			var verdicts map[types.UID]v1alpha1.Admission
 			if u.Op == merge.Add {
 				// Judged before the pods enter the view, without viewMu.
-				verdicts = a.admissions.apply(u)
+				verdicts = a.admissions.Apply(u)
 			}
 			a.viewMu.Lock()
-			a.view.apply(u)
+			a.view.Apply(u)
 			if u.Op != merge.Add {
 				// Read back and forgotten with the view's change.
-				verdicts = a.admissions.apply(u)
+				verdicts = a.admissions.Apply(u)
 			}
-			withAdmissions(&e, verdicts)
+			syncloop.WithAdmissions(&e, verdicts)
 			a.ring.Publish(e)
 			a.viewMu.Unlock()
 			a.metrics.event(e)
@@ -293,13 +294,13 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 // nodeChanged takes the kubelet's Node object from the API source, for the
 // admit handlers.
 func (a *Agent) nodeChanged(n *v1.Node) {
-	a.admissions.setNode(n)
+	a.admissions.SetNode(n)
 }
 
 // managedPod returns the pod the kubelet's pod manager holds under a
-// runtime pod's UID, namespace and name (view.managed).
+// runtime pod's UID, namespace and name (syncloop.View.Managed).
 func (a *Agent) managedPod(uid types.UID, namespace, name string) *v1.Pod {
 	a.viewMu.Lock()
 	defer a.viewMu.Unlock()
-	return a.view.managed(uid, namespace, name)
+	return a.view.Managed(uid, namespace, name)
 }

@@ -6,13 +6,13 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/source"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // timePtr returns nil for the zero time, so that JSON omits it.
@@ -61,66 +61,23 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	return out
 }
 
-// configEvent turns a notification of the merge into an event; a pod's
-// origin is masked as the sources mask it.
-func configEvent(u merge.PodUpdate) v1alpha1.Event {
-	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
-	for i, p := range u.Pods {
-		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
-		if i < len(u.Origins) {
-			e.Pods[i].Origin = redact.MaskURLs(u.Origins[i])
-		}
-	}
-	return e
-}
-
-// withAdmissions sets the admission verdicts on an ADD's pods, by UID, on
-// its event.
-func withAdmissions(e *v1alpha1.Event, verdicts map[types.UID]v1alpha1.Admission) {
-	for i, p := range e.Pods {
-		if v, ok := verdicts[p.UID]; ok {
-			e.Pods[i].Admission = &v
-		}
-	}
-}
-
-// plegEvent turns a pod lifecycle event into an event; podLabels are the
-// labels of the pod as configured.
-func plegEvent(r pleg.ComputedEvent, podLabels map[string]string) v1alpha1.Event {
-	sends := r.KubeletSends && r.Outcome != pleg.OutcomeDropped
-	return v1alpha1.Event{
-		Kind:          v1alpha1.EventKindPLEG,
-		Time:          metav1.NewMicroTime(r.Time),
-		PodUID:        r.ID,
-		PodName:       r.PodName,
-		Namespace:     r.PodNamespace,
-		Type:          string(r.Type),
-		Data:          r.Data,
-		Sandbox:       r.Sandbox,
-		ContainerName: r.ContainerName,
-		Labels:        maps.Clone(podLabels),
-		KubeletSends:  &sends,
-		ExitCode:      r.ExitCode,
-	}
-}
-
 // podInfo describes a configured pod; origin is where a static pod came
 // from.
-func podInfo(s sourced, origin string) v1alpha1.PodInfo {
-	p := s.pod
+func podInfo(s syncloop.Sourced, origin string) v1alpha1.PodInfo {
+	p := s.Pod
 	info := v1alpha1.PodInfo{
 		Name:          p.Name,
 		Namespace:     p.Namespace,
 		UID:           p.UID,
 		Labels:        maps.Clone(p.Labels),
-		Source:        s.source,
+		Source:        s.Source,
 		ConfigHash:    p.Annotations[merge.ConfigHashAnnotation],
 		ConfigMirror:  p.Annotations[merge.ConfigMirrorAnnotation],
 		FirstSeen:     p.Annotations[merge.ConfigSeenAnnotation],
 		Containers:    specContainers(p.Spec),
 		RestartPolicy: string(p.Spec.RestartPolicy),
 	}
-	info.Static = s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP
+	info.Static = s.Source == v1alpha1.SourceFile || s.Source == v1alpha1.SourceHTTP
 	if info.Static {
 		info.Origin = origin
 		info.APIReferences = redact.APIReferences(p)

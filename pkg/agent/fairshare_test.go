@@ -43,7 +43,7 @@ func addPods(ta *testAgent, n int) {
 		}})
 	}
 	ta.viewMu.Lock()
-	ta.view.apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
+	ta.view.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
 	ta.viewMu.Unlock()
 }
 

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/redact"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // origins returns where each static pod came from, by UID: its manifest's
@@ -21,12 +22,12 @@ func (a *Agent) origins() map[types.UID]string {
 
 // originOf returns where one pod of the view came from, as origins does,
 // asking only the source the view has it from.
-func (a *Agent) originOf(p sourced) string {
+func (a *Agent) originOf(p syncloop.Sourced) string {
 	for _, s := range a.sources {
-		if s.name != p.source {
+		if s.name != p.Source {
 			continue
 		}
-		if o, ok := s.src.Origin(string(p.pod.UID)); ok {
+		if o, ok := s.src.Origin(string(p.Pod.UID)); ok {
 			return redact.MaskURLs(o)
 		}
 	}

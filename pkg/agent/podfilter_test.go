@@ -47,7 +47,7 @@ func (ta *testAgent) servePodCases(t *testing.T) {
 		}
 	}
 	ta.viewMu.Lock()
-	ta.view.apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: api})
+	ta.view.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: api})
 	ta.viewMu.Unlock()
 	awaitJSON(t, ta, v1alpha1.PodsPath, func(l v1alpha1.PodList) error {
 		if len(l.Items) != len(querytest.Pods()) {
@@ -104,7 +104,7 @@ func TestPodFiltersCutTheAnswer(t *testing.T) {
 		}})
 	}
 	ta.viewMu.Lock()
-	ta.view.apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
+	ta.view.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
 	ta.viewMu.Unlock()
 	list := func(q v1alpha1.PodQuery) (v1alpha1.PodList, int) {
 		code, body := ta.get(t, v1alpha1.PodsPath+"?"+q.Encode().Encode())

@@ -7,6 +7,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletsemantics"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // semantics are the kubelet minor's behaviours the agent reproduces besides
@@ -14,7 +15,7 @@ import (
 type semantics struct {
 	merge    merge.Semantics
 	pleg     pleg.Semantics
-	syncLoop syncLoop
+	syncLoop syncloop.Dispatcher
 }
 
 // semanticsFor chooses the merge's and the PLEG's semantics and the sync
@@ -26,5 +27,5 @@ func semanticsFor(kubelet kubeletminor.Minor, maxDeadPerContainer int) (semantic
 	if err != nil {
 		return semantics{}, fmt.Errorf("the agent's kubelet minor: %w", err)
 	}
-	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: newSyncLoop(kubelet, maxDeadPerContainer)}, nil
+	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: syncloop.NewDispatcher(kubelet, maxDeadPerContainer)}, nil
 }

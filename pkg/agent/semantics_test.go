@@ -51,3 +51,11 @@ func TestNewRefusesAnUnsupportedKubelet(t *testing.T) {
 		})
 	}
 }
+
+// TestSemanticsForRefusesAnUnsupportedKubelet checks that no sync loop is
+// chosen for a kubelet minor podsrc does not reproduce.
+func TestSemanticsForRefusesAnUnsupportedKubelet(t *testing.T) {
+	if _, err := semanticsFor(32, 1); err == nil {
+		t.Error("the sync loop of kubelet v1.32 was chosen, want an error")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // reproducedKubeletVersion is the kubelet version the agent reproduces: its
@@ -71,18 +72,18 @@ func (a *Agent) withRuntime(info *v1alpha1.PodInfo, rp pleg.RuntimePod) {
 
 // withAdmission joins the kubelet's admission verdict on the pod into info.
 func (a *Agent) withAdmission(info *v1alpha1.PodInfo) {
-	v, ok := a.admissions.get(info.UID)
+	v, ok := a.admissions.Get(info.UID)
 	if ok {
 		info.Admission = &v
 	}
 }
 
 // configured returns the view's pods, sorted, shared with the view.
-func (a *Agent) configured() []sourced {
+func (a *Agent) configured() []syncloop.Sourced {
 	a.viewMu.Lock()
-	pods := a.view.list()
+	pods := a.view.List()
 	a.viewMu.Unlock()
-	sortSourced(pods)
+	syncloop.SortSourced(pods)
 	return pods
 }
 
@@ -95,24 +96,24 @@ func (a *Agent) podListHead() v1alpha1.PodList {
 // keeps: the configured pods joined with the runtime's view, then the
 // runtime's pods that no source configures, sorted. It stops at the first
 // error yield returns. q must be validated.
-func (a *Agent) eachPodInfo(configured []sourced, q *v1alpha1.PodQuery, yield func(v1alpha1.PodInfo) error) error {
+func (a *Agent) eachPodInfo(configured []syncloop.Sourced, q *v1alpha1.PodQuery, yield func(v1alpha1.PodInfo) error) error {
 	rt := a.runtimeView()
-	uids := newKubeletUIDs(configured, rt)
+	uids := syncloop.NewKubeletUIDs(configured, rt)
 	configuredInRuntime := map[types.UID]bool{}
 	origins := a.origins()
 	for _, p := range configured {
-		if _, ok := rt[p.pod.UID]; ok {
-			configuredInRuntime[p.pod.UID] = true
+		if _, ok := rt[p.Pod.UID]; ok {
+			configuredInRuntime[p.Pod.UID] = true
 		}
-		info := podInfo(p, origins[p.pod.UID])
+		info := podInfo(p, origins[p.Pod.UID])
 		if !q.Match(info) {
 			continue
 		}
 		a.withAdmission(&info)
-		if rp, ok := rt[p.pod.UID]; ok {
+		if rp, ok := rt[p.Pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
-		uids.set(&info)
+		uids.Set(&info)
 		if err := yield(info); err != nil {
 			return err
 		}
@@ -159,9 +160,9 @@ func (a *Agent) Pods(q *v1alpha1.PodQuery) (v1alpha1.PodList, func(yield func(v1
 func (a *Agent) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
 	a.viewMu.Lock()
 	seq := a.ring.LastSeq()
-	configured := a.view.list()
+	configured := a.view.List()
 	a.viewMu.Unlock()
-	sortSourced(configured)
+	syncloop.SortSourced(configured)
 	return seq, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
 		return a.eachPodInfo(configured, q, yield)
 	}
@@ -171,11 +172,11 @@ func (a *Agent) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(y
 // runtime.
 func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 	a.viewMu.Lock()
-	p, ok := a.view.get(uid)
+	p, ok := a.view.Get(uid)
 	// Only the pods of the same name can be its mirror pod (kubeletUIDs).
-	var sameName []sourced
+	var sameName []syncloop.Sourced
 	if ok {
-		sameName = a.view.named(p.pod.Namespace, p.pod.Name)
+		sameName = a.view.Named(p.Pod.Namespace, p.Pod.Name)
 	}
 	a.viewMu.Unlock()
 	rt := a.runtimeView()
@@ -186,7 +187,7 @@ func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 	var info v1alpha1.PodInfo
 	if ok {
 		info = podInfo(p, a.originOf(p))
-		info.Pod = servedPod(p.pod, a.cfg.ExposePodSpecs)
+		info.Pod = servedPod(p.Pod, a.cfg.ExposePodSpecs)
 		a.withAdmission(&info)
 	} else {
 		info = v1alpha1.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
@@ -194,7 +195,7 @@ func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 	if inRuntime {
 		a.withRuntime(&info, rp)
 	}
-	newKubeletUIDs(sameName, rt).set(&info)
+	syncloop.NewKubeletUIDs(sameName, rt).Set(&info)
 	info.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
 	return info, nil
 }

@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"reflect"
@@ -12,20 +12,20 @@ import (
 	"github.com/podsrc/podsrc/pkg/merge"
 )
 
-// TestViewListSorted checks that list and sortSourced give the view's pods
+// TestViewListSorted checks that list and SortSourced give the view's pods
 // by namespace, name and source, a pod two sources configure once for each.
 func TestViewListSorted(t *testing.T) {
 	pod := func(ns, name, uid string) *v1.Pod {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(uid)}}
 	}
-	v := newView()
-	v.apply(merge.PodUpdate{Op: merge.Add, Source: "file", Pods: []*v1.Pod{pod("b", "x", "1"), pod("a", "z", "2"), pod("a", "y", "3")}})
-	v.apply(merge.PodUpdate{Op: merge.Add, Source: "api", Pods: []*v1.Pod{pod("b", "x", "1")}})
-	got := v.list()
-	sortSourced(got)
+	v := NewView()
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: "file", Pods: []*v1.Pod{pod("b", "x", "1"), pod("a", "z", "2"), pod("a", "y", "3")}})
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: "api", Pods: []*v1.Pod{pod("b", "x", "1")}})
+	got := v.List()
+	SortSourced(got)
 	var order []string
 	for _, p := range got {
-		order = append(order, p.pod.Namespace+"/"+p.pod.Name+" "+p.source)
+		order = append(order, p.Pod.Namespace+"/"+p.Pod.Name+" "+p.Source)
 	}
 	want := []string{"a/y file", "a/z file", "b/x api", "b/x file"}
 	if !reflect.DeepEqual(order, want) {
@@ -43,9 +43,9 @@ func TestViewManaged(t *testing.T) {
 	}
 	etcd := pod("etcd-node-1", "config-uid", nil)
 	api := pod("web", "api-uid", nil)
-	v := newView()
-	v.apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceFile, Pods: []*v1.Pod{etcd}})
-	v.apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: []*v1.Pod{
+	v := NewView()
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceFile, Pods: []*v1.Pod{etcd}})
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: []*v1.Pod{
 		api,
 		// The kubelet gave the static pod another UID than podsrc.
 		pod("etcd-node-1", "mirror-uid", map[string]string{merge.ConfigMirrorAnnotation: "kubelet-uid"}),
@@ -65,7 +65,7 @@ func TestViewManaged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := v.managed(types.UID(tt.uid), "kube-system", tt.podName); got != tt.want {
+			if got := v.Managed(types.UID(tt.uid), "kube-system", tt.podName); got != tt.want {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})

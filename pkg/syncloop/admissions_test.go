@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"reflect"
@@ -106,18 +106,18 @@ func TestAdmissions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newAdmissions(tt.handlers)
+			s := NewAdmissions(tt.handlers)
 			for i, st := range tt.steps {
 				if st.node != nil {
-					s.setNode(st.node)
+					s.SetNode(st.node)
 				} else {
-					got := s.apply(merge.PodUpdate{Op: st.op, Source: "api", Pods: st.pods})
+					got := s.Apply(merge.PodUpdate{Op: st.op, Source: "api", Pods: st.pods})
 					if st.want != nil && !reflect.DeepEqual(got, st.want) {
 						t.Errorf("step %d (%v): verdicts\n%+v\nwant\n%+v", i, st.op, got, st.want)
 					}
 				}
 				for uid, want := range st.wantGet {
-					v, ok := s.get(uid)
+					v, ok := s.Get(uid)
 					if ok != (want != nil) || (ok && !reflect.DeepEqual(v, *want)) {
 						t.Errorf("step %d: get(%s) = %+v, %v; want %+v", i, uid, v, ok, want)
 					}

@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"fmt"
@@ -28,14 +28,14 @@ const (
 // of a name its container deletor keeps.
 const minDeadContainerInPod = 1
 
-// syncLoop is the dispatch of the kubelet's syncLoopIteration (k8s.io/kubernetes
+// Dispatcher is the dispatch of the kubelet's syncLoopIteration (k8s.io/kubernetes
 // pkg/kubelet/kubelet.go), the same in v1.33 to v1.36 but for the words of a
 // SET: a config notification goes to the handler of its op; a PLEG event
 // goes to HandlePodSyncs unless it is a ContainerRemoved or its pod is not
 // in the pod manager, and a ContainerDied also has cleanUpContainersInPod
 // remove the pod's older exited containers (pod_container_deletor.go, the
 // same in every minor).
-type syncLoop struct {
+type Dispatcher struct {
 	// setIgnored is why the sync loop ignores a SET, in its minor's words.
 	setIgnored string
 	// keep is how many exited containers of a name the container deletor
@@ -44,63 +44,63 @@ type syncLoop struct {
 	keep int
 }
 
-// newSyncLoop returns the sync loop of a kubelet minor podsrc reproduces;
+// NewDispatcher returns the sync loop of a kubelet minor podsrc reproduces;
 // maxDeadPerContainer is its --maximum-dead-containers-per-container.
-func newSyncLoop(kubelet kubeletminor.Minor, maxDeadPerContainer int) syncLoop {
-	s := syncLoop{setIgnored: ignoredSetV133, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
+func NewDispatcher(kubelet kubeletminor.Minor, maxDeadPerContainer int) Dispatcher {
+	s := Dispatcher{setIgnored: ignoredSetV133, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
 	if kubelet >= kubeletminor.V136 {
 		s.setIgnored = ignoredSetV136
 	}
 	return s
 }
 
-// dispatch is what the sync loop does with one event; it sets the event's
+// Dispatch is what the sync loop does with one event; it sets the event's
 // fields of the same names.
-type dispatch struct {
+type Dispatch struct {
 	handler, ignored string
 	removes          []string
 	removesUnknown   string
 }
 
-// setOn sets the dispatch's fields of e.
-func (d dispatch) setOn(e *v1alpha1.Event) {
+// SetOn sets the dispatch's fields of e.
+func (d Dispatch) SetOn(e *v1alpha1.Event) {
 	e.Handler, e.Ignored, e.Removes, e.RemovesUnknown = d.handler, d.ignored, d.removes, d.removesUnknown
 }
 
-// config returns the handler of a config notification.
-func (s syncLoop) config(op merge.Op) dispatch {
+// Config returns the handler of a config notification.
+func (s Dispatcher) Config(op merge.Op) Dispatch {
 	switch op {
 	case merge.Add:
-		return dispatch{handler: v1alpha1.HandlerPodAdditions}
+		return Dispatch{handler: v1alpha1.HandlerPodAdditions}
 	case merge.Update, merge.Delete:
 		// DELETE is treated as an UPDATE because of graceful deletion.
-		return dispatch{handler: v1alpha1.HandlerPodUpdates}
+		return Dispatch{handler: v1alpha1.HandlerPodUpdates}
 	case merge.Remove:
-		return dispatch{handler: v1alpha1.HandlerPodRemoves}
+		return Dispatch{handler: v1alpha1.HandlerPodRemoves}
 	case merge.Reconcile:
-		return dispatch{handler: v1alpha1.HandlerPodReconcile}
+		return Dispatch{handler: v1alpha1.HandlerPodReconcile}
 	}
-	return dispatch{handler: v1alpha1.HandlerIgnored, ignored: s.setIgnored}
+	return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: s.setIgnored}
 }
 
-// pleg returns the dispatch of a PLEG event. pod is the pod the kubelet's
+// PLEG returns the dispatch of a PLEG event. pod is the pod the kubelet's
 // pod manager holds under the event's UID, nil for none; cached is the PLEG
 // cache's entry of the pod, nil for none.
-func (s syncLoop) pleg(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod) dispatch {
+func (s Dispatcher) PLEG(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod) Dispatch {
 	switch {
 	case !r.KubeletSends:
-		return dispatch{handler: v1alpha1.HandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
+		return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
 	case r.Outcome == pleg.OutcomeDropped:
-		return dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredDropped}
+		return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredDropped}
 	}
-	var d dispatch
+	var d Dispatch
 	switch {
 	case r.Type == pleg.ContainerRemoved:
-		d = dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotSyncWorthy}
+		d = Dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotSyncWorthy}
 	case pod == nil:
-		d = dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotInPodManager}
+		d = Dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotInPodManager}
 	default:
-		d = dispatch{handler: v1alpha1.HandlerPodSyncs}
+		d = Dispatch{handler: v1alpha1.HandlerPodSyncs}
 	}
 	if r.Type == pleg.ContainerDied {
 		d.removes, d.removesUnknown = s.cleanUp(r.Data, pod, cached)
@@ -116,7 +116,7 @@ func (s syncLoop) pleg(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod
 // containers of the dead one's name beyond the number kept, the newest
 // kept. When the pod worker's state decides and the agent cannot see it,
 // unknown says why, unless both answers are the same.
-func (s syncLoop) cleanUp(died string, pod *v1.Pod, cached *pleg.CachedPod) (removes []string, unknown string) {
+func (s Dispatcher) cleanUp(died string, pod *v1.Pod, cached *pleg.CachedPod) (removes []string, unknown string) {
 	if cached == nil || cached.Error != "" || cached.Status == nil {
 		return nil, ""
 	}

@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"slices"
@@ -17,24 +17,24 @@ const (
 	kubeletUIDFromSandbox = "sandbox"
 )
 
-// kubeletUIDs finds the UID the kubelet itself gave a static pod where the
+// KubeletUIDs finds the UID the kubelet itself gave a static pod where the
 // node reveals it: the config.mirror of its mirror pod, else the UID of a
 // runtime pod (its sandboxes' pod UID label) of the same namespace and
 // name, its own when the runtime has it.
-type kubeletUIDs struct {
+type KubeletUIDs struct {
 	// mirrors and runtime are by namespace/name.
 	mirrors map[string]string
 	runtime map[string][]types.UID
 	rt      map[types.UID]pleg.RuntimePod
 }
 
-// newKubeletUIDs indexes the configured pods' mirror pods and the
+// NewKubeletUIDs indexes the configured pods' mirror pods and the
 // runtime's pods.
-func newKubeletUIDs(configured []sourced, rt map[types.UID]pleg.RuntimePod) kubeletUIDs {
-	k := kubeletUIDs{mirrors: map[string]string{}, runtime: map[string][]types.UID{}, rt: rt}
+func NewKubeletUIDs(configured []Sourced, rt map[types.UID]pleg.RuntimePod) KubeletUIDs {
+	k := KubeletUIDs{mirrors: map[string]string{}, runtime: map[string][]types.UID{}, rt: rt}
 	for _, s := range configured {
-		if uid := s.pod.Annotations[merge.ConfigMirrorAnnotation]; uid != "" {
-			k.mirrors[s.pod.Namespace+"/"+s.pod.Name] = uid
+		if uid := s.Pod.Annotations[merge.ConfigMirrorAnnotation]; uid != "" {
+			k.mirrors[s.Pod.Namespace+"/"+s.Pod.Name] = uid
 		}
 	}
 	for uid, rp := range rt {
@@ -44,9 +44,9 @@ func newKubeletUIDs(configured []sourced, rt map[types.UID]pleg.RuntimePod) kube
 	return k
 }
 
-// set fills in p's KubeletUID and KubeletUIDFrom when p is a static pod and
+// Set fills in p's KubeletUID and KubeletUIDFrom when p is a static pod and
 // the node reveals its UID.
-func (k kubeletUIDs) set(p *v1alpha1.PodInfo) {
+func (k KubeletUIDs) Set(p *v1alpha1.PodInfo) {
 	if !p.Static {
 		return
 	}

@@ -1,41 +1,43 @@
-package agent
+package syncloop
 
 import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
-// plegPublisher puts each event the PLEG computes on the event ring while the relist
+// PLEGPublisher puts each event the PLEG computes on the event ring while the relist
 // runs, ContainerChanged marked as not sent by the kubelet. Publishing never
 // waits for a stream, so the relist is not slowed by readers and no event is
 // dropped on the way to the event ring: a stream that falls further behind than the
 // event ring keeps is told it lags and closed, and its client, resuming, is told
 // which events it missed.
-type plegPublisher struct {
-	ring     *eventring.Ring
-	metrics  *metrics
-	syncLoop syncLoop
-	// pod returns the pod the kubelet's pod manager holds under a runtime
+type PLEGPublisher struct {
+	Ring *eventring.Ring
+	// Published counts each published event.
+	Published  func(v1alpha1.Event)
+	Dispatcher Dispatcher
+	// Pod returns the pod the kubelet's pod manager holds under a runtime
 	// pod's UID, namespace and name, nil for none.
-	pod func(uid types.UID, namespace, name string) *v1.Pod
-	// cache is the PLEG's, which the relist updated before it computed
+	Pod func(uid types.UID, namespace, name string) *v1.Pod
+	// Cache is the PLEG's, which the relist updated before it computed
 	// the pod's events, as the kubelet's cache is when its sync loop
 	// cleans up after a ContainerDied.
-	cache *pleg.Cache
+	Cache *pleg.Cache
 }
 
 // HandleEvent implements pleg.EventHandler.
-func (p *plegPublisher) HandleEvent(r pleg.ComputedEvent) {
+func (p *PLEGPublisher) HandleEvent(r pleg.ComputedEvent) {
 	if r.Outcome == pleg.OutcomeInspectionFailed {
 		// The kubelet discards these and computes them again.
 		return
 	}
-	pod := p.pod(r.ID, r.PodNamespace, r.PodName)
+	pod := p.Pod(r.ID, r.PodNamespace, r.PodName)
 	var cached *pleg.CachedPod
-	if c, ok := p.cache.Get(r.ID); ok {
+	if c, ok := p.Cache.Get(r.ID); ok {
 		cached = &c
 	}
 	var labels map[string]string
@@ -43,7 +45,7 @@ func (p *plegPublisher) HandleEvent(r pleg.ComputedEvent) {
 		labels = pod.Labels
 	}
 	e := plegEvent(r, labels)
-	p.syncLoop.pleg(r, pod, cached).setOn(&e)
-	p.ring.Publish(e)
-	p.metrics.event(e)
+	p.Dispatcher.PLEG(r, pod, cached).SetOn(&e)
+	p.Ring.Publish(e)
+	p.Published(e)
 }

@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"reflect"
@@ -33,9 +33,9 @@ func TestSyncLoopConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.minor.String(), func(t *testing.T) {
-			s := newSyncLoop(tt.minor, 1)
+			s := NewDispatcher(tt.minor, 1)
 			for op, want := range handlers {
-				d := s.config(op)
+				d := s.Config(op)
 				wantIgnored := ""
 				if op == merge.Set {
 					wantIgnored = tt.set
@@ -46,16 +46,13 @@ func TestSyncLoopConfig(t *testing.T) {
 			}
 		})
 	}
-	if _, err := semanticsFor(32, 1); err == nil {
-		t.Error("the sync loop of kubelet v1.32 was chosen, want an error")
-	}
 }
 
 // TestSyncLoopKeep checks the number of exited containers kept, with the
 // kubelet's floor of one.
 func TestSyncLoopKeep(t *testing.T) {
 	for flag, want := range map[int]int{-1: 1, 0: 1, 1: 1, 3: 3} {
-		s := newSyncLoop(kubeletminor.V136, flag)
+		s := NewDispatcher(kubeletminor.V136, flag)
 		if s.keep != want {
 			t.Errorf("--maximum-dead-containers-per-container=%d keeps %d, want %d", flag, s.keep, want)
 		}
@@ -110,58 +107,58 @@ func TestSyncLoopPLEG(t *testing.T) {
 		ev     pleg.ComputedEvent
 		pod    *v1.Pod
 		cached *pleg.CachedPod
-		want   dispatch
+		want   Dispatch
 		// unknown is the start of removesUnknown, when set.
 		unknown string
 	}{
-		{name: "started", ev: event(pleg.ContainerStarted, "a1"), pod: pod, cached: restarting, want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
-		{name: "pod sync", ev: event(pleg.PodSync, ""), pod: pod, cached: restarting, want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+		{name: "started", ev: event(pleg.ContainerStarted, "a1"), pod: pod, cached: restarting, want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
+		{name: "pod sync", ev: event(pleg.PodSync, ""), pod: pod, cached: restarting, want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "removed is not sync-worthy", ev: event(pleg.ContainerRemoved, "a4"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "ContainerRemoved is not sync-worthy"}},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "ContainerRemoved is not sync-worthy"}},
 		{name: "removed of a pod not in the pod manager", ev: event(pleg.ContainerRemoved, "a4"), cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "ContainerRemoved is not sync-worthy"}},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "ContainerRemoved is not sync-worthy"}},
 		{name: "started, pod not in the pod manager", ev: event(pleg.ContainerStarted, "a1"), cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}},
 		{name: "changed is never sent", ev: event(pleg.ContainerChanged, "a1"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "the kubelet's PLEG does not send ContainerChanged"}},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "the kubelet's PLEG does not send ContainerChanged"}},
 		{name: "a dropped death removes nothing", ev: dropped, pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "the kubelet's PLEG channel was full: the event was dropped"}},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "the kubelet's PLEG channel was full: the event was dropped"}},
 
 		{name: "died: the older of its name beyond one", keep: 1, ev: event(pleg.ContainerDied, "a1"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs, removes: []string{"a2", "a3"}}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs, removes: []string{"a2", "a3"}}},
 		{name: "died: keep two", keep: 2, ev: event(pleg.ContainerDied, "a1"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs, removes: []string{"a3"}}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs, removes: []string{"a3"}}},
 		{name: "died: keep three, nothing", keep: 3, ev: event(pleg.ContainerDied, "a1"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: the other name's exited container alone", keep: 1, ev: event(pleg.ContainerDied, "s1"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: by creation time, not the runtime's order", keep: 1, ev: event(pleg.ContainerDied, "a2"), pod: pod, cached: shuffled,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs, removes: []string{"a2", "a3"}}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs, removes: []string{"a2", "a3"}}},
 		{name: "died: a container the cache does not have", keep: 1, ev: event(pleg.ContainerDied, "gone"), pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: a sandbox is no container", keep: 1, ev: sandboxDied, pod: pod, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: the cache has an error", keep: 1, ev: event(pleg.ContainerDied, "a1"), pod: pod, cached: failed,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: the cache has nothing", keep: 1, ev: event(pleg.ContainerDied, "a1"), pod: pod,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: pod not in the pod manager", keep: 1, ev: event(pleg.ContainerDied, "a1"), cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}, unknown: "the pod is not in the pod manager: " + unknownPrefix},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}, unknown: "the pod is not in the pod manager: " + unknownPrefix},
 		{name: "died: pod being deleted", keep: 1, ev: event(pleg.ContainerDied, "a1"), pod: deleting, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}, unknown: "the pod is being deleted: " + unknownPrefix},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}, unknown: "the pod is being deleted: " + unknownPrefix},
 		{name: "died: pod evicted", keep: 1, ev: event(pleg.ContainerDied, "a1"), pod: evicted, cached: restarting,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}, unknown: "the pod was evicted: " + unknownPrefix},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}, unknown: "the pod was evicted: " + unknownPrefix},
 		{name: "died: deleted, its one exited container is removed or kept", keep: 1, ev: event(pleg.ContainerDied, "a1"), pod: deleting, cached: single,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}, unknown: "the pod is being deleted: " + unknownPrefix},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}, unknown: "the pod is being deleted: " + unknownPrefix},
 		{name: "died: a deleted pod's sandbox, no exited container: nothing either way", keep: 1, ev: sandboxDied, pod: deleting, cached: running,
-			want: dispatch{handler: v1alpha1.HandlerPodSyncs}},
+			want: Dispatch{handler: v1alpha1.HandlerPodSyncs}},
 		{name: "died: a removed pod's sandbox, no exited container: nothing either way", keep: 1, ev: sandboxDied, cached: running,
-			want: dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}},
+			want: Dispatch{handler: v1alpha1.HandlerIgnored, ignored: "pod not in the pod manager"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := syncLoop{keep: tt.keep}
-			got := s.pleg(tt.ev, tt.pod, tt.cached)
+			s := Dispatcher{keep: tt.keep}
+			got := s.PLEG(tt.ev, tt.pod, tt.cached)
 			unknown := got.removesUnknown
 			got.removesUnknown = ""
 			if !reflect.DeepEqual(got, tt.want) {

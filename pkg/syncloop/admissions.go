@@ -1,7 +1,6 @@
-package agent
+package syncloop
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
-	"github.com/podsrc/podsrc/pkg/nodeenv"
 )
 
 // rejectedPrefix starts the status.message the kubelet writes on a pod its
@@ -25,7 +23,7 @@ const (
 	unknownNoNode     = "the node's Node object is not known yet (the API source is off or has not listed the node); the kubelet judges a pod against it"
 )
 
-// admissions follows the kubelet's admission of the pods its sync loop is
+// Admissions follows the kubelet's admission of the pods its sync loop is
 // handed: every ADD is judged with the admit handlers of the agent's
 // kubelet minor against the node and the pods admitted before, and each
 // configured pod keeps its verdict until it is removed. Where an API pod's
@@ -37,7 +35,7 @@ const (
 // summary over every active pod: milliseconds at thousands of pods) without
 // holding its viewMu, before the pods enter the view: no reader sees an
 // added pod without its verdict. When both are held, viewMu is taken first.
-type admissions struct {
+type Admissions struct {
 	mu sync.Mutex
 	// admitter is nil when the agent has no admit handlers.
 	admitter *admission.Admitter
@@ -47,17 +45,17 @@ type admissions struct {
 	waiting []*v1.Pod
 }
 
-func newAdmissions(h admission.Handlers) *admissions {
-	s := &admissions{verdicts: map[types.UID]v1alpha1.Admission{}}
+func NewAdmissions(h admission.Handlers) *Admissions {
+	s := &Admissions{verdicts: map[types.UID]v1alpha1.Admission{}}
 	if h != nil {
 		s.admitter = admission.NewAdmitter(h, kubeletVerdict)
 	}
 	return s
 }
 
-// setNode takes the kubelet's Node object; nil when it is gone. The first
+// SetNode takes the kubelet's Node object; nil when it is gone. The first
 // Node judges the pods that waited for it.
-func (s *admissions) setNode(n *v1.Node) {
+func (s *Admissions) SetNode(n *v1.Node) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.admitter == nil {
@@ -72,9 +70,9 @@ func (s *admissions) setNode(n *v1.Node) {
 	}
 }
 
-// apply follows one notification of the merge and returns the verdict on
+// Apply follows one notification of the merge and returns the verdict on
 // each pod an ADD brought, by UID; nil for the other ops.
-func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
+func (s *Admissions) Apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch u.Op {
@@ -106,7 +104,7 @@ func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 }
 
 // replaceWaiting puts the latest version of a waiting pod in its place.
-func (s *admissions) replaceWaiting(p *v1.Pod) {
+func (s *Admissions) replaceWaiting(p *v1.Pod) {
 	for i, w := range s.waiting {
 		if w.UID == p.UID {
 			s.waiting[i] = p
@@ -114,7 +112,7 @@ func (s *admissions) replaceWaiting(p *v1.Pod) {
 	}
 }
 
-func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
+func (s *Admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 	out := make(map[types.UID]v1alpha1.Admission, len(pods))
 	switch {
 	case s.admitter == nil:
@@ -146,8 +144,8 @@ func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
 	return v1alpha1.Admission{Unknown: why}
 }
 
-// get returns the verdict on the pod with the UID.
-func (s *admissions) get(uid types.UID) (v1alpha1.Admission, bool) {
+// Get returns the verdict on the pod with the UID.
+func (s *Admissions) Get(uid types.UID) (v1alpha1.Admission, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.verdicts[uid]
@@ -168,30 +166,4 @@ func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
 		return v1alpha1.Admission{Admitted: true, ReadBack: true}, true
 	}
 	return v1alpha1.Admission{}, false
-}
-
-// appArmorEnabledPath is where the kernel says whether AppArmor is
-// enabled, as the kubelet's AppArmor validator reads it.
-const appArmorEnabledPath = "/sys/module/apparmor/parameters/enabled"
-
-// unseenState is what the kubelet's settings k and the host under
-// hostRoot say of the admit handlers that judge from state podsrc does not
-// read: the resource managers' policies, the node shutdown manager, and
-// whether the host has AppArmor enabled (unknown when that cannot be read;
-// no AppArmor module is disabled).
-func unseenState(k kubeletAdmission, hostRoot string) admission.Unseen {
-	u := admission.Unseen{NoKubeletConfig: !k.Known}
-	if k.Known {
-		u.CPUManagerPolicy, u.MemoryManagerPolicy, u.TopologyManagerPolicy = k.CPUManagerPolicy, k.MemoryManagerPolicy, k.TopologyManagerPolicy
-		u.GracefulShutdown = k.ShutdownGracePeriod > 0
-	}
-	switch raw, err := os.ReadFile(nodeenv.ReadPath(hostRoot, appArmorEnabledPath)); {
-	case err == nil:
-		enabled := strings.HasPrefix(string(raw), "Y")
-		u.AppArmorEnabled = &enabled
-	case os.IsNotExist(err):
-		enabled := false
-		u.AppArmorEnabled = &enabled
-	}
-	return u
 }

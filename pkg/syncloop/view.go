@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"slices"
@@ -18,17 +18,17 @@ type viewKey struct {
 	uid    types.UID
 }
 
-// view is the pod configuration as the merge's consumer has been told it:
+// View is the pod configuration as the merge's consumer has been told it:
 // what the kubelet's pod manager would hold after the same notifications.
 // It is not safe for concurrent use; the agent guards it.
-type view struct {
+type View struct {
 	pods map[viewKey]*v1.Pod
 }
 
-func newView() *view { return &view{pods: make(map[viewKey]*v1.Pod)} }
+func NewView() *View { return &View{pods: make(map[viewKey]*v1.Pod)} }
 
-// apply folds one notification of the merge into the view.
-func (v *view) apply(u merge.PodUpdate) {
+// Apply folds one notification of the merge into the view.
+func (v *View) Apply(u merge.PodUpdate) {
 	switch u.Op {
 	case merge.Add, merge.Update, merge.Delete, merge.Reconcile:
 		for _, p := range u.Pods {
@@ -51,44 +51,44 @@ func (v *view) apply(u merge.PodUpdate) {
 	}
 }
 
-// sourced is a pod of the view with the source it came from.
-type sourced struct {
-	source string
-	pod    *v1.Pod
+// Sourced is a pod of the view with the source it came from.
+type Sourced struct {
+	Source string
+	Pod    *v1.Pod
 }
 
-// get returns the view's pod with the UID. A UID that two sources configure
-// is answered, as in sortSourced's order, with the pod of the source first by name.
-func (v *view) get(uid types.UID) (sourced, bool) {
+// Get returns the view's pod with the UID. A UID that two sources configure
+// is answered, as in SortSourced's order, with the pod of the source first by name.
+func (v *View) Get(uid types.UID) (Sourced, bool) {
 	for _, src := range [...]string{v1alpha1.SourceAPI, v1alpha1.SourceFile, v1alpha1.SourceHTTP} {
 		if p, ok := v.pods[viewKey{src, uid}]; ok {
-			return sourced{source: src, pod: p}, true
+			return Sourced{Source: src, Pod: p}, true
 		}
 	}
-	return sourced{}, false
+	return Sourced{}, false
 }
 
-// managed returns the pod the kubelet's pod manager holds under a runtime
+// Managed returns the pod the kubelet's pod manager holds under a runtime
 // pod's UID, namespace and name, nil for none: the view's pod of the UID
 // unless it is a mirror pod (the pod manager looks only the others up by
 // UID); else the static pod of the namespace and name whose mirror pod
 // names the UID as the kubelet's for it (podsrc decoded the static pod with
 // another UID than the kubelet: another minor, or a bug). The pod is
 // shared: callers must not modify it.
-func (v *view) managed(uid types.UID, namespace, name string) *v1.Pod {
-	if s, ok := v.get(uid); ok {
-		if _, mirror := s.pod.Annotations[merge.ConfigMirrorAnnotation]; !mirror {
-			return s.pod
+func (v *View) Managed(uid types.UID, namespace, name string) *v1.Pod {
+	if s, ok := v.Get(uid); ok {
+		if _, mirror := s.Pod.Annotations[merge.ConfigMirrorAnnotation]; !mirror {
+			return s.Pod
 		}
 	}
 	var static *v1.Pod
 	mirrored := false
-	for _, s := range v.named(namespace, name) {
+	for _, s := range v.Named(namespace, name) {
 		switch {
-		case s.pod.Annotations[merge.ConfigMirrorAnnotation] == string(uid):
+		case s.Pod.Annotations[merge.ConfigMirrorAnnotation] == string(uid):
 			mirrored = true
-		case s.source == v1alpha1.SourceFile || s.source == v1alpha1.SourceHTTP:
-			static = s.pod
+		case s.Source == v1alpha1.SourceFile || s.Source == v1alpha1.SourceHTTP:
+			static = s.Pod
 		}
 	}
 	if mirrored {
@@ -97,38 +97,38 @@ func (v *view) managed(uid types.UID, namespace, name string) *v1.Pod {
 	return nil
 }
 
-// named returns the view's pods of one namespace and name, in no order.
+// Named returns the view's pods of one namespace and name, in no order.
 // The pods are shared: callers must not modify them.
-func (v *view) named(namespace, name string) []sourced {
-	var out []sourced
+func (v *View) Named(namespace, name string) []Sourced {
+	var out []Sourced
 	for k, p := range v.pods {
 		if p.Namespace == namespace && p.Name == name {
-			out = append(out, sourced{source: k.source, pod: p})
+			out = append(out, Sourced{Source: k.source, Pod: p})
 		}
 	}
 	return out
 }
 
-// list returns the view's pods, in no order: the caller sorts them with
-// sortSourced once it no longer holds the view's lock. The pods are shared:
+// List returns the view's pods, in no order: the caller sorts them with
+// SortSourced once it no longer holds the view's lock. The pods are shared:
 // callers must not modify them.
-func (v *view) list() []sourced {
-	out := make([]sourced, 0, len(v.pods))
+func (v *View) List() []Sourced {
+	out := make([]Sourced, 0, len(v.pods))
 	for k, p := range v.pods {
-		out = append(out, sourced{source: k.source, pod: p})
+		out = append(out, Sourced{Source: k.source, Pod: p})
 	}
 	return out
 }
 
-// sortSourced sorts pods by namespace, name and source.
-func sortSourced(pods []sourced) {
-	slices.SortFunc(pods, func(a, b sourced) int {
-		if c := strings.Compare(a.pod.Namespace, b.pod.Namespace); c != 0 {
+// SortSourced sorts pods by namespace, name and source.
+func SortSourced(pods []Sourced) {
+	slices.SortFunc(pods, func(a, b Sourced) int {
+		if c := strings.Compare(a.Pod.Namespace, b.Pod.Namespace); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.pod.Name, b.pod.Name); c != 0 {
+		if c := strings.Compare(a.Pod.Name, b.Pod.Name); c != 0 {
 			return c
 		}
-		return strings.Compare(a.source, b.source)
+		return strings.Compare(a.Source, b.Source)
 	})
 }

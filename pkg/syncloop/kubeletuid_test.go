@@ -1,4 +1,4 @@
-package agent
+package syncloop
 
 import (
 	"testing"
@@ -17,8 +17,8 @@ import (
 // kubelet gave otherwise than podsrc shows as such.
 func TestKubeletUIDs(t *testing.T) {
 	static := v1alpha1.PodInfo{Namespace: "kube-system", Name: "etcd-n1", UID: "podsrc-uid", Source: v1alpha1.SourceFile, Static: true}
-	mirror := func(uid string) sourced {
-		return sourced{source: v1alpha1.SourceAPI, pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{
+	mirror := func(uid string) Sourced {
+		return Sourced{Source: v1alpha1.SourceAPI, Pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "kube-system", Name: "etcd-n1", UID: "mirror-object-uid",
 			Annotations: map[string]string{merge.ConfigMirrorAnnotation: uid},
 		}}}
@@ -28,20 +28,20 @@ func TestKubeletUIDs(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		configured []sourced
+		configured []Sourced
 		rt         map[types.UID]pleg.RuntimePod
 		uid, from  string
 	}{
 		{name: "nothing on the node reveals it"},
-		{name: "the mirror pod agrees", configured: []sourced{mirror("podsrc-uid")}, rt: runtimePod("other"), uid: "podsrc-uid", from: "mirror"},
-		{name: "the mirror pod disagrees", configured: []sourced{mirror("md5-uid")}, uid: "md5-uid", from: "mirror"},
+		{name: "the mirror pod agrees", configured: []Sourced{mirror("podsrc-uid")}, rt: runtimePod("other"), uid: "podsrc-uid", from: "mirror"},
+		{name: "the mirror pod disagrees", configured: []Sourced{mirror("md5-uid")}, uid: "md5-uid", from: "mirror"},
 		{name: "no mirror pod, the runtime runs podsrc's UID", rt: runtimePod("podsrc-uid"), uid: "podsrc-uid", from: "sandbox"},
 		{name: "no mirror pod, the runtime runs another UID", rt: runtimePod("md5-uid"), uid: "md5-uid", from: "sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := static
-			newKubeletUIDs(tt.configured, tt.rt).set(&p)
+			NewKubeletUIDs(tt.configured, tt.rt).Set(&p)
 			if p.KubeletUID != tt.uid || p.KubeletUIDFrom != tt.from {
 				t.Fatalf("kubelet UID %q from %q, want %q from %q", p.KubeletUID, p.KubeletUIDFrom, tt.uid, tt.from)
 			}
@@ -49,7 +49,7 @@ func TestKubeletUIDs(t *testing.T) {
 	}
 	// Pods that are not static get none.
 	p := v1alpha1.PodInfo{Namespace: "kube-system", Name: "etcd-n1", UID: "x", Source: v1alpha1.SourceAPI}
-	newKubeletUIDs([]sourced{mirror("md5-uid")}, runtimePod("md5-uid")).set(&p)
+	NewKubeletUIDs([]Sourced{mirror("md5-uid")}, runtimePod("md5-uid")).Set(&p)
 	if p.KubeletUID != "" {
 		t.Fatalf("a non-static pod got kubelet UID %q", p.KubeletUID)
 	}
