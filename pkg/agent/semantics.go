@@ -27,5 +27,5 @@ func semanticsFor(kubelet kubeletminor.Minor, maxDeadPerContainer int) (semantic
 	if err != nil {
 		return semantics{}, fmt.Errorf("the agent's kubelet minor: %w", err)
 	}
-	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: syncloop.NewDispatcher(kubelet, maxDeadPerContainer)}, nil
+	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: syncloop.NewDispatcher(s.SyncLoop, maxDeadPerContainer)}, nil
 }

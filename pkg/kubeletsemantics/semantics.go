@@ -1,8 +1,8 @@
-// Package kubeletsemantics says, for each kubelet minor, which of the merge's
-// and the PLEG's semantics reproduce it. It is the one place that maps a
+// Package kubeletsemantics says, for each kubelet minor, which of the merge's,
+// the PLEG's and the sync loop's semantics reproduce it. It is the one place that maps a
 // minor to them: the agent asks it once for the minor it was built for, and
 // the merge's and the PLEG's conformance replays for the kubelet each trace
-// was recorded from. pkg/merge and pkg/pleg take the semantics as values and
+// was recorded from. pkg/merge, pkg/pleg and pkg/syncloop take the semantics as values and
 // know nothing of minors.
 package kubeletsemantics
 
@@ -12,21 +12,24 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // Semantics is how one kubelet minor podsrc reproduces merges its pod
-// sources' updates and runs its generic PLEG, where minors differ.
+// sources' updates, runs its generic PLEG and dispatches in its sync loop,
+// where minors differ.
 type Semantics struct {
-	Merge merge.Semantics
-	PLEG  pleg.Semantics
+	Merge    merge.Semantics
+	PLEG     pleg.Semantics
+	SyncLoop syncloop.Semantics
 }
 
 // byMinor is the semantics of each minor podsrc reproduces.
 var byMinor = map[kubeletminor.Minor]Semantics{
-	kubeletminor.V133: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135},
-	kubeletminor.V134: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135},
-	kubeletminor.V135: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135},
-	kubeletminor.V136: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV136},
+	kubeletminor.V133: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
+	kubeletminor.V134: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
+	kubeletminor.V135: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
+	kubeletminor.V136: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV136, SyncLoop: syncloop.SetInvalid},
 }
 
 // mergeV127 is the minor of the kubelet the historical merge traces were

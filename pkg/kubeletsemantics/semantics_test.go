@@ -8,16 +8,17 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/syncloop"
 )
 
 // TestOf checks the semantics of every reproduced minor, and that any other
 // minor is an error, never a silent default.
 func TestOf(t *testing.T) {
 	want := map[kubeletminor.Minor]Semantics{
-		kubeletminor.V133: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
-		kubeletminor.V134: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
-		kubeletminor.V135: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
-		kubeletminor.V136: {merge.KubeletV133ToV136, pleg.KubeletV136},
+		kubeletminor.V133: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
+		kubeletminor.V134: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
+		kubeletminor.V135: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
+		kubeletminor.V136: {merge.KubeletV133ToV136, pleg.KubeletV136, syncloop.SetInvalid},
 	}
 	for _, m := range kubeletminor.Supported {
 		if got, err := Of(m); err != nil || got != want[m] {

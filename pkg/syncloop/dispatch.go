@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -17,11 +16,10 @@ const (
 	ignoredNotSyncWorthy   = "ContainerRemoved is not sync-worthy"
 	ignoredNotInPodManager = "pod not in the pod manager"
 	ignoredDropped         = "the kubelet's PLEG channel was full: the event was dropped"
-	// ignoredSetV133 and ignoredSetV136 are the kubelet's own log
-	// messages for a SET: v1.33 to v1.35 have a case for it, v1.36 none
-	// (its pod config has no snapshot modes).
-	ignoredSetV133 = "Kubelet does not support snapshot update"
-	ignoredSetV136 = "Invalid operation type received"
+	// ignoredSetUnsupported and ignoredSetInvalid are the kubelet's own
+	// log messages for a SET (see Semantics).
+	ignoredSetUnsupported = "Kubelet does not support snapshot update"
+	ignoredSetInvalid     = "Invalid operation type received"
 )
 
 // minDeadContainerInPod is the kubelet's floor of the exited containers
@@ -29,8 +27,8 @@ const (
 const minDeadContainerInPod = 1
 
 // Dispatcher is the dispatch of the kubelet's syncLoopIteration (k8s.io/kubernetes
-// pkg/kubelet/kubelet.go), the same in v1.33 to v1.36 but for the words of a
-// SET: a config notification goes to the handler of its op; a PLEG event
+// pkg/kubelet/kubelet.go), the same in every minor podsrc reproduces but for
+// the words of a SET (Semantics): a config notification goes to the handler of its op; a PLEG event
 // goes to HandlePodSyncs unless it is a ContainerRemoved or its pod is not
 // in the pod manager, and a ContainerDied also has cleanUpContainersInPod
 // remove the pod's older exited containers (pod_container_deletor.go, the
@@ -44,14 +42,11 @@ type Dispatcher struct {
 	keep int
 }
 
-// NewDispatcher returns the sync loop of a kubelet minor podsrc reproduces;
-// maxDeadPerContainer is its --maximum-dead-containers-per-container.
-func NewDispatcher(kubelet kubeletminor.Minor, maxDeadPerContainer int) Dispatcher {
-	s := Dispatcher{setIgnored: ignoredSetV133, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
-	if kubelet >= kubeletminor.V136 {
-		s.setIgnored = ignoredSetV136
-	}
-	return s
+// NewDispatcher returns the sync loop of a kubelet minor podsrc reproduces,
+// by its semantics (kubeletsemantics.Of); maxDeadPerContainer is its
+// --maximum-dead-containers-per-container.
+func NewDispatcher(sem Semantics, maxDeadPerContainer int) Dispatcher {
+	return Dispatcher{setIgnored: sem.setIgnored(), keep: max(maxDeadPerContainer, minDeadContainerInPod)}
 }
 
 // Dispatch is what the sync loop does with one event; it sets the event's

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -23,17 +22,15 @@ func TestSyncLoopConfig(t *testing.T) {
 		merge.Remove: v1alpha1.HandlerPodRemoves, merge.Reconcile: v1alpha1.HandlerPodReconcile, merge.Set: v1alpha1.HandlerIgnored,
 	}
 	tests := []struct {
-		minor kubeletminor.Minor
-		set   string
+		sem Semantics
+		set string
 	}{
-		{kubeletminor.V133, "Kubelet does not support snapshot update"},
-		{kubeletminor.V134, "Kubelet does not support snapshot update"},
-		{kubeletminor.V135, "Kubelet does not support snapshot update"},
-		{kubeletminor.V136, "Invalid operation type received"},
+		{SetUnsupported, "Kubelet does not support snapshot update"},
+		{SetInvalid, "Invalid operation type received"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.minor.String(), func(t *testing.T) {
-			s := NewDispatcher(tt.minor, 1)
+		t.Run(tt.sem.String(), func(t *testing.T) {
+			s := NewDispatcher(tt.sem, 1)
 			for op, want := range handlers {
 				d := s.Config(op)
 				wantIgnored := ""
@@ -52,7 +49,7 @@ func TestSyncLoopConfig(t *testing.T) {
 // kubelet's floor of one.
 func TestSyncLoopKeep(t *testing.T) {
 	for flag, want := range map[int]int{-1: 1, 0: 1, 1: 1, 3: 3} {
-		s := NewDispatcher(kubeletminor.V136, flag)
+		s := NewDispatcher(SetInvalid, flag)
 		if s.keep != want {
 			t.Errorf("--maximum-dead-containers-per-container=%d keeps %d, want %d", flag, s.keep, want)
 		}
