@@ -127,7 +127,6 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 			opts.RuntimeEvents = rt
 		}
 		a.pleg = pleg.New(rt, opts)
-		pub.Cache = a.pleg.Cache()
 	}
 	return a, nil
 }

@@ -125,13 +125,18 @@ func (c *Cache) lastIPs(uid types.UID) []string {
 	return e.Status.IPs
 }
 
-func (c *Cache) set(s *PodStatus) {
+// set caches a pod's status and returns its new entry.
+func (c *Cache) set(s *PodStatus) *CachedPod {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pods[s.ID] = &CachedPod{ID: s.ID, Status: s}
+	e := &CachedPod{ID: s.ID, Status: s}
+	c.pods[s.ID] = e
+	return e
 }
 
-func (c *Cache) setError(uid types.UID, err error, now time.Time) {
+// setError caches a pod's failed inspection, keeping its last status, and
+// returns its new entry.
+func (c *Cache) setError(uid types.UID, err error, now time.Time) *CachedPod {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := &CachedPod{ID: uid, Error: err.Error(), ErrorTime: now}
@@ -139,6 +144,7 @@ func (c *Cache) setError(uid types.UID, err error, now time.Time) {
 		e.Status = old.Status
 	}
 	c.pods[uid] = e
+	return e
 }
 
 func (c *Cache) delete(uid types.UID) {

@@ -187,6 +187,9 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 		name, namespace = r.old.name, r.old.namespace
 	}
 	var status *PodStatus
+	// cached is the pod's cache entry as this relist leaves it, handed
+	// with each of its events; nil once the runtime no longer has the pod.
+	var cached *CachedPod
 	if !hasCur {
 		g.cache.delete(r.uid)
 	} else {
@@ -199,17 +202,17 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			in.Error = err.Error()
 			sum.InspectionFailures++
 			g.stats.observeInspection(in, d)
-			g.cache.setError(r.uid, err, g.clock.Now())
+			cached = g.cache.setError(r.uid, err, g.clock.Now())
 			g.reinspect[r.uid] = struct{}{}
 			klog.FromContext(ctx).V(4).Info("Ignoring events for pod, will reinspect", "pod", klog.KRef(namespace, name), "podUID", r.uid, "err", err)
 			for _, c := range g.changes {
-				g.deliver(g.newEvent(r.uid, name, namespace, c, sum.Seq, ts), OutcomeInspectionFailed)
+				g.deliver(g.newEvent(r.uid, name, namespace, c, sum.Seq, ts), OutcomeInspectionFailed, cached)
 			}
 			return
 		}
 		st.InspectedAt = g.clock.Now()
 		g.stats.observeInspection(in, d)
-		g.cache.set(st)
+		cached = g.cache.set(st)
 		status = st
 	}
 	if len(g.changes) == 0 && g.opts.Semantics.syncsAfterReinspection() {
@@ -230,15 +233,15 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			}
 		}
 		if !ev.KubeletSends {
-			g.deliver(ev, OutcomeNotSent)
+			g.deliver(ev, OutcomeNotSent, cached)
 			continue
 		}
 		if !g.stats.send() {
-			g.deliver(ev, OutcomeDropped)
+			g.deliver(ev, OutcomeDropped, cached)
 			logger.Error(nil, "Event channel is full, discarding event", "podUID", ev.ID, "type", ev.Type, "data", ev.Data)
 			continue
 		}
-		g.deliver(ev, OutcomeSent)
+		g.deliver(ev, OutcomeSent, cached)
 	}
 }
 
@@ -261,9 +264,9 @@ func (g *GenericPLEG) newEvent(uid types.UID, name, namespace string, c change, 
 }
 
 // deliver keeps a computed event with its outcome and hands it to the
-// handler.
-func (g *GenericPLEG) deliver(ev *PodLifecycleEvent, outcome string) {
-	r := ComputedEvent{PodLifecycleEvent: *ev, Outcome: outcome}
+// handler with its pod's cache entry.
+func (g *GenericPLEG) deliver(ev *PodLifecycleEvent, outcome string, cached *CachedPod) {
+	r := ComputedEvent{PodLifecycleEvent: *ev, Outcome: outcome, Cached: cached}
 	g.stats.observeEvent(r)
 	if g.opts.Handler != nil {
 		g.opts.Handler.HandleEvent(r)

@@ -68,3 +68,60 @@ func TestHandlerGetsEventsDuringTheRelist(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlerGetsThePodsCacheEntry checks that each event comes with its
+// pod's cache entry as the relist left it: the status the relist read
+// after the change, the failed inspection's error, and none once the
+// runtime no longer has the pod.
+func TestHandlerGetsThePodsCacheEntry(t *testing.T) {
+	rt := newFakeRuntime()
+	h := &recorder{}
+	g := New(rt, Options{Handler: h})
+	sandbox := []*runtimeapi.PodSandbox{sandboxObj("s0", "p0", 0, 1, runtimeapi.PodSandboxState_SANDBOX_READY)}
+	steps := []struct {
+		name       string
+		sandboxes  []*runtimeapi.PodSandbox
+		containers []*runtimeapi.Container
+		fail       []string
+		// wantState is the state of container c0 in the entry's status;
+		// wantError whether the entry is an error; noEntry whether there
+		// is none.
+		wantState ContainerState
+		wantError bool
+		noEntry   bool
+	}{
+		{name: "a running container", sandboxes: sandbox, containers: []*runtimeapi.Container{containerObj("c0", "p0", 10, runtimeapi.ContainerState_CONTAINER_RUNNING)}, wantState: StateRunning},
+		{name: "it exits, inspection failed", sandboxes: sandbox, containers: []*runtimeapi.Container{containerObj("c0", "p0", 10, runtimeapi.ContainerState_CONTAINER_EXITED)}, fail: []string{"p0"}, wantState: StateRunning, wantError: true},
+		{name: "it exited", sandboxes: sandbox, containers: []*runtimeapi.Container{containerObj("c0", "p0", 10, runtimeapi.ContainerState_CONTAINER_EXITED)}, wantState: StateExited},
+		{name: "the pod is gone", noEntry: true},
+	}
+	for _, s := range steps {
+		rt.set(s.sandboxes, s.containers, s.fail...)
+		before := len(h.events)
+		if err := g.Relist(context.Background()); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		events := h.events[before:]
+		if len(events) == 0 {
+			t.Fatalf("%s: no event", s.name)
+		}
+		for _, r := range events {
+			if s.noEntry {
+				if r.Cached != nil {
+					t.Errorf("%s: %s came with %+v, want no entry", s.name, r.Type, r.Cached)
+				}
+				continue
+			}
+			if r.Cached == nil || r.Cached.ID != "p0" || (r.Cached.Error != "") != s.wantError || r.Cached.Status == nil {
+				t.Fatalf("%s: %s came with %+v, want p0's entry (error %v)", s.name, r.Type, r.Cached, s.wantError)
+			}
+			i := slices.IndexFunc(r.Cached.Status.Containers, func(c ContainerStatus) bool { return c.ID == "c0" })
+			if i < 0 || r.Cached.Status.Containers[i].State != s.wantState {
+				t.Errorf("%s: %s came with the status %+v, want c0 %s", s.name, r.Type, r.Cached.Status, s.wantState)
+			}
+			if c, ok := g.Cache().Get("p0"); !ok || c.Status != r.Cached.Status || c.Error != r.Cached.Error {
+				t.Errorf("%s: %s came with %+v, the cache has %+v", s.name, r.Type, r.Cached, c)
+			}
+		}
+	}
+}

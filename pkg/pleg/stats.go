@@ -47,6 +47,11 @@ const (
 type ComputedEvent struct {
 	PodLifecycleEvent
 	Outcome string
+	// Cached is the pod's cache entry as the relist that computed the
+	// event left it, the status the kubelet's sync loop reads when it
+	// handles the event; nil when the runtime no longer has the pod. It is
+	// shared with the cache: handlers must not modify it.
+	Cached *CachedPod
 }
 
 // RelistSummary describes one relist.

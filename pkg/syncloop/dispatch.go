@@ -79,9 +79,11 @@ func (s Dispatcher) Config(op merge.Op) Dispatch {
 }
 
 // PLEG returns the dispatch of a PLEG event. pod is the pod the kubelet's
-// pod manager holds under the event's UID, nil for none; cached is the PLEG
-// cache's entry of the pod, nil for none.
-func (s Dispatcher) PLEG(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedPod) Dispatch {
+// pod manager holds under the event's UID, nil for none; the event's
+// Cached is the pod's status as the relist that computed it left the
+// PLEG's cache, as the kubelet's is when its sync loop cleans up after a
+// ContainerDied.
+func (s Dispatcher) PLEG(r pleg.ComputedEvent, pod *v1.Pod) Dispatch {
 	switch {
 	case !r.KubeletSends:
 		return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
@@ -98,7 +100,7 @@ func (s Dispatcher) PLEG(r pleg.ComputedEvent, pod *v1.Pod, cached *pleg.CachedP
 		d = Dispatch{handler: v1alpha1.HandlerPodSyncs}
 	}
 	if r.Type == pleg.ContainerDied {
-		d.removes, d.removesUnknown = s.cleanUp(r.Data, pod, cached)
+		d.removes, d.removesUnknown = s.cleanUp(r.Data, pod, r.Cached)
 	}
 	return d
 }

@@ -155,7 +155,9 @@ func TestSyncLoopPLEG(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Dispatcher{keep: tt.keep}
-			got := s.PLEG(tt.ev, tt.pod, tt.cached)
+			ev := tt.ev
+			ev.Cached = tt.cached
+			got := s.PLEG(ev, tt.pod)
 			unknown := got.removesUnknown
 			got.removesUnknown = ""
 			if !reflect.DeepEqual(got, tt.want) {

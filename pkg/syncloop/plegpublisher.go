@@ -23,10 +23,6 @@ type PLEGPublisher struct {
 	// Pod returns the pod the kubelet's pod manager holds under a runtime
 	// pod's UID, namespace and name, nil for none.
 	Pod func(uid types.UID, namespace, name string) *v1.Pod
-	// Cache is the PLEG's, which the relist updated before it computed
-	// the pod's events, as the kubelet's cache is when its sync loop
-	// cleans up after a ContainerDied.
-	Cache *pleg.Cache
 }
 
 // HandleEvent implements pleg.EventHandler.
@@ -36,16 +32,12 @@ func (p *PLEGPublisher) HandleEvent(r pleg.ComputedEvent) {
 		return
 	}
 	pod := p.Pod(r.ID, r.PodNamespace, r.PodName)
-	var cached *pleg.CachedPod
-	if c, ok := p.Cache.Get(r.ID); ok {
-		cached = &c
-	}
 	var labels map[string]string
 	if pod != nil {
 		labels = pod.Labels
 	}
 	e := plegEvent(r, labels)
-	p.Dispatcher.PLEG(r, pod, cached).SetOn(&e)
+	p.Dispatcher.PLEG(r, pod).SetOn(&e)
 	p.Ring.Publish(e)
 	p.Published(e)
 }
