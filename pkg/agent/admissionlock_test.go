@@ -30,7 +30,7 @@ func (h heldJudge) Admit(in admission.Input) admission.Verdict {
 
 // TestJudgingHoldsNoViewLock holds the admit handlers in the middle of an
 // ADD and expects the agent to keep serving its view meanwhile (the pod
-// list, which takes viewMu), without the pod being judged, which enters
+// list, which takes the sync loop's viewMu), without the pod being judged, which enters
 // the view only with its verdict.
 func TestJudgingHoldsNoViewLock(t *testing.T) {
 	h := heldJudge{judging: make(chan string, 1), release: make(chan struct{})}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -59,19 +58,12 @@ type Agent struct {
 	sources   []namedSource
 	stopping  chan struct{}
 
-	// syncLoop is the kubelet's dispatch of the merge's notifications and
-	// the PLEG's events.
-	syncLoop syncloop.Dispatcher
+	// syncLoop is the kubelet's sync loop after the merge: the pod
+	// manager's view, the dispatch of the merge's notifications and the
+	// PLEG's events, and the admission.
+	syncLoop *syncloop.SyncLoop
 	// api serves the agent's state (the Agent is its serve.State).
 	api *serve.API
-
-	// viewMu orders the view's changes with their events, so that a stream
-	// that starts with a snapshot continues exactly after it. The
-	// admissions, which follow the same notifications, have a lock of
-	// their own.
-	viewMu     sync.Mutex
-	view       *syncloop.View
-	admissions *syncloop.Admissions
 }
 
 // New returns an agent for cfg reproducing kubelet minor kubelet. decoder
@@ -89,17 +81,20 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		kubelet:   kubelet,
 		decoder:   decoder,
 		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
-		syncLoop:  sem.syncLoop,
 		stopping:  make(chan struct{}),
-		view:      syncloop.NewView(),
-
-		admissions: syncloop.NewAdmissions(cfg.Admission),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {
 		a.ring = eventring.New(cfg.EventBuffer, nil)
 	}
 	a.metrics = newMetrics(a)
+	a.syncLoop = syncloop.New(syncloop.Options{
+		Ring:       a.ring,
+		Dispatcher: sem.syncLoop,
+		Admission:  cfg.Admission,
+		Published:  a.metrics.event,
+		Judged:     a.metrics.admissions,
+	})
 	serving := a.metrics.serving
 	a.api = &serve.API{
 		State:              a,
@@ -121,8 +116,7 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = sem.pleg
-		pub := &syncloop.PLEGPublisher{Ring: a.ring, Published: a.metrics.event, Dispatcher: a.syncLoop, Pod: a.managedPod}
-		opts.Handler = pub
+		opts.Handler = a.syncLoop
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
 		}
@@ -260,32 +254,15 @@ func (a *Agent) startSources(ctx context.Context) error {
 	return nil
 }
 
-// consumeConfig takes the merge's notifications, as the kubelet's sync loop
-// does, into the view and the event sequence.
+// consumeConfig hands the merge's notifications to the sync loop, as the
+// kubelet's sync loop takes them from its config channel.
 func (a *Agent) consumeConfig(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case u := <-a.podConfig.Updates():
-			e := syncloop.ConfigEvent(u)
-			a.syncLoop.Config(u.Op).SetOn(&e)
-			var verdicts map[types.UID]v1alpha1.Admission
-			if u.Op == merge.Add {
-				// Judged before the pods enter the view, without viewMu.
-				verdicts = a.admissions.Apply(u)
-			}
-			a.viewMu.Lock()
-			a.view.Apply(u)
-			if u.Op != merge.Add {
-				// Read back and forgotten with the view's change.
-				verdicts = a.admissions.Apply(u)
-			}
-			syncloop.WithAdmissions(&e, verdicts)
-			a.ring.Publish(e)
-			a.viewMu.Unlock()
-			a.metrics.event(e)
-			a.metrics.admissions(verdicts)
+			a.syncLoop.HandleConfig(u)
 		}
 	}
 }
@@ -293,13 +270,5 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 // nodeChanged takes the kubelet's Node object from the API source, for the
 // admit handlers.
 func (a *Agent) nodeChanged(n *v1.Node) {
-	a.admissions.SetNode(n)
-}
-
-// managedPod returns the pod the kubelet's pod manager holds under a
-// runtime pod's UID, namespace and name (syncloop.View.Managed).
-func (a *Agent) managedPod(uid types.UID, namespace, name string) *v1.Pod {
-	a.viewMu.Lock()
-	defer a.viewMu.Unlock()
-	return a.view.Managed(uid, namespace, name)
+	a.syncLoop.SetNode(n)
 }

@@ -61,9 +61,9 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	return out
 }
 
-// podInfo describes a configured pod; origin is where a static pod came
-// from.
-func podInfo(s syncloop.Sourced, origin string) v1alpha1.PodInfo {
+// podInfo describes a configured pod with its admission verdict; a static
+// pod's origin is masked as the sources mask it.
+func podInfo(s syncloop.Sourced) v1alpha1.PodInfo {
 	p := s.Pod
 	info := v1alpha1.PodInfo{
 		Name:          p.Name,
@@ -77,9 +77,13 @@ func podInfo(s syncloop.Sourced, origin string) v1alpha1.PodInfo {
 		Containers:    specContainers(p.Spec),
 		RestartPolicy: string(p.Spec.RestartPolicy),
 	}
+	if s.Admission != nil {
+		v := *s.Admission
+		info.Admission = &v
+	}
 	info.Static = s.Source == v1alpha1.SourceFile || s.Source == v1alpha1.SourceHTTP
 	if info.Static {
-		info.Origin = origin
+		info.Origin = redact.MaskURLs(s.Origin)
 		info.APIReferences = redact.APIReferences(p)
 	}
 	_, info.Mirror = p.Annotations[merge.ConfigMirrorAnnotation]

@@ -27,7 +27,7 @@ func TestPodInfoContainers(t *testing.T) {
 		}, []string{"proxy", "web", "log"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			info := podInfo(syncloop.Sourced{Pod: &v1.Pod{Spec: tc.spec}, Source: v1alpha1.SourceAPI}, "")
+			info := podInfo(syncloop.Sourced{Pod: &v1.Pod{Spec: tc.spec}, Source: v1alpha1.SourceAPI})
 			if !slices.Equal(info.Containers, tc.want) || info.RestartPolicy != string(tc.spec.RestartPolicy) {
 				t.Errorf("containers %q, restart policy %q; want %q, %q", info.Containers, info.RestartPolicy, tc.want, tc.spec.RestartPolicy)
 			}

@@ -42,9 +42,7 @@ func addPods(ta *testAgent, n int) {
 			Labels: labels, Annotations: map[string]string{merge.ConfigSourceAnnotation: v1alpha1.SourceAPI},
 		}})
 	}
-	ta.viewMu.Lock()
-	ta.view.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
-	ta.viewMu.Unlock()
+	ta.syncLoop.HandleConfig(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
 }
 
 // slowReadBuffer is the receive buffer of a slow reader: the agent's

@@ -46,9 +46,7 @@ func (ta *testAgent) servePodCases(t *testing.T) {
 			t.Fatalf("no way to serve a pod of source %q", p.Source)
 		}
 	}
-	ta.viewMu.Lock()
-	ta.view.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: api})
-	ta.viewMu.Unlock()
+	ta.syncLoop.HandleConfig(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: api})
 	awaitJSON(t, ta, v1alpha1.PodsPath, func(l v1alpha1.PodList) error {
 		if len(l.Items) != len(querytest.Pods()) {
 			return fmt.Errorf("%d pods, want %d", len(l.Items), len(querytest.Pods()))
@@ -103,9 +101,7 @@ func TestPodFiltersCutTheAnswer(t *testing.T) {
 			Annotations: map[string]string{merge.ConfigSourceAnnotation: v1alpha1.SourceAPI},
 		}})
 	}
-	ta.viewMu.Lock()
-	ta.view.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
-	ta.viewMu.Unlock()
+	ta.syncLoop.HandleConfig(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: pods})
 	list := func(q v1alpha1.PodQuery) (v1alpha1.PodList, int) {
 		code, body := ta.get(t, v1alpha1.PodsPath+"?"+q.Encode().Encode())
 		var l v1alpha1.PodList

@@ -12,7 +12,4 @@ type PodSource interface {
 	Run(ctx context.Context)
 	// Status returns a copy of the source's state.
 	Status() source.Status
-	// Origin returns where the source's pod with the UID came from, as
-	// Status's Pods name it, without copying the status.
-	Origin(uid string) (string, bool)
 }

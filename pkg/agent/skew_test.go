@@ -16,8 +16,6 @@ type nodeSource struct{ kubelet string }
 
 func (nodeSource) Run(ctx context.Context) { <-ctx.Done() }
 
-func (nodeSource) Origin(string) (string, bool) { return "", false }
-
 func (s nodeSource) Status() source.Status {
 	return source.Status{Source: v1alpha1.SourceAPI, NodeKubeletVersion: s.kubelet}
 }

@@ -70,23 +70,6 @@ func (a *Agent) withRuntime(info *v1alpha1.PodInfo, rp pleg.RuntimePod) {
 	info.Runtime = runtimePod(rp, cached, ok)
 }
 
-// withAdmission joins the kubelet's admission verdict on the pod into info.
-func (a *Agent) withAdmission(info *v1alpha1.PodInfo) {
-	v, ok := a.admissions.Get(info.UID)
-	if ok {
-		info.Admission = &v
-	}
-}
-
-// configured returns the view's pods, sorted, shared with the view.
-func (a *Agent) configured() []syncloop.Sourced {
-	a.viewMu.Lock()
-	pods := a.view.List()
-	a.viewMu.Unlock()
-	syncloop.SortSourced(pods)
-	return pods
-}
-
 // podListHead is a pod list without its items.
 func (a *Agent) podListHead() v1alpha1.PodList {
 	return v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: a.cfg.Node.NodeName}
@@ -100,16 +83,14 @@ func (a *Agent) eachPodInfo(configured []syncloop.Sourced, q *v1alpha1.PodQuery,
 	rt := a.runtimeView()
 	uids := syncloop.NewKubeletUIDs(configured, rt)
 	configuredInRuntime := map[types.UID]bool{}
-	origins := a.origins()
 	for _, p := range configured {
 		if _, ok := rt[p.Pod.UID]; ok {
 			configuredInRuntime[p.Pod.UID] = true
 		}
-		info := podInfo(p, origins[p.Pod.UID])
+		info := podInfo(p)
 		if !q.Match(info) {
 			continue
 		}
-		a.withAdmission(&info)
 		if rp, ok := rt[p.Pod.UID]; ok {
 			a.withRuntime(&info, rp)
 		}
@@ -148,7 +129,7 @@ func (a *Agent) eachPodInfo(configured []syncloop.Sourced, q *v1alpha1.PodQuery,
 // Pods is the answer of /pods: the pods that q keeps, one at a time (see
 // eachPodInfo).
 func (a *Agent) Pods(q *v1alpha1.PodQuery) (v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
-	configured := a.configured()
+	configured := a.syncLoop.List()
 	return a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
 		return a.eachPodInfo(configured, q, yield)
 	}
@@ -158,11 +139,7 @@ func (a *Agent) Pods(q *v1alpha1.PodQuery) (v1alpha1.PodList, func(yield func(v1
 // view's pods that q keeps, at the ring's last event, which the view's
 // lock orders with them.
 func (a *Agent) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
-	a.viewMu.Lock()
-	seq := a.ring.LastSeq()
-	configured := a.view.List()
-	a.viewMu.Unlock()
-	syncloop.SortSourced(configured)
+	seq, configured := a.syncLoop.Snapshot()
 	return seq, a.podListHead(), func(yield func(v1alpha1.PodInfo) error) error {
 		return a.eachPodInfo(configured, q, yield)
 	}
@@ -171,14 +148,8 @@ func (a *Agent) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(y
 // Pod is the answer of /pods/{uid}: the pod of any source or of the
 // runtime.
 func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
-	a.viewMu.Lock()
-	p, ok := a.view.Get(uid)
-	// Only the pods of the same name can be its mirror pod (kubeletUIDs).
-	var sameName []syncloop.Sourced
-	if ok {
-		sameName = a.view.Named(p.Pod.Namespace, p.Pod.Name)
-	}
-	a.viewMu.Unlock()
+	// Only the pods of the same name can be its mirror pod (KubeletUIDs).
+	p, sameName, ok := a.syncLoop.Pod(uid)
 	rt := a.runtimeView()
 	rp, inRuntime := rt[uid]
 	if !ok && !inRuntime {
@@ -186,9 +157,8 @@ func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 	}
 	var info v1alpha1.PodInfo
 	if ok {
-		info = podInfo(p, a.originOf(p))
+		info = podInfo(p)
 		info.Pod = servedPod(p.Pod, a.cfg.ExposePodSpecs)
-		a.withAdmission(&info)
 	} else {
 		info = v1alpha1.PodInfo{Name: rp.Name, Namespace: rp.Namespace, UID: rp.ID}
 	}

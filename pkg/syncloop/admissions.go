@@ -3,7 +3,6 @@ package syncloop
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,28 +24,24 @@ const (
 
 // Admissions follows the kubelet's admission of the pods its sync loop is
 // handed: every ADD is judged with the admit handlers of the agent's
-// kubelet minor against the node and the pods admitted before, and each
-// configured pod keeps its verdict until it is removed. Where an API pod's
-// status shows what the kubelet itself decided, that is taken instead (see
-// kubeletVerdict). Pods added before the Node is known (the file source
+// kubelet minor against the node and the pods admitted before. Where an API
+// pod's status shows what the kubelet itself decided, that is taken instead
+// (see kubeletVerdict). Pods added before the Node is known (the file source
 // sends before the API source has listed the node) wait, and are judged,
-// in their order, when it comes. It has a lock of its own, so that the
-// agent judges an ADD (the kubelet's handlers rebuild the node's resource
-// summary over every active pod: milliseconds at thousands of pods) without
-// holding its viewMu, before the pods enter the view: no reader sees an
-// added pod without its verdict. When both are held, viewMu is taken first.
+// in their order, when it comes. The verdicts live with the pods in the
+// View. It is not safe for concurrent use: the SyncLoop orders its calls.
 type Admissions struct {
-	mu sync.Mutex
 	// admitter is nil when the agent has no admit handlers.
 	admitter *admission.Admitter
-	verdicts map[types.UID]v1alpha1.Admission
 	// waiting are the pods added before the Node was known, in the order
 	// they were added.
 	waiting []*v1.Pod
 }
 
+// NewAdmissions returns the admission of the admit handlers h, nil for
+// none.
 func NewAdmissions(h admission.Handlers) *Admissions {
-	s := &Admissions{verdicts: map[types.UID]v1alpha1.Admission{}}
+	s := &Admissions{}
 	if h != nil {
 		s.admitter = admission.NewAdmitter(h, kubeletVerdict)
 	}
@@ -54,31 +49,34 @@ func NewAdmissions(h admission.Handlers) *Admissions {
 }
 
 // SetNode takes the kubelet's Node object; nil when it is gone. The first
-// Node judges the pods that waited for it.
-func (s *Admissions) SetNode(n *v1.Node) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// Node judges the pods that waited for it: it returns their verdicts, by
+// UID.
+func (s *Admissions) SetNode(n *v1.Node) map[types.UID]v1alpha1.Admission {
 	if s.admitter == nil {
-		return
+		return nil
 	}
 	s.admitter.SetNode(n)
-	if n != nil && len(s.waiting) > 0 {
-		for _, r := range s.admitter.Add(s.waiting) {
-			s.verdicts[r.Pod.UID] = r.Admission
-		}
-		s.waiting = nil
+	if n == nil || len(s.waiting) == 0 {
+		return nil
 	}
+	out := make(map[types.UID]v1alpha1.Admission, len(s.waiting))
+	for _, r := range s.admitter.Add(s.waiting) {
+		out[r.Pod.UID] = r.Admission
+	}
+	s.waiting = nil
+	return out
 }
 
-// Apply follows one notification of the merge and returns the verdict on
-// each pod an ADD brought, by UID; nil for the other ops.
+// Apply follows one notification of the merge and returns the verdicts it
+// gives, by UID: on each pod an ADD brought, and on the pods of an UPDATE,
+// DELETE or RECONCILE whose status shows what the kubelet itself decided;
+// nil for the other ops.
 func (s *Admissions) Apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch u.Op {
 	case merge.Add:
 		return s.add(u.Pods)
 	case merge.Update, merge.Delete, merge.Reconcile:
+		var out map[types.UID]v1alpha1.Admission
 		for _, p := range u.Pods {
 			if s.admitter != nil {
 				s.admitter.Update(p)
@@ -86,16 +84,19 @@ func (s *Admissions) Apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 			s.replaceWaiting(p)
 			// What the kubelet itself decided holds, either way.
 			if v, ok := kubeletVerdict(p); ok {
-				s.verdicts[p.UID] = v
+				if out == nil {
+					out = map[types.UID]v1alpha1.Admission{}
+				}
+				out[p.UID] = v
 			}
 		}
+		return out
 	case merge.Remove:
 		for _, p := range u.Pods {
 			if s.admitter != nil {
 				s.admitter.Remove(p.UID)
 			}
 			s.waiting = slices.DeleteFunc(s.waiting, func(w *v1.Pod) bool { return w.UID == p.UID })
-			delete(s.verdicts, p.UID)
 		}
 	case merge.Set:
 		// The kubelet's sync loop ignores SET; so does its admission.
@@ -129,9 +130,6 @@ func (s *Admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 			out[r.Pod.UID] = r.Admission
 		}
 	}
-	for uid, v := range out {
-		s.verdicts[uid] = v
-	}
 	return out
 }
 
@@ -142,14 +140,6 @@ func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
 		return v
 	}
 	return v1alpha1.Admission{Unknown: why}
-}
-
-// Get returns the verdict on the pod with the UID.
-func (s *Admissions) Get(uid types.UID) (v1alpha1.Admission, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.verdicts[uid]
-	return v, ok
 }
 
 // kubeletVerdict reads the kubelet's own admission verdict back from an

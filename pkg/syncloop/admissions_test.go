@@ -31,7 +31,7 @@ func admissionPod(name string, created int, status v1.PodStatus) *v1.Pod {
 	}
 }
 
-// TestAdmissions follows notifications through the agent's admissions:
+// TestAdmissions follows notifications through the admissions into a view:
 // verdicts unknown without handlers or without the node, judged in
 // creation order once both are there, the kubelet's own verdict read back
 // from a pod's status where it shows one (and the active pods following
@@ -107,17 +107,25 @@ func TestAdmissions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := NewAdmissions(tt.handlers)
+			// The verdicts live with the pods in the view.
+			view := NewView()
 			for i, st := range tt.steps {
 				if st.node != nil {
-					s.SetNode(st.node)
+					view.SetAdmissions(s.SetNode(st.node))
 				} else {
-					got := s.Apply(merge.PodUpdate{Op: st.op, Source: "api", Pods: st.pods})
+					u := merge.PodUpdate{Op: st.op, Source: v1alpha1.SourceAPI, Pods: st.pods}
+					got := s.Apply(u)
 					if st.want != nil && !reflect.DeepEqual(got, st.want) {
 						t.Errorf("step %d (%v): verdicts\n%+v\nwant\n%+v", i, st.op, got, st.want)
 					}
+					view.Apply(u, got)
 				}
 				for uid, want := range st.wantGet {
-					v, ok := s.Get(uid)
+					var v v1alpha1.Admission
+					p, ok := view.Get(uid)
+					if ok = ok && p.Admission != nil; ok {
+						v = *p.Admission
+					}
 					if ok != (want != nil) || (ok && !reflect.DeepEqual(v, *want)) {
 						t.Errorf("step %d: get(%s) = %+v, %v; want %+v", i, uid, v, ok, want)
 					}

@@ -22,17 +22,26 @@ type viewKey struct {
 // what the kubelet's pod manager would hold after the same notifications.
 // It is not safe for concurrent use; the agent guards it.
 type View struct {
-	pods map[viewKey]*v1.Pod
+	pods map[viewKey]Sourced
 }
 
-func NewView() *View { return &View{pods: make(map[viewKey]*v1.Pod)} }
+// NewView returns an empty view.
+func NewView() *View { return &View{pods: make(map[viewKey]Sourced)} }
 
-// Apply folds one notification of the merge into the view.
-func (v *View) Apply(u merge.PodUpdate) {
+// Apply folds one notification of the merge into the view, each pod with
+// its origin as the merge carried it, and verdicts, the admission's
+// verdicts on the notification's pods by UID: a pod without one keeps the
+// verdict it had.
+func (v *View) Apply(u merge.PodUpdate, verdicts map[types.UID]v1alpha1.Admission) {
 	switch u.Op {
 	case merge.Add, merge.Update, merge.Delete, merge.Reconcile:
-		for _, p := range u.Pods {
-			v.pods[viewKey{u.Source, p.UID}] = p
+		for i, p := range u.Pods {
+			k := viewKey{u.Source, p.UID}
+			s := Sourced{Source: u.Source, Pod: p, Origin: originAt(u, i), Admission: v.pods[k].Admission}
+			if a, ok := verdicts[p.UID]; ok {
+				s.Admission = &a
+			}
+			v.pods[k] = s
 		}
 	case merge.Remove:
 		for _, p := range u.Pods {
@@ -44,9 +53,36 @@ func (v *View) Apply(u merge.PodUpdate) {
 		// follows the merge instead, so that the snapshot modes still show
 		// what the merge holds. A snapshot holds every source's pods, each
 		// marked with its source.
+		// A pod keeps its verdict.
+		admitted := make(map[types.UID]*v1alpha1.Admission, len(v.pods))
+		for k, s := range v.pods {
+			if s.Admission != nil {
+				admitted[k.uid] = s.Admission
+			}
+		}
 		clear(v.pods)
-		for _, p := range u.Pods {
-			v.pods[viewKey{p.Annotations[merge.ConfigSourceAnnotation], p.UID}] = p
+		for i, p := range u.Pods {
+			src := p.Annotations[merge.ConfigSourceAnnotation]
+			v.pods[viewKey{src, p.UID}] = Sourced{Source: src, Pod: p, Origin: originAt(u, i), Admission: admitted[p.UID]}
+		}
+	}
+}
+
+// originAt returns the origin of the notification's i-th pod, "" for none.
+func originAt(u merge.PodUpdate, i int) string {
+	if i < len(u.Origins) {
+		return u.Origins[i]
+	}
+	return ""
+}
+
+// SetAdmissions sets verdicts, by UID, on the view's pods that have the
+// UIDs.
+func (v *View) SetAdmissions(verdicts map[types.UID]v1alpha1.Admission) {
+	for k, s := range v.pods {
+		if a, ok := verdicts[k.uid]; ok {
+			s.Admission = &a
+			v.pods[k] = s
 		}
 	}
 }
@@ -55,14 +91,20 @@ func (v *View) Apply(u merge.PodUpdate) {
 type Sourced struct {
 	Source string
 	Pod    *v1.Pod
+	// Origin is where a static pod came from, as the merge carried it
+	// (merge.PodUpdate.Origins), unmasked; "" for none.
+	Origin string
+	// Admission is the kubelet's admission verdict on the pod, nil for
+	// none.
+	Admission *v1alpha1.Admission
 }
 
 // Get returns the view's pod with the UID. A UID that two sources configure
 // is answered, as in SortSourced's order, with the pod of the source first by name.
 func (v *View) Get(uid types.UID) (Sourced, bool) {
 	for _, src := range [...]string{v1alpha1.SourceAPI, v1alpha1.SourceFile, v1alpha1.SourceHTTP} {
-		if p, ok := v.pods[viewKey{src, uid}]; ok {
-			return Sourced{Source: src, Pod: p}, true
+		if s, ok := v.pods[viewKey{src, uid}]; ok {
+			return s, true
 		}
 	}
 	return Sourced{}, false
@@ -101,9 +143,9 @@ func (v *View) Managed(uid types.UID, namespace, name string) *v1.Pod {
 // The pods are shared: callers must not modify them.
 func (v *View) Named(namespace, name string) []Sourced {
 	var out []Sourced
-	for k, p := range v.pods {
-		if p.Namespace == namespace && p.Name == name {
-			out = append(out, Sourced{Source: k.source, Pod: p})
+	for _, s := range v.pods {
+		if s.Pod.Namespace == namespace && s.Pod.Name == name {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -114,8 +156,8 @@ func (v *View) Named(namespace, name string) []Sourced {
 // callers must not modify them.
 func (v *View) List() []Sourced {
 	out := make([]Sourced, 0, len(v.pods))
-	for k, p := range v.pods {
-		out = append(out, Sourced{Source: k.source, Pod: p})
+	for _, s := range v.pods {
+		out = append(out, s)
 	}
 	return out
 }

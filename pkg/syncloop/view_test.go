@@ -19,8 +19,8 @@ func TestViewListSorted(t *testing.T) {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(uid)}}
 	}
 	v := NewView()
-	v.Apply(merge.PodUpdate{Op: merge.Add, Source: "file", Pods: []*v1.Pod{pod("b", "x", "1"), pod("a", "z", "2"), pod("a", "y", "3")}})
-	v.Apply(merge.PodUpdate{Op: merge.Add, Source: "api", Pods: []*v1.Pod{pod("b", "x", "1")}})
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: "file", Pods: []*v1.Pod{pod("b", "x", "1"), pod("a", "z", "2"), pod("a", "y", "3")}}, nil)
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: "api", Pods: []*v1.Pod{pod("b", "x", "1")}}, nil)
 	got := v.List()
 	SortSourced(got)
 	var order []string
@@ -44,14 +44,14 @@ func TestViewManaged(t *testing.T) {
 	etcd := pod("etcd-node-1", "config-uid", nil)
 	api := pod("web", "api-uid", nil)
 	v := NewView()
-	v.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceFile, Pods: []*v1.Pod{etcd}})
+	v.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceFile, Pods: []*v1.Pod{etcd}}, nil)
 	v.Apply(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: []*v1.Pod{
 		api,
 		// The kubelet gave the static pod another UID than podsrc.
 		pod("etcd-node-1", "mirror-uid", map[string]string{merge.ConfigMirrorAnnotation: "kubelet-uid"}),
 		// A mirror pod of a static pod the file source no longer has.
 		pod("gone-node-1", "gone-mirror-uid", map[string]string{merge.ConfigMirrorAnnotation: "gone-uid"}),
-	}})
+	}}, nil)
 	tests := []struct {
 		name, uid, podName string
 		want               *v1.Pod
