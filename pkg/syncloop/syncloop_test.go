@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/merge"
@@ -77,5 +78,45 @@ func TestSetNodeJudgesTheWaitingPods(t *testing.T) {
 	l.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}})
 	if p, _, ok := l.Pod("uid-a"); !ok || p.Admission == nil || !p.Admission.Admitted {
 		t.Fatalf("after the node: %+v, want admitted", p)
+	}
+}
+
+// judgeFunc is admit handlers that are one function.
+type judgeFunc func(admission.Input) admission.Verdict
+
+func (f judgeFunc) Admit(in admission.Input) admission.Verdict { return f(in) }
+
+// TestPLEGEventsPassWhileAnAddIsJudged holds the admit handlers in the
+// middle of an ADD and expects a PLEG event to be dispatched and published
+// meanwhile, the judged pod not yet in the view: the relist never waits on
+// the admit handlers.
+func TestPLEGEventsPassWhileAnAddIsJudged(t *testing.T) {
+	judging, release := make(chan string, 1), make(chan struct{})
+	held := judgeFunc(func(in admission.Input) admission.Verdict {
+		judging <- in.Pod.Name
+		<-release
+		return admission.Verdict{Admit: true}
+	})
+	ring := eventring.New(16, nil)
+	l := New(Options{Ring: ring, Dispatcher: NewDispatcher(SetInvalid, 1), Admission: held})
+	l.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}})
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		l.HandleConfig(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceAPI, Pods: []*v1.Pod{admissionPod("web", 1, v1.PodStatus{})}})
+	}()
+	if name := <-judging; name != "web" {
+		t.Fatalf("judging %s, want web", name)
+	}
+	l.HandleEvent(pleg.ComputedEvent{PodLifecycleEvent: pleg.PodLifecycleEvent{ID: "uid-web", PodName: "web", PodNamespace: "default", Type: pleg.ContainerStarted, Data: "c1", KubeletSends: true}, Outcome: pleg.OutcomeSent})
+	var b eventring.Batch
+	ring.Read(&b, 0, 16)
+	if len(b.Events) != 1 || b.Events[0].Kind != v1alpha1.EventKindPLEG || b.Events[0].Ignored != ignoredNotInPodManager {
+		t.Fatalf("while the ADD is judged the ring has %+v, want the PLEG event of a pod not in the pod manager yet", b.Events)
+	}
+	close(release)
+	<-added
+	if p, _, ok := l.Pod("uid-web"); !ok || p.Admission == nil || !p.Admission.Admitted {
+		t.Fatalf("after the ADD: %+v, want web admitted", p)
 	}
 }
