@@ -133,9 +133,6 @@ func (s *FileSource) hostPathOf(read string) string {
 // Status returns a copy of the source's current status.
 func (s *FileSource) Status() Status { return s.status.Snapshot() }
 
-// Origin returns the manifest file the pod with the UID came from.
-func (s *FileSource) Origin(uid string) (string, bool) { return s.status.Origin(uid) }
-
 // Run lists the path at once, then relists it every period and applies the
 // fsnotify events in between, until ctx ends.
 func (s *FileSource) Run(ctx context.Context) {

@@ -115,19 +115,6 @@ func (b *StatusBook) Snapshot() Status {
 	return out
 }
 
-// Origin returns where the pod with the UID, of the last SET delivered, came
-// from, without copying the status.
-func (b *StatusBook) Origin(uid string) (string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.st.Pods {
-		if p.UID == uid {
-			return p.Origin, true
-		}
-	}
-	return "", false
-}
-
 // Update runs fn with the lock held.
 func (b *StatusBook) Update(fn func(st *Status)) {
 	b.mu.Lock()

@@ -2,31 +2,28 @@ package source
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 )
 
-func TestStatusBookOrigin(t *testing.T) {
+func TestStatusBookKeepsOrigins(t *testing.T) {
 	var b StatusBook
-	if _, ok := b.Origin("a"); ok {
-		t.Fatal("an empty book has an origin")
+	if got := b.Snapshot().Pods; len(got) != 0 {
+		t.Fatalf("an empty book has pods %v", got)
 	}
-	b.Delivered(time.Unix(1, 0), []PodRef{
+	want := []PodRef{
 		{Namespace: "ns", Name: "a", UID: "uid-a", Origin: "/m/a.yaml"},
 		{Namespace: "ns", Name: "b", UID: "uid-b", Origin: "/m/b.yaml"},
-	})
-	tests := []struct {
-		uid, want string
-		ok        bool
-	}{
-		{uid: "uid-a", want: "/m/a.yaml", ok: true},
-		{uid: "uid-b", want: "/m/b.yaml", ok: true},
-		{uid: "uid-c"},
 	}
-	for _, tc := range tests {
-		if got, ok := b.Origin(tc.uid); got != tc.want || ok != tc.ok {
-			t.Errorf("Origin(%q) = %q, %v; want %q, %v", tc.uid, got, ok, tc.want, tc.ok)
-		}
+	b.Delivered(time.Unix(1, 0), want)
+	got := b.Snapshot().Pods
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Snapshot().Pods = %v, want %v", got, want)
+	}
+	got[0].Origin = "changed"
+	if b.Snapshot().Pods[0].Origin != "/m/a.yaml" {
+		t.Fatal("the snapshot shares its pods with the book")
 	}
 }
 

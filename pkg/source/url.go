@@ -115,9 +115,6 @@ func NewURL(opts URLOptions) (*URLSource, error) {
 // Status returns a copy of the source's current status.
 func (s *URLSource) Status() Status { return s.status.Snapshot() }
 
-// Origin returns the URL (masked) the pod with the UID came from.
-func (s *URLSource) Origin(uid string) (string, bool) { return s.status.Origin(uid) }
-
 // Run fetches the URL at once and then period after the end of each fetch,
 // until ctx ends.
 func (s *URLSource) Run(ctx context.Context) {

@@ -167,9 +167,6 @@ func NewAPI(opts APIOptions) (*APISource, error) {
 // Status returns a copy of the source's current status.
 func (s *APISource) Status() source.Status { return s.status.Snapshot() }
 
-// Origin returns the API server host the pod with the UID came from.
-func (s *APISource) Origin(uid string) (string, bool) { return s.status.Origin(uid) }
-
 // Run waits for the node sync, then watches the node's pods, until ctx
 // ends. It returns once everything it started has stopped.
 func (s *APISource) Run(ctx context.Context) {
