@@ -45,22 +45,13 @@ func (a *analysis) admission() result {
 	}
 	evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+v.Message)
 	msg := "rejected by the kubelet's admission (" + from + "): " + v.Reason + ": " + v.Message
-	switch {
-	case info.Source == v1alpha1.SourceFile:
+	fix := a.admitFix(v) + "; then " + a.retryFix()
+	if info.Static {
 		// An unchanged manifest makes no new ADD: the kubelet takes the
 		// pod to admission again only when it changes, or comes back.
-		manifest := "its manifest"
-		if info.Origin != "" {
-			manifest = shell.Operands(info.Origin)
-		}
-		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
-			"free what it lacks, then move "+manifest+" out of the static pod path and back, or change it (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
-	case info.Static:
-		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
-			"free what it lacks, then change the pod the static pod URL serves (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
+		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod", fix, evidence...)
 	}
-	return failing(name, msg+"; the kubelet does not retry a rejected pod",
-		"free what it lacks, then recreate the pod: kubectl delete pod -n "+shell.Quote(info.Namespace)+" "+shell.Operands(info.Name)+" (its controller makes a new one)", evidence...)
+	return failing(name, msg+"; the kubelet does not retry a rejected pod", fix, evidence...)
 }
 
 // rejected returns the unknown result of a stage that a failing admission

@@ -87,7 +87,7 @@ func rename(v reflect.Value, r *strings.Replacer) {
 // name to the prose after it.
 var (
 	commandStart = regexp.MustCompile(`(?:^|[ (:])((?:kubectl|crictl|curl|ls) )`)
-	commandEnds  = []string{" on node ", " (", "; then", ", then", " again in", " from node ", " lists every", " says"}
+	commandEnds  = []string{" on node ", " (", "; then", ", then", " again in", " from node ", " lists", " says", " shows", " finds it"}
 )
 
 // commandsIn returns the commands of a suggestion.
@@ -111,12 +111,14 @@ func commandsIn(s string) []string {
 var podsrcFlags = map[string]bool{
 	"-n": true, "-c": true, "-o": true, "--pod": true, "--name": true, "--namespace": true,
 	"--kind": true, "--since": true, "--source": true, "--field-selector": true,
-	"-A": false, "-a": false, "-w": false, "-l": false, "--previous": false,
+	"-f": true,
+	"-A": false, "-a": false, "-w": false, "-l": false, "--previous": false, "--force": false, "--show-labels": false,
 }
 
-// TestSuggestionsAreData runs every scenario of TestAnalyze with the node,
-// a namespace, the images, the static pod URL and the manifest directory
-// named to run a command: each command of each suggestion passes bash -n,
+// TestSuggestionsAreData runs every scenario of TestAnalyze (one per
+// admission reason among them) with the node, the namespaces, the pods,
+// their containers and images, the runtime's IDs, the sources' targets and
+// the manifest directory named to run a command: each command of each suggestion passes bash -n,
 // its words as bash reads them are the names as given (no command ran),
 // and every word starting with "-" is podsrc's own option or an operand
 // behind "--". The node's name in prose is quoted too.
