@@ -92,7 +92,7 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		stopping:  make(chan struct{}),
 		view:      newView(),
 
-		admissions: newAdmissions(cfg.Admission),
+		admissions: newAdmissions(cfg.Admission, cfg.ExposePodSpecs),
 	}
 	a.ring = cfg.Events
 	if a.ring == nil {

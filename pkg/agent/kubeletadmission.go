@@ -15,10 +15,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 )
 
-// rejectedPrefix starts the status.message the kubelet writes on a pod its
-// admission rejected; the handler's own message follows.
-const rejectedPrefix = "Pod was rejected: "
-
 // Why a verdict cannot be given.
 const (
 	unknownNoHandlers = "this agent build has no admit handlers of its kubelet minor"
@@ -30,7 +26,7 @@ const (
 // kubelet minor against the node and the pods admitted before, and each
 // configured pod keeps its verdict until it is removed. Where an API pod's
 // status shows what the kubelet itself decided, that is taken instead (see
-// kubeletVerdict). Pods added before the Node is known (the file source
+// admission.KubeletVerdict). Pods added before the Node is known (the file source
 // sends before the API source has listed the node) wait, and are judged,
 // in their order, when it comes. It has a lock of its own, so that the
 // agent judges an ADD (the kubelet's handlers rebuild the node's resource
@@ -42,15 +38,19 @@ type admissions struct {
 	// admitter is nil when the agent has no admit handlers.
 	admitter *admission.Admitter
 	verdicts map[types.UID]v1alpha1.Admission
+	// kubeletVerdict is admission.KubeletVerdict, with the messages the
+	// agent serves.
+	kubeletVerdict admission.ReadBack
 	// waiting are the pods added before the Node was known, in the order
 	// they were added.
 	waiting []*v1.Pod
 }
 
-func newAdmissions(h admission.Handlers) *admissions {
+func newAdmissions(h admission.Handlers, withMessages bool) *admissions {
 	s := &admissions{verdicts: map[types.UID]v1alpha1.Admission{}}
+	s.kubeletVerdict = func(p *v1.Pod) (v1alpha1.Admission, bool) { return admission.KubeletVerdict(p, withMessages) }
 	if h != nil {
-		s.admitter = admission.NewAdmitter(h, kubeletVerdict)
+		s.admitter = admission.NewAdmitter(h, s.kubeletVerdict)
 	}
 	return s
 }
@@ -87,7 +87,7 @@ func (s *admissions) apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 			}
 			s.replaceWaiting(p)
 			// What the kubelet itself decided holds, either way.
-			if v, ok := kubeletVerdict(p); ok {
+			if v, ok := s.kubeletVerdict(p); ok {
 				s.verdicts[p.UID] = v
 			}
 		}
@@ -119,11 +119,11 @@ func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 	switch {
 	case s.admitter == nil:
 		for _, p := range pods {
-			out[p.UID] = unknownUnlessReadBack(p, unknownNoHandlers)
+			out[p.UID] = s.unknownUnlessReadBack(p, unknownNoHandlers)
 		}
 	case !s.admitter.HasNode():
 		for _, p := range pods {
-			out[p.UID] = unknownUnlessReadBack(p, unknownNoNode)
+			out[p.UID] = s.unknownUnlessReadBack(p, unknownNoNode)
 		}
 		s.waiting = append(s.waiting, pods...)
 	default:
@@ -139,8 +139,8 @@ func (s *admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 
 // unknownUnlessReadBack is the kubelet's own verdict on p where its status
 // shows it, and otherwise a verdict unknown for why.
-func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
-	if v, ok := kubeletVerdict(p); ok {
+func (s *admissions) unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
+	if v, ok := s.kubeletVerdict(p); ok {
 		return v
 	}
 	return v1alpha1.Admission{Unknown: why}
@@ -152,22 +152,6 @@ func (s *admissions) get(uid types.UID) (v1alpha1.Admission, bool) {
 	defer s.mu.Unlock()
 	v, ok := s.verdicts[uid]
 	return v, ok
-}
-
-// kubeletVerdict reads the kubelet's own admission verdict back from an
-// API pod's status: a pod the kubelet rejected is Failed with its reason
-// and "Pod was rejected: " and the handler's message; a pod it has started
-// (StartTime set, not Failed) was admitted. Static pods carry no status the
-// agent can read, and pods the kubelet has not synced yet none either.
-func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
-	st := p.Status
-	if st.Phase == v1.PodFailed && strings.HasPrefix(st.Message, rejectedPrefix) {
-		return v1alpha1.Admission{Reason: st.Reason, Message: strings.TrimPrefix(st.Message, rejectedPrefix), ReadBack: true}, true
-	}
-	if st.StartTime != nil && st.Phase != v1.PodFailed && st.Phase != v1.PodSucceeded {
-		return v1alpha1.Admission{Admitted: true, ReadBack: true}, true
-	}
-	return v1alpha1.Admission{}, false
 }
 
 // appArmorEnabledPath is where the kernel says whether AppArmor is

@@ -43,8 +43,18 @@ func (a *analysis) admission() result {
 	if v.Handler != "" {
 		evidence = append(evidence, "refused by the "+v.Handler+" admit handler")
 	}
-	evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+v.Message)
-	msg := "rejected by the kubelet's admission (" + from + "): " + v.Reason + ": " + v.Message
+	reason, message := v.Reason, v.Message
+	if reason == "" {
+		reason = "a reason the kubelet does not give (left out)"
+	}
+	if message == "" {
+		// The agent quotes a message read back from a pod's status only
+		// when the kubelet writes it whole, or with --expose-pod-specs.
+		message = "(the agent leaves the message out; its --expose-pod-specs serves it)"
+	} else {
+		evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+message)
+	}
+	msg := "rejected by the kubelet's admission (" + from + "): " + reason + ": " + message
 	fix := a.admitFix(v) + "; then " + a.retryFix()
 	if info.Static {
 		// An unchanged manifest makes no new ADD: the kubelet takes the

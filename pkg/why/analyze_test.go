@@ -95,6 +95,7 @@ func analyzeCases() []analyzeCase {
 			name:    "a pod with no controller is recreated from its manifest, not deleted for good",
 			facts:   rejectedAPI("OutOfcpu", nil),
 			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			msg:    "OutOfcpu: (the agent leaves the message out; its --expose-pod-specs serves it)",
 			fix:    "recreate the pod, which has no controller, from its manifest: kubectl get pod -n default -o yaml hog > pod.yaml, then kubectl replace --force -f pod.yaml",
 			notFix: "makes a new one",
 		},
