@@ -258,6 +258,8 @@ func TestWhyTargetNowhere(t *testing.T) {
 		status  int
 		want    []string
 		notWant []string
+		// standalone is an agent without the API source.
+		standalone bool
 	}{
 		{name: "typo of a name", args: []string{"etcd-node1"}, status: 1,
 			want: []string{`no pod "etcd-node1" on node node-1`, "and the API server has no", "did you mean etcd-node-1?"}},
@@ -272,11 +274,25 @@ func TestWhyTargetNowhere(t *testing.T) {
 		{name: "a failing stage keeps its status", args: []string{"broken"}, status: ExitFailing},
 		{name: "cluster refuses the connection", args: []string{"web", "--kubeconfig", "KUBECONFIG"}, status: 1,
 			want: []string{"connection refused", "--kubeconfig"}, notWant: []string{"auth can-i"}},
+		{name: "a typo on a standalone kubelet's node", args: []string{"shop/nosuchpod"}, standalone: true, status: 1,
+			want: []string{`no pod "shop/nosuchpod" on node node-1`, "the API server has no namespace shop", "kubectl podsrc pods node-1 lists the node's pods"}},
+		{name: "a typo on a standalone kubelet's node, no cluster configuration", args: []string{"shop/nosuchpod"}, standalone: true, env: "none", status: 1,
+			want: []string{`no pod "shop/nosuchpod" on node node-1`, "the kubelet has no API source"}},
+		{name: "a typo of a static pod on a standalone kubelet's node", args: []string{"etcd-nod-1"}, standalone: true, status: 1,
+			want: []string{"did you mean etcd-node-1?"}},
 		{name: "no cluster configuration", args: []string{"shop/cart"}, env: "none", status: ExitUnknown,
 			want: []string{"no cluster configuration", "give kubectl podsrc the cluster"}, notWant: []string{"auth can-i", "localhost:8080"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			u := u
+			if tc.standalone {
+				fa := whyFakeAgent()
+				fa.Sources.Items = fa.Sources.Items[1:]
+				srv := httptest.NewServer(fa)
+				defer srv.Close()
+				u = srv.URL
+			}
 			var cs kubernetes.Interface = whyCluster()
 			args := append([]string{"why", whyNode}, tc.args...)
 			for i, a := range args {
