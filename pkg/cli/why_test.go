@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -310,5 +312,48 @@ func TestWhyTargetNowhere(t *testing.T) {
 			}
 			checkOutput(t, out+errOut, tc.want, tc.notWant)
 		})
+	}
+}
+
+// TestWhyAllNodeTimeoutBoundsTheAnalysis: why --all on a node of many
+// pods ends soon after --node-timeout, with the error that names it, even
+// when the agent answered in time and only the analysis is left.
+func TestWhyAllNodeTimeoutBoundsTheAnalysis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves 30000 pods")
+	}
+	fa := whyFakeAgent()
+	const n = 30000
+	for i := range n {
+		name := fmt.Sprintf("pod-%05d", i)
+		fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: name, Namespace: "default", UID: types.UID("uid-" + name),
+			Source: v1alpha1.SourceAPI, Admission: &v1alpha1.Admission{Admitted: true}})
+	}
+	srv := httptest.NewServer(fa)
+	t.Cleanup(srv.Close)
+	const timeout = 2 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	var out, errOut bytes.Buffer
+	var status int
+	go func() {
+		defer close(done)
+		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		common.Now = func() time.Time { return whyNow }
+		common.clientset = whyCluster()
+		status = execute(ctx, common, []string{"why", whyNode, "--all", "--agent-url", srv.URL, "--node-timeout", timeout.String()})
+	}()
+	// The bound is the command's: --node-timeout, and the time to print
+	// the error; analyzing every pod takes far longer.
+	select {
+	case <-done:
+	case <-time.After(timeout + 15*time.Second):
+		cancel()
+		<-done
+		t.Fatalf("why --all ran on past --node-timeout=%s; exit %d, stderr:\n%s", timeout, status, errOut.String())
+	}
+	if status != 1 || !strings.Contains(errOut.String(), "--node-timeout="+timeout.String()) {
+		t.Errorf("exit %d, stderr %q; want 1 and the error naming --node-timeout", status, errOut.String())
 	}
 }
