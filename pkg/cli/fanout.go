@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -220,8 +221,29 @@ func (o *CommonOptions) noAnswerError(node, flag string, cause error) error {
 		check = "is it running, and the address reachable from here?"
 	}
 	name, _, _ := strings.Cut(flag, "=")
+	last := ""
+	if l := lastAttemptError(cause); l != "" {
+		last = " (its last error: " + l + ")"
+	}
 	return &client.Error{Reason: client.ReasonTimeout, Err: cause,
-		Message: fmt.Sprintf("%s did not answer within %s: %s Raise %s if the node is only slow (0: no limit)", o.agentLabel(node), flag, check, name)}
+		Message: fmt.Sprintf("%s did not answer within %s%s: %s Raise %s if the node is only slow (0: no limit)", o.agentLabel(node), flag, last, check, name)}
+}
+
+// lastAttemptError is the message of the last error of a watch's attempts
+// to reach a node's agent that did not answer in time (connection refused,
+// an API server's answer), without the URL of the request; "" when there
+// was none.
+func lastAttemptError(cause error) string {
+	var na *client.NoAnswerError
+	if !errors.As(cause, &na) || na.Last == nil {
+		return ""
+	}
+	last := na.Last
+	var ue *url.Error
+	if errors.As(last, &ue) {
+		last = ue.Err
+	}
+	return last.Error()
 }
 
 // withNodeTimeout bounds ask by --node-timeout, and says so when the bound
