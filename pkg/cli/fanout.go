@@ -66,7 +66,7 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			done(i, result[T]{Node: n, Err: ctx.Err()})
+			done(i, result[T]{Node: n, Err: interrupted(ctx, ctx.Err())})
 			continue
 		}
 		wg.Add(1)
@@ -74,11 +74,26 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 			defer wg.Done()
 			defer func() { <-sem }()
 			v, err := fn(ctx, n)
-			done(i, result[T]{Node: n, Value: v, Err: err})
+			done(i, result[T]{Node: n, Value: v, Err: interrupted(ctx, err)})
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// errInterrupted is a node's error when the command was interrupted
+// (Ctrl-C) before the node answered.
+var errInterrupted = errors.New("interrupted before the agent answered")
+
+// interrupted returns errInterrupted for err, an error of a node's call,
+// when ctx was canceled (Ctrl-C) and that is what ended the call, so that
+// each node says so in one sentence instead of a request's URL and
+// "context canceled"; err otherwise.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
+		return errInterrupted
+	}
+	return err
 }
 
 // agentCall runs call against the agent of every node (agentCallEach); a
