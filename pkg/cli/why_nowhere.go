@@ -54,7 +54,7 @@ func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 		}
 		looked = fmt.Sprintf("no pod %q on node %s: the kubelet's configuration has no pod %s or %s-%s, no manifest is named %s, and %s",
 			t.Raw, f.Node, t.Name, t.Name, strings.ToLower(f.Node), t.Name, inAPI)
-		candidates = podNames(f, strings.Contains(t.Raw, "/"))
+		candidates = podNames(f.Pods, strings.Contains(t.Raw, "/"))
 	default:
 		return nil
 	}
@@ -155,9 +155,9 @@ func manifestPaths(f why.Facts) []string {
 
 // podNames are the names of the node's configured pods, as NAMESPACE/NAME
 // when qualified.
-func podNames(f why.Facts, qualified bool) []string {
+func podNames(pods []v1alpha1.PodInfo, qualified bool) []string {
 	var out []string
-	for _, p := range f.Pods {
+	for _, p := range pods {
 		if p.Source == "" {
 			continue
 		}
