@@ -92,8 +92,11 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		Ring:       a.ring,
 		Dispatcher: sem.syncLoop,
 		Admission:  cfg.Admission,
-		Published:  a.metrics.event,
-		Judged:     a.metrics.admissions,
+		// The kubelet's messages on the pods it rejected are quoted
+		// whole only where the agent serves pod specs.
+		AdmissionMessages: cfg.ExposePodSpecs,
+		Published:         a.metrics.event,
+		Judged:            a.metrics.admissions,
 	})
 	serving := a.metrics.serving
 	a.api = &serve.API{

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -65,7 +66,7 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			done(i, result[T]{Node: n, Err: ctx.Err()})
+			done(i, result[T]{Node: n, Err: interrupted(ctx, ctx.Err())})
 			continue
 		}
 		wg.Add(1)
@@ -73,11 +74,26 @@ func fanOut[T any](ctx context.Context, nodes []string, limit int, fn func(ctx c
 			defer wg.Done()
 			defer func() { <-sem }()
 			v, err := fn(ctx, n)
-			done(i, result[T]{Node: n, Value: v, Err: err})
+			done(i, result[T]{Node: n, Value: v, Err: interrupted(ctx, err)})
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// errInterrupted is a node's error when the command was interrupted
+// (Ctrl-C) before the node answered.
+var errInterrupted = errors.New("interrupted before the agent answered")
+
+// interrupted returns errInterrupted for err, an error of a node's call,
+// when ctx was canceled (Ctrl-C) and that is what ended the call, so that
+// each node says so in one sentence instead of a request's URL and
+// "context canceled"; err otherwise.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
+		return errInterrupted
+	}
+	return err
 }
 
 // agentCall runs call against the agent of every node (agentCallEach); a
@@ -220,8 +236,29 @@ func (o *CommonOptions) noAnswerError(node, flag string, cause error) error {
 		check = "is it running, and the address reachable from here?"
 	}
 	name, _, _ := strings.Cut(flag, "=")
+	last := ""
+	if l := lastAttemptError(cause); l != "" {
+		last = " (its last error: " + l + ")"
+	}
 	return &client.Error{Reason: client.ReasonTimeout, Err: cause,
-		Message: fmt.Sprintf("%s did not answer within %s: %s Raise %s if the node is only slow (0: no limit)", o.agentLabel(node), flag, check, name)}
+		Message: fmt.Sprintf("%s did not answer within %s%s: %s Raise %s if the node is only slow (0: no limit)", o.agentLabel(node), flag, last, check, name)}
+}
+
+// lastAttemptError is the message of the last error of a watch's attempts
+// to reach a node's agent that did not answer in time (connection refused,
+// an API server's answer), without the URL of the request; "" when there
+// was none.
+func lastAttemptError(cause error) string {
+	var na *client.NoAnswerError
+	if !errors.As(cause, &na) || na.Last == nil {
+		return ""
+	}
+	last := na.Last
+	var ue *url.Error
+	if errors.As(last, &ue) {
+		last = ue.Err
+	}
+	return last.Error()
 }
 
 // withNodeTimeout bounds ask by --node-timeout, and says so when the bound

@@ -190,10 +190,21 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 	}
 	matches := list.Items
 	if len(matches) == 0 {
-		if !qualified {
-			return "", nil, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (kubectl podsrc pods -A %s lists its pods)", o.ref, node, shell.Operands(node))
+		hint := fmt.Sprintf("kubectl podsrc pods -A %s lists its pods", shell.Operands(node))
+		if qualified {
+			hint = fmt.Sprintf("kubectl podsrc pods -n %s %s lists its pods", shell.Quote(ns), shell.Operands(node))
 		}
-		return "", nil, fmt.Errorf("no pod %s on node %s (kubectl podsrc pods -n %s %s lists its pods)", o.ref, node, shell.Quote(ns), shell.Operands(node))
+		// The node's pods, for the close matches; without them, the
+		// command that lists them.
+		if all, err := a.Pods(ctx, v1alpha1.PodQuery{}); err == nil {
+			if m := closeMatches(o.ref, podNames(all.Items, qualified)); len(m) > 0 {
+				hint = "did you mean " + strings.Join(m, " or ") + "?"
+			}
+		}
+		if !qualified {
+			return "", nil, fmt.Errorf("no pod %q on node %s: no pod has that name, nor that name with the node's appended, nor that UID (%s)", o.ref, node, hint)
+		}
+		return "", nil, fmt.Errorf("no pod %s on node %s (%s)", o.ref, node, hint)
 	}
 	pick := 0
 	for i, p := range matches {

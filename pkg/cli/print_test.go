@@ -206,6 +206,8 @@ func TestPodErrors(t *testing.T) {
 		{"bad ref", []string{"node-1", "a/b/c"}, "want POD, NAMESPACE/POD"},
 		{"unknown name", []string{"node-1", "default/nope"}, "no pod default/nope on node node-1 (kubectl podsrc pods -n default node-1"},
 		{"unknown UID", []string{"node-1", "nope"}, `no pod "nope" on node node-1: no pod has that name`},
+		{"typo of a name", []string{"node-1", "etcd-nod-1"}, "nor that UID (did you mean etcd-node-1?)"},
+		{"typo of a qualified name", []string{"node-1", "kube-system/etcd-nod-1"}, "no pod kube-system/etcd-nod-1 on node node-1 (did you mean kube-system/etcd-node-1?)"},
 		{"bad output", []string{"node-1", "nope", "-o", "xml"}, "unable to match a printer"},
 	}
 	for _, tc := range tests {

@@ -200,7 +200,8 @@ const whyAllConcurrency = 4
 // the configured pods (mirror pods with their static pod), the rejected
 // and shadowed manifests, and the pods the API server binds to the node
 // that the kubelet's configuration lacks. It asks the facts of
-// whyAllConcurrency pods at once, and fails when ctx ends first.
+// whyAllConcurrency pods at once, and fails when ctx ends first, however
+// far it got.
 func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 	out := []v1alpha1.WhyReport{}
 	configured, asked := map[string]bool{}, map[string]bool{}
@@ -237,11 +238,19 @@ func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(whyAllConcurrency)
 	for i, t := range targets {
-		s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
-		if err != nil {
-			continue
+		if ectx.Err() != nil {
+			// The deadline bounds the analysis too, not only the
+			// lookups: a node of many pods takes long to analyze.
+			break
 		}
 		eg.Go(func() error {
+			if err := ectx.Err(); err != nil {
+				return err
+			}
+			s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+			if err != nil {
+				return nil
+			}
 			f, err := g.facts(ectx, t, s)
 			if err != nil {
 				return err
@@ -253,6 +262,9 @@ func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 		})
 	}
 	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	for _, r := range reports {

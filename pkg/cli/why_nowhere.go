@@ -38,18 +38,23 @@ func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 		}
 		looked = fmt.Sprintf("no manifest %s on node %s: the agent's file source neither read, rejected nor shadowed it", t.Path, f.Node)
 		candidates = manifestPaths(f)
-	case s.Source == v1alpha1.SourceAPI && apierrors.IsNotFound(f.APIPod.Err):
+	case s.Source == v1alpha1.SourceAPI && (apierrors.IsNotFound(f.APIPod.Err) || standalone(f) && !f.APIPod.Known()):
 		if inHistory(f.History.Value, s.Namespace, s.Name) {
 			// The node had it: its removal is the story to tell.
 			return nil
 		}
 		inAPI := "the API server has no pod " + s.Namespace + "/" + s.Name
-		if apierrors.IsNotFound(f.Namespace.Err) {
+		switch {
+		case apierrors.IsNotFound(f.Namespace.Err):
 			inAPI = "the API server has no namespace " + s.Namespace
+		case !apierrors.IsNotFound(f.APIPod.Err):
+			// A standalone kubelet runs no pod of the API server,
+			// whatever the API server would say.
+			inAPI = "the kubelet has no API source (it runs only static pods)"
 		}
 		looked = fmt.Sprintf("no pod %q on node %s: the kubelet's configuration has no pod %s or %s-%s, no manifest is named %s, and %s",
 			t.Raw, f.Node, t.Name, t.Name, strings.ToLower(f.Node), t.Name, inAPI)
-		candidates = podNames(f, strings.Contains(t.Raw, "/"))
+		candidates = podNames(f.Pods, strings.Contains(t.Raw, "/"))
 	default:
 		return nil
 	}
@@ -60,6 +65,14 @@ func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 		msg += fmt.Sprintf("; kubectl podsrc pods %s lists the node's pods", shell.Operands(f.Node))
 	}
 	return nowhereError(msg)
+}
+
+// standalone reports whether the agent says its kubelet has no API source.
+func standalone(f why.Facts) bool {
+	if f.Sources == nil {
+		return false
+	}
+	return !slices.ContainsFunc(f.Sources.Items, func(s v1alpha1.Source) bool { return s.Name == v1alpha1.SourceAPI })
 }
 
 // inHistory reports whether a config event of the agent's history names
@@ -142,9 +155,9 @@ func manifestPaths(f why.Facts) []string {
 
 // podNames are the names of the node's configured pods, as NAMESPACE/NAME
 // when qualified.
-func podNames(f why.Facts, qualified bool) []string {
+func podNames(pods []v1alpha1.PodInfo, qualified bool) []string {
 	var out []string
-	for _, p := range f.Pods {
+	for _, p := range pods {
 		if p.Source == "" {
 			continue
 		}

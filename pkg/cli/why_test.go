@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -258,6 +260,8 @@ func TestWhyTargetNowhere(t *testing.T) {
 		status  int
 		want    []string
 		notWant []string
+		// standalone is an agent without the API source.
+		standalone bool
 	}{
 		{name: "typo of a name", args: []string{"etcd-node1"}, status: 1,
 			want: []string{`no pod "etcd-node1" on node node-1`, "and the API server has no", "did you mean etcd-node-1?"}},
@@ -272,11 +276,25 @@ func TestWhyTargetNowhere(t *testing.T) {
 		{name: "a failing stage keeps its status", args: []string{"broken"}, status: ExitFailing},
 		{name: "cluster refuses the connection", args: []string{"web", "--kubeconfig", "KUBECONFIG"}, status: 1,
 			want: []string{"connection refused", "--kubeconfig"}, notWant: []string{"auth can-i"}},
+		{name: "a typo on a standalone kubelet's node", args: []string{"shop/nosuchpod"}, standalone: true, status: 1,
+			want: []string{`no pod "shop/nosuchpod" on node node-1`, "the API server has no namespace shop", "kubectl podsrc pods node-1 lists the node's pods"}},
+		{name: "a typo on a standalone kubelet's node, no cluster configuration", args: []string{"shop/nosuchpod"}, standalone: true, env: "none", status: 1,
+			want: []string{`no pod "shop/nosuchpod" on node node-1`, "the kubelet has no API source"}},
+		{name: "a typo of a static pod on a standalone kubelet's node", args: []string{"etcd-nod-1"}, standalone: true, status: 1,
+			want: []string{"did you mean etcd-node-1?"}},
 		{name: "no cluster configuration", args: []string{"shop/cart"}, env: "none", status: ExitUnknown,
 			want: []string{"no cluster configuration", "give kubectl podsrc the cluster"}, notWant: []string{"auth can-i", "localhost:8080"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			u := u
+			if tc.standalone {
+				fa := whyFakeAgent()
+				fa.Sources.Items = fa.Sources.Items[1:]
+				srv := httptest.NewServer(fa)
+				defer srv.Close()
+				u = srv.URL
+			}
 			var cs kubernetes.Interface = whyCluster()
 			args := append([]string{"why", whyNode}, tc.args...)
 			for i, a := range args {
@@ -294,5 +312,48 @@ func TestWhyTargetNowhere(t *testing.T) {
 			}
 			checkOutput(t, out+errOut, tc.want, tc.notWant)
 		})
+	}
+}
+
+// TestWhyAllNodeTimeoutBoundsTheAnalysis: why --all on a node of many
+// pods ends soon after --node-timeout, with the error that names it, even
+// when the agent answered in time and only the analysis is left.
+func TestWhyAllNodeTimeoutBoundsTheAnalysis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves 30000 pods")
+	}
+	fa := whyFakeAgent()
+	const n = 30000
+	for i := range n {
+		name := fmt.Sprintf("pod-%05d", i)
+		fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: name, Namespace: "default", UID: types.UID("uid-" + name),
+			Source: v1alpha1.SourceAPI, Admission: &v1alpha1.Admission{Admitted: true}})
+	}
+	srv := httptest.NewServer(fa)
+	t.Cleanup(srv.Close)
+	const timeout = 2 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	var out, errOut bytes.Buffer
+	var status int
+	go func() {
+		defer close(done)
+		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		common.Now = func() time.Time { return whyNow }
+		common.clientset = whyCluster()
+		status = execute(ctx, common, []string{"why", whyNode, "--all", "--agent-url", srv.URL, "--node-timeout", timeout.String()})
+	}()
+	// The bound is the command's: --node-timeout, and the time to print
+	// the error; analyzing every pod takes far longer.
+	select {
+	case <-done:
+	case <-time.After(timeout + 15*time.Second):
+		cancel()
+		<-done
+		t.Fatalf("why --all ran on past --node-timeout=%s; exit %d, stderr:\n%s", timeout, status, errOut.String())
+	}
+	if status != 1 || !strings.Contains(errOut.String(), "--node-timeout="+timeout.String()) {
+		t.Errorf("exit %d, stderr %q; want 1 and the error naming --node-timeout", status, errOut.String())
 	}
 }

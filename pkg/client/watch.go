@@ -63,6 +63,23 @@ type Reconnect struct {
 // within the Watcher's AnswerTimeout.
 var ErrNoAnswer = errors.New("the agent sent nothing, not even the heartbeat that opens its event stream")
 
+// NoAnswerError is ErrNoAnswer with the bound and the last error of the
+// Watcher's attempts (nil when none failed before the bound passed).
+type NoAnswerError struct {
+	Within time.Duration
+	Last   error
+}
+
+func (e *NoAnswerError) Error() string {
+	if e.Last != nil {
+		return fmt.Sprintf("%v within %s (last: %v)", ErrNoAnswer, e.Within, e.Last)
+	}
+	return fmt.Sprintf("%v within %s", ErrNoAnswer, e.Within)
+}
+
+// Is makes a NoAnswerError ErrNoAnswer.
+func (e *NoAnswerError) Is(target error) bool { return target == ErrNoAnswer }
+
 // errEnded says the stream reached its Until.
 var errEnded = errors.New("the stream reached its end")
 
@@ -94,10 +111,7 @@ func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) 
 		if !errors.Is(context.Cause(ctx), ErrNoAnswer) {
 			return nil
 		}
-		if lastErr != nil {
-			return fmt.Errorf("%w within %s (last: %v)", ErrNoAnswer, w.AnswerTimeout, lastErr)
-		}
-		return fmt.Errorf("%w within %s", ErrNoAnswer, w.AnswerTimeout)
+		return &NoAnswerError{Within: w.AnswerTimeout, Last: lastErr}
 	}
 	first := true
 	attempt := 0

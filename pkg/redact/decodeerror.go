@@ -63,8 +63,9 @@ func Errorf(format string, args ...any) error {
 // manifest quote what it holds, and what each becomes without it: the
 // manifest as JSON after a missing kind or apiVersion, the kubelet's dump
 // of an object that is no pod, a number a field could not
-// take, the key and value of a YAML map key JSON cannot have, and a YAML
-// value of the wrong type.
+// take, the key and value of a YAML map key JSON cannot have, a YAML
+// value of the wrong type, a time that does not parse, a kind and version
+// no scheme registers, and a YAML alias to no anchor.
 var contentInMessage = []struct {
 	re   *regexp.Regexp
 	repl string
@@ -75,7 +76,15 @@ var contentInMessage = []struct {
 	{regexp.MustCompile(`(?s)(unsupported map key of type: [^,]+), key: .*`), "$1"},
 	{regexp.MustCompile(`(?s)(invalid map key): .*`), "$1"},
 	{regexp.MustCompile("(cannot unmarshal \\S+) `[^`]*` (into)"), "$1 $2"},
+	{regexp.MustCompile(`(parsing time) ` + goQuoted), "$1 <value>"},
+	{regexp.MustCompile(`(cannot parse) ` + goQuoted + ` (as)`), "$1 <value> $2"},
+	{regexp.MustCompile(`(extra text): ` + goQuoted), "$1"},
+	{regexp.MustCompile(`(no kind) ` + goQuoted + ` (is registered for version) ` + goQuoted), "$1 <kind> $2 <version>"},
+	{regexp.MustCompile(`(unknown anchor) '[^']*'`), "$1"},
 }
+
+// goQuoted matches a string as Go's %q quotes it.
+const goQuoted = `"(?:[^"\\]|\\.)*"`
 
 // withoutContent returns err, an error the kubelet's code gave for a
 // manifest, with its class and position ("Object 'Kind' is missing",

@@ -9,21 +9,28 @@ import (
 // Masked stands for a credential the agent neither serves nor logs.
 const Masked = "xxxxx"
 
-// MaskURL returns raw, a URL or a URL path, with its user info and every
-// query value (and every query parameter without a name) replaced by
-// Masked; query names stay, in their order. A raw
-// without either is returned as it is, and one that does not parse as a URL
-// becomes Masked entirely.
+// MaskURL returns raw, a URL or a URL path, with its user info, its
+// fragment and every query value (and every query parameter without a
+// name) replaced by Masked; query names stay, in their order. An opaque
+// URL (scheme:user:password@host/path, no "//") keeps only its scheme. A
+// raw without any of them is returned as it is, and one that does not
+// parse as a URL becomes Masked entirely.
 func MaskURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return Masked
 	}
-	if u.User == nil && u.RawQuery == "" {
+	if u.Opaque != "" {
+		return u.Scheme + ":" + Masked
+	}
+	if u.User == nil && u.RawQuery == "" && u.Fragment == "" {
 		return raw
 	}
 	if u.User != nil {
 		u.User = url.User(Masked)
+	}
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = Masked, ""
 	}
 	if u.RawQuery != "" {
 		params := strings.Split(u.RawQuery, "&")

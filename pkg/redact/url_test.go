@@ -11,6 +11,9 @@ func TestMaskURL(t *testing.T) {
 		{in: "/healthz?key=abc", want: "/healthz?key=xxxxx"},
 		{in: "/healthz", want: "/healthz"},
 		{in: "http://host/%zz?token=abc", want: Masked},
+		{in: "http:pods:secret@host/pods", want: "http:xxxxx"},
+		{in: "http://host/pods#secret", want: "http://host/pods#xxxxx"},
+		{in: "https://u:pw@host/pods?t=1#frag", want: "https://xxxxx@host/pods?t=xxxxx#xxxxx"},
 	}
 	for _, tt := range tests {
 		if got := MaskURL(tt.in); got != tt.want {

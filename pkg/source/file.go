@@ -136,8 +136,8 @@ func (s *FileSource) Status() Status { return s.status.Snapshot() }
 // Run lists the path at once, then relists it every period and applies the
 // fsnotify events in between, until ctx ends.
 func (s *FileSource) Run(ctx context.Context) {
-	logger := klog.FromContext(ctx).WithValues("source", v1alpha1.SourceFile, "path", s.hostPath)
-	logger.V(1).Info("Watching static pod path", "readPath", s.readPath)
+	logger := klog.FromContext(ctx).WithValues("source", v1alpha1.SourceFile, "path", escaped(s.hostPath))
+	logger.V(1).Info("Watching static pod path", "readPath", escaped(s.readPath))
 
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -158,7 +158,7 @@ func (s *FileSource) Run(ctx context.Context) {
 			s.relistAndRecord(ctx, logger)
 		case ev := <-s.events:
 			if err := s.applyEvent(ctx, logger, ev); err != nil {
-				logger.Error(err, "Unable to process watch event")
+				logger.Error(escapedErr(err), "Unable to process watch event")
 				s.status.Failed(s.now(), PartList, err)
 			}
 			s.publishFiles()
@@ -169,7 +169,7 @@ func (s *FileSource) Run(ctx context.Context) {
 // relistAndRecord runs one relist and records its outcome.
 func (s *FileSource) relistAndRecord(ctx context.Context, logger klog.Logger) {
 	if err := s.relist(ctx, logger); err != nil {
-		logger.Error(err, "Unable to read static pod path")
+		logger.Error(escapedErr(err), "Unable to read static pod path")
 		s.status.Failed(s.now(), PartList, err)
 	} else {
 		s.status.Succeeded(s.now(), PartList)

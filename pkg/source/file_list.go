@@ -96,20 +96,20 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				// A dangling symlink, or gone since the listing.
-				logger.Error(err, "Could not get metadata", "manifest", host)
+				logger.Error(escapedErr(err), "Could not get metadata", "manifest", escaped(host))
 				continue
 			}
 			// A symlink loop, say: the kubelet only logs it, podsrc
 			// reports it with the file.
 			err = fmt.Errorf("reading manifest %s: %w", host, err)
-			logger.Error(err, "Could not get metadata", "manifest", host)
+			logger.Error(escapedErr(err), "Could not get metadata", "manifest", escaped(host))
 			seen[host] = true
 			s.state.readFailed(host, err, s.now())
 			continue
 		}
 		switch {
 		case info.IsDir():
-			logger.Error(nil, "Provided manifest path is a directory, not recursing into manifest path", "manifest", host)
+			logger.Error(nil, "Provided manifest path is a directory, not recursing into manifest path", "manifest", escaped(host))
 		case info.Mode().IsRegular():
 			m, err := s.readManifest(read)
 			if err != nil {
@@ -119,14 +119,14 @@ func (s *FileSource) readDir(ctx context.Context, logger klog.Logger) ([]filePod
 					continue
 				}
 				seen[host] = true
-				logger.Error(err, "Could not process manifest file", "manifest", host)
+				logger.Error(escapedErr(err), "Could not process manifest file", "manifest", escaped(host))
 				continue
 			}
 			seen[host] = true
 			pods = append(pods, m)
 		default:
 			err := notRegular(host, info.Mode())
-			logger.Error(err, "Manifest path is not a directory or file", "manifest", host)
+			logger.Error(escapedErr(err), "Manifest path is not a directory or file", "manifest", escaped(host))
 			seen[host] = true
 			s.state.readFailed(host, err, s.now())
 		}

@@ -60,7 +60,7 @@ func (s *FileSource) watchLoop(ctx context.Context, logger klog.Logger) {
 		}
 		wait := watchRetryPeriod
 		if err != nil {
-			logger.Error(err, "Unable to watch static pod path")
+			logger.Error(escapedErr(err), "Unable to watch static pod path")
 			s.status.Failed(s.now(), PartWatch, err)
 			var retryable *retryableWatchError
 			if !errors.As(err, &retryable) {
@@ -126,7 +126,7 @@ func (s *FileSource) watchOnce(ctx context.Context, logger klog.Logger) error {
 // remove, rename.
 func (s *FileSource) forward(ctx context.Context, logger klog.Logger, ev fsnotify.Event) {
 	if strings.HasPrefix(filepath.Base(ev.Name), ".") {
-		logger.V(4).Info("Ignoring event on dotfile", "event", ev.Name)
+		logger.V(4).Info("Ignoring event on dotfile", "event", escaped(ev.Name))
 		return
 	}
 	var op watchOp
@@ -155,7 +155,7 @@ func (s *FileSource) applyEvent(ctx context.Context, logger klog.Logger, ev watc
 	host := s.hostPathOf(ev.read)
 	switch ev.op {
 	case watchAdd, watchModify:
-		logger.V(4).Info("Reading manifest after watch event", "manifest", host)
+		logger.V(4).Info("Reading manifest after watch event", "manifest", escaped(host))
 		m, err := s.readManifest(ev.read)
 		if err != nil {
 			return fmt.Errorf("processing watch event: %w", err)

@@ -1,6 +1,8 @@
 package staticpod
 
 import (
+	"fmt"
+
 	v1 "k8s.io/api/core/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
@@ -17,8 +19,12 @@ func (d kubeletDecoder) KubeletVersion() string { return d.k.KubeletVersion() }
 
 // DecodeFile decodes one manifest file (YAML or JSON; only the first YAML
 // document counts). Its errors are the kubelet's without the manifest's
-// content (redact.Unredacted has them in full).
+// content (redact.Unredacted has them in full), or podsrc's for a quantity
+// whose decoding would not finish (checkQuantities).
 func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
+	if err := checkQuantities(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", hostPath, err)
+	}
 	parsed, pod, err := d.decodePod(data, Location{Source: hostPath, File: true, NodeName: nodeName})
 	if !parsed {
 		return nil, redact.Errorf("%v: couldn't parse as pod(%w), please check config file", hostPath, err)
@@ -32,6 +38,9 @@ func (d kubeletDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.
 // DecodeURL decodes a URL body: first as a single pod, then as a pod list.
 // Its errors are the kubelet's without the body's content, as DecodeFile's.
 func (d kubeletDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
+	if err := checkQuantities(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
 	loc := Location{Source: url, NodeName: nodeName}
 	parsed, pod, singleErr := d.decodePod(data, loc)
 	if parsed {

@@ -3,11 +3,15 @@ package staticpod
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/podsrc/podsrc/pkg/redact"
 )
@@ -41,6 +45,11 @@ func TestDecodeErrorsLeaveContentOut(t *testing.T) {
 		{"a number a field cannot take", errors.New("json: cannot unmarshal number 31415.9265" + secret + " into Go struct field PodSpec.spec.priority of type int32"), "(json: cannot unmarshal number into Go struct field PodSpec.spec.priority of type int32)"},
 		{"a YAML map key", fmt.Errorf("error converting YAML to JSON: unsupported map key of type: []interface {}, key: []interface {}{%q}, value: %q", secret, secret), "(error converting YAML to JSON: unsupported map key of type: []interface {})"},
 		{"an invalid map key", fmt.Errorf("error converting YAML to JSON: yaml: invalid map key: map[interface {}]interface {}{%q:1}", secret), "(error converting YAML to JSON: yaml: invalid map key)"},
+		{"a time", timeErr(secret), "(parsing time <value> as \"2006-01-02T15:04:05Z07:00\": cannot parse <value> as \"2006\")"},
+		{"a time with extra text", timeErr("2026-11-22T12:00:00Z" + secret), "(parsing time <value>: extra text)"},
+		{"a version no scheme registers", runtime.NewNotRegisteredErrForKind("k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30", schema.GroupVersionKind{Version: secret, Kind: "Pod"}),
+			"(no kind <kind> is registered for version <version> in scheme"},
+		{"an alias to no anchor", yamlErr("a: *" + secret + "\n"), "(error converting YAML to JSON: yaml: unknown anchor referenced)"},
 		{"a YAML value of the wrong type", fmt.Errorf("yaml: unmarshal errors:\n  line 3: cannot unmarshal !!str `%s` into int", secret[:10]), "line 3: cannot unmarshal !!str into int"},
 	}
 	for _, tt := range tests {
@@ -68,6 +77,25 @@ func TestDecodeErrorsLeaveContentOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// timeErr is the error of parsing s as a metav1.Time.
+func timeErr(s string) error {
+	var tm metav1.Time
+	err := tm.UnmarshalJSON([]byte(strconv.Quote(s)))
+	if err == nil {
+		panic("parsed " + s)
+	}
+	return err
+}
+
+// yamlErr is the error of converting y to JSON, as the kubelet's decoder does.
+func yamlErr(y string) error {
+	_, err := yaml.YAMLToJSON([]byte(y))
+	if err == nil {
+		panic("converted " + y)
+	}
+	return fmt.Errorf("error converting YAML to JSON: %w", err)
 }
 
 func TestUnredactedOfAnErrorWithoutContent(t *testing.T) {

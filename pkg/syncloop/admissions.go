@@ -2,7 +2,6 @@ package syncloop
 
 import (
 	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -11,10 +10,6 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 )
-
-// rejectedPrefix starts the status.message the kubelet writes on a pod its
-// admission rejected; the handler's own message follows.
-const rejectedPrefix = "Pod was rejected: "
 
 // Why a verdict cannot be given.
 const (
@@ -26,24 +21,29 @@ const (
 // handed: every ADD is judged with the admit handlers of the agent's
 // kubelet minor against the node and the pods admitted before. Where an API
 // pod's status shows what the kubelet itself decided, that is taken instead
-// (see kubeletVerdict). Pods added before the Node is known (the file source
+// (see admission.KubeletVerdict). Pods added before the Node is known (the file source
 // sends before the API source has listed the node) wait, and are judged,
 // in their order, when it comes. The verdicts live with the pods in the
 // View. It is not safe for concurrent use: the SyncLoop orders its calls.
 type Admissions struct {
 	// admitter is nil when the agent has no admit handlers.
 	admitter *admission.Admitter
+	// kubeletVerdict is admission.KubeletVerdict, with the messages the
+	// agent serves.
+	kubeletVerdict admission.ReadBack
 	// waiting are the pods added before the Node was known, in the order
 	// they were added.
 	waiting []*v1.Pod
 }
 
 // NewAdmissions returns the admission of the admit handlers h, nil for
-// none.
-func NewAdmissions(h admission.Handlers) *Admissions {
+// none; withMessages quotes every message the kubelet wrote on a pod it
+// rejected, not only its own.
+func NewAdmissions(h admission.Handlers, withMessages bool) *Admissions {
 	s := &Admissions{}
+	s.kubeletVerdict = func(p *v1.Pod) (v1alpha1.Admission, bool) { return admission.KubeletVerdict(p, withMessages) }
 	if h != nil {
-		s.admitter = admission.NewAdmitter(h, kubeletVerdict)
+		s.admitter = admission.NewAdmitter(h, s.kubeletVerdict)
 	}
 	return s
 }
@@ -83,7 +83,7 @@ func (s *Admissions) Apply(u merge.PodUpdate) map[types.UID]v1alpha1.Admission {
 			}
 			s.replaceWaiting(p)
 			// What the kubelet itself decided holds, either way.
-			if v, ok := kubeletVerdict(p); ok {
+			if v, ok := s.kubeletVerdict(p); ok {
 				if out == nil {
 					out = map[types.UID]v1alpha1.Admission{}
 				}
@@ -118,11 +118,11 @@ func (s *Admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 	switch {
 	case s.admitter == nil:
 		for _, p := range pods {
-			out[p.UID] = unknownUnlessReadBack(p, unknownNoHandlers)
+			out[p.UID] = s.unknownUnlessReadBack(p, unknownNoHandlers)
 		}
 	case !s.admitter.HasNode():
 		for _, p := range pods {
-			out[p.UID] = unknownUnlessReadBack(p, unknownNoNode)
+			out[p.UID] = s.unknownUnlessReadBack(p, unknownNoNode)
 		}
 		s.waiting = append(s.waiting, pods...)
 	default:
@@ -135,25 +135,9 @@ func (s *Admissions) add(pods []*v1.Pod) map[types.UID]v1alpha1.Admission {
 
 // unknownUnlessReadBack is the kubelet's own verdict on p where its status
 // shows it, and otherwise a verdict unknown for why.
-func unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
-	if v, ok := kubeletVerdict(p); ok {
+func (s *Admissions) unknownUnlessReadBack(p *v1.Pod, why string) v1alpha1.Admission {
+	if v, ok := s.kubeletVerdict(p); ok {
 		return v
 	}
 	return v1alpha1.Admission{Unknown: why}
-}
-
-// kubeletVerdict reads the kubelet's own admission verdict back from an
-// API pod's status: a pod the kubelet rejected is Failed with its reason
-// and "Pod was rejected: " and the handler's message; a pod it has started
-// (StartTime set, not Failed) was admitted. Static pods carry no status the
-// agent can read, and pods the kubelet has not synced yet none either.
-func kubeletVerdict(p *v1.Pod) (v1alpha1.Admission, bool) {
-	st := p.Status
-	if st.Phase == v1.PodFailed && strings.HasPrefix(st.Message, rejectedPrefix) {
-		return v1alpha1.Admission{Reason: st.Reason, Message: strings.TrimPrefix(st.Message, rejectedPrefix), ReadBack: true}, true
-	}
-	if st.StartTime != nil && st.Phase != v1.PodFailed && st.Phase != v1.PodSucceeded {
-		return v1alpha1.Admission{Admitted: true, ReadBack: true}, true
-	}
-	return v1alpha1.Admission{}, false
 }

@@ -38,7 +38,8 @@ func admissionPod(name string, created int, status v1.PodStatus) *v1.Pod {
 // it), and a removed pod's room and verdict gone.
 func TestAdmissions(t *testing.T) {
 	started := metav1.Now()
-	rejected := v1.PodStatus{Phase: v1.PodFailed, Reason: "OutOfcpu", Message: rejectedPrefix + "Node didn't have enough resource: cpu", StartTime: &started}
+	const cpuMessage = "Node didn't have enough resource: cpu, requested: 4000, used: 0, capacity: 2000"
+	rejected := v1.PodStatus{Phase: v1.PodFailed, Reason: "OutOfcpu", Message: admission.RejectedPrefix + cpuMessage, StartTime: &started}
 	running := v1.PodStatus{Phase: v1.PodRunning, StartTime: &started}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
 	admitted := v1alpha1.Admission{Admitted: true}
@@ -60,7 +61,7 @@ func TestAdmissions(t *testing.T) {
 			op: merge.Add, pods: []*v1.Pod{admissionPod("a", 1, v1.PodStatus{}), admissionPod("r", 2, rejected)},
 			want: map[types.UID]v1alpha1.Admission{
 				"uid-a": {Unknown: unknownNoHandlers},
-				"uid-r": {Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu", ReadBack: true},
+				"uid-r": {Reason: "OutOfcpu", Message: cpuMessage, ReadBack: true},
 			},
 		}}},
 		{name: "pods added before the node wait for it", handlers: roomFor(1), steps: []step{
@@ -93,7 +94,7 @@ func TestAdmissions(t *testing.T) {
 			// The kubelet rejects the running pod after its restart: its
 			// words hold, and the room is free.
 			{op: merge.Update, pods: []*v1.Pod{admissionPod("old", 1, rejected)},
-				wantGet: map[types.UID]*v1alpha1.Admission{"uid-old": {Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu", ReadBack: true}}},
+				wantGet: map[types.UID]*v1alpha1.Admission{"uid-old": {Reason: "OutOfcpu", Message: cpuMessage, ReadBack: true}}},
 			{op: merge.Add, pods: []*v1.Pod{admissionPod("third", 3, v1.PodStatus{})},
 				want: map[types.UID]v1alpha1.Admission{"uid-third": admitted}},
 			// The kubelet started the pod podsrc had refused: its word
@@ -106,7 +107,7 @@ func TestAdmissions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewAdmissions(tt.handlers)
+			s := NewAdmissions(tt.handlers, false)
 			// The verdicts live with the pods in the view.
 			view := NewView()
 			for i, st := range tt.steps {

@@ -22,6 +22,9 @@ type Options struct {
 	// Admission are the admit handlers of the reproduced kubelet minor,
 	// nil for none.
 	Admission admission.Handlers
+	// AdmissionMessages quotes every message the kubelet wrote on a pod
+	// it rejected, not only its own (admission.KubeletVerdict).
+	AdmissionMessages bool
 	// Published, when set, is told of each published event.
 	Published func(v1alpha1.Event)
 	// Judged, when set, is told of the verdicts on the pods of each ADD.
@@ -52,7 +55,7 @@ type SyncLoop struct {
 
 // New returns a sync loop with an empty view.
 func New(opts Options) *SyncLoop {
-	return &SyncLoop{opts: opts, admissions: NewAdmissions(opts.Admission), view: NewView()}
+	return &SyncLoop{opts: opts, admissions: NewAdmissions(opts.Admission, opts.AdmissionMessages), view: NewView()}
 }
 
 // HandleConfig takes one notification of the merge, as the kubelet's sync

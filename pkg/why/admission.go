@@ -43,24 +43,25 @@ func (a *analysis) admission() result {
 	if v.Handler != "" {
 		evidence = append(evidence, "refused by the "+v.Handler+" admit handler")
 	}
-	evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+v.Message)
-	msg := "rejected by the kubelet's admission (" + from + "): " + v.Reason + ": " + v.Message
-	switch {
-	case info.Source == v1alpha1.SourceFile:
+	reason, message := v.Reason, v.Message
+	if reason == "" {
+		reason = "a reason the kubelet does not give (left out)"
+	}
+	if message == "" {
+		// The agent quotes a message read back from a pod's status only
+		// when the kubelet writes it whole, or with --expose-pod-specs.
+		message = "(the agent leaves the message out; its --expose-pod-specs serves it)"
+	} else {
+		evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+message)
+	}
+	msg := "rejected by the kubelet's admission (" + from + "): " + reason + ": " + message
+	fix := a.admitFix(v) + "; then " + a.retryFix()
+	if info.Static {
 		// An unchanged manifest makes no new ADD: the kubelet takes the
 		// pod to admission again only when it changes, or comes back.
-		manifest := "its manifest"
-		if info.Origin != "" {
-			manifest = shell.Operands(info.Origin)
-		}
-		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
-			"free what it lacks, then move "+manifest+" out of the static pod path and back, or change it (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
-	case info.Static:
-		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod",
-			"free what it lacks, then change the pod the static pod URL serves (or restart the kubelet); the kubelet logged it: journalctl -u kubelet | grep 'Pod admission denied'", evidence...)
+		return failing(name, msg+"; the kubelet never retries a rejected static pod and makes it no mirror pod", fix, evidence...)
 	}
-	return failing(name, msg+"; the kubelet does not retry a rejected pod",
-		"free what it lacks, then recreate the pod: kubectl delete pod -n "+shell.Quote(info.Namespace)+" "+shell.Operands(info.Name)+" (its controller makes a new one)", evidence...)
+	return failing(name, msg+"; the kubelet does not retry a rejected pod", fix, evidence...)
 }
 
 // rejected returns the unknown result of a stage that a failing admission

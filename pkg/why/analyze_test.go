@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -21,6 +22,8 @@ type analyzeCase struct {
 	// parts of the stage's message, its evidence and the suggestion.
 	verdict, stage     string
 	msg, evidence, fix string
+	// notFix must not be part of the suggestion.
+	notFix string
 	// look is the stage whose message and evidence are checked when
 	// it is not the report's stage (an ok stage of an ok report).
 	look string
@@ -81,12 +84,106 @@ func analyzeCases() []analyzeCase {
 				p.Admission = &v1alpha1.Admission{Reason: "OutOfcpu", ReadBack: true,
 					Message: "Node didn't have enough resource: cpu, requested: 100000, used: 350, capacity: 2000"}
 				f := baseFacts()
-				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(apiPod("default", "hog"), "")}
+				f.APIPod = Lookup[*corev1.Pod]{Value: owned(specOf(apiPod("default", "hog"), ""))}
 				return withPods(f, nameTarget("default", "hog"), p)
 			},
 			verdict: v1alpha1.VerdictFailing, stage: "admission",
 			msg: "the kubelet's own verdict, from the pod's status): OutOfcpu: Node didn't have enough resource: cpu",
-			fix: "kubectl delete pod -n default hog",
+			fix: "delete the pod for its controller (ReplicaSet hog-5d8f) to make a new one: kubectl delete pod -n default hog",
+		},
+		{
+			name:    "a pod with no controller is recreated from its manifest, not deleted for good",
+			facts:   rejectedAPI("OutOfcpu", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			msg:    "OutOfcpu: (the agent leaves the message out; its --expose-pod-specs serves it)",
+			fix:    "recreate the pod, which has no controller, from its manifest: kubectl get pod -n default -o yaml hog > pod.yaml, then kubectl replace --force -f pod.yaml",
+			notFix: "makes a new one",
+		},
+		{
+			name: "rejected for cpu: the pods that hold it and the request to lower",
+			facts: rejectedAPI("OutOfcpu", func(pod *corev1.Pod, _ *corev1.Node) {
+				pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}
+			}),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "free cpu on node node-1: the pods admitted before it hold it (default/web); or lower the pod's request (it asks for 3)",
+		},
+		{
+			name:    "rejected for the node's maxPods",
+			facts:   rejectedAPI("OutOfpods", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "delete one of the pods admitted before it (default/web), or raise maxPods in the kubelet's configuration on node node-1",
+		},
+		{
+			name: "rejected for a host port another pod of the agent holds",
+			facts: rejectedAPI("NodePorts", func(pod *corev1.Pod, _ *corev1.Node) {
+				pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 80}}
+			}),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "another pod holds host port 80/TCP the pod asks for: default/web holds 80/TCP; stop it, or change the pod's hostPort",
+		},
+		{
+			name: "rejected for a host port, its holder not known",
+			facts: func() Facts {
+				f := rejectedAPI("NodePorts", nil)()
+				f.Pods[1].Pod = nil
+				return f
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "kubectl get pods -A --field-selector spec.nodeName=node-1 -o 'custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,HOSTPORTS:.spec.containers[*].ports[*].hostPort' finds it",
+		},
+		{
+			name: "rejected for a node selector the node's labels miss",
+			facts: rejectedAPI("NodeAffinity", func(pod *corev1.Pod, _ *corev1.Node) {
+				pod.Spec.NodeSelector = map[string]string{"disktype": "ssd"}
+			}),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "label the node as the pod's nodeSelector asks: kubectl label node node-1 disktype=ssd (or change the pod's nodeSelector)",
+		},
+		{
+			name:    "rejected for node affinity",
+			facts:   rejectedAPI("NodeAffinity", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "add the labels it asks for to the node (kubectl get node --show-labels node-1 shows the node's), or change the pod's selector",
+		},
+		{
+			name: "rejected for a NoExecute taint",
+			facts: rejectedAPI("TaintToleration", func(pod *corev1.Pod, node *corev1.Node) {
+				node.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoExecute}, {Key: "other", Effect: corev1.TaintEffectNoSchedule}}
+			}),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "add to the pod's spec.tolerations {key: dedicated, operator: Equal, value: db, effect: NoExecute}, or remove the taint from the node",
+		},
+		{
+			name: "rejected for an unsafe sysctl",
+			facts: rejectedAPI("SysctlForbidden", func(pod *corev1.Pod, _ *corev1.Node) {
+				pod.Spec.SecurityContext = &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}}}
+			}),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "allow the sysctl in the kubelet's --allowed-unsafe-sysctls (allowedUnsafeSysctls in its configuration) on node node-1, or remove it from the pod's spec.securityContext.sysctls (the pod sets net.core.somaxconn)",
+		},
+		{
+			name:    "rejected for a node feature the node does not declare",
+			facts:   rejectedAPI("PodFeatureUnsupported", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1 lacks a feature the pod needs",
+		},
+		{
+			name:    "rejected for pod-level resources",
+			facts:   rejectedAPI("PodLevelResourcesNotSupported", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1's kubelet does not support pod-level resources",
+		},
+		{
+			name:    "rejected for the node's operating system",
+			facts:   rejectedAPI("PodOSNotSupported", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1 runs another operating system",
+		},
+		{
+			name:    "rejected under node pressure",
+			facts:   rejectedAPI("Evicted", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "kubectl describe node node-1 shows its conditions",
 		},
 		{
 			name: "admission that cannot be judged leaves the later stages to speak",
@@ -682,6 +779,9 @@ func TestAnalyze(t *testing.T) {
 			}
 			if !strings.Contains(r.Suggestion, tc.fix) {
 				t.Errorf("suggestion %q lacks %q", r.Suggestion, tc.fix)
+			}
+			if tc.notFix != "" && strings.Contains(r.Suggestion, tc.notFix) {
+				t.Errorf("suggestion %q has %q", r.Suggestion, tc.notFix)
 			}
 		})
 	}

@@ -138,3 +138,31 @@ func diedEvent(p v1alpha1.PodInfo, container string, code int, d time.Duration) 
 	return v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", PodUID: p.UID, PodName: p.Name,
 		Namespace: p.Namespace, ContainerName: container, ExitCode: &code, Time: at(d)}
 }
+
+// owned gives pod a ReplicaSet as its controller.
+func owned(pod *corev1.Pod) *corev1.Pod {
+	yes := true
+	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: pod.Name + "-5d8f", UID: "rs-uid", Controller: &yes}}
+	return pod
+}
+
+// rejectedAPI is the facts of the API pod default/hog, which the kubelet
+// rejected for reason, beside the running pod default/web that holds
+// host port 80; change edits hog's pod (which has no controller) and the
+// node before the pods are located.
+func rejectedAPI(reason string, change func(pod *corev1.Pod, node *corev1.Node)) func() Facts {
+	return func() Facts {
+		hog, web := apiPod("default", "hog"), apiPod("default", "web")
+		hog.Runtime = nil
+		hog.Admission = &v1alpha1.Admission{Reason: reason, ReadBack: true}
+		web.Pod = specOf(web, "")
+		web.Pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
+		f := baseFacts()
+		pod := specOf(apiPod("default", "hog"), "")
+		if change != nil {
+			change(pod, f.NodeObject.Value)
+		}
+		f.APIPod = Lookup[*corev1.Pod]{Value: pod}
+		return withPods(f, nameTarget("default", "hog"), hog, web)
+	}
+}

@@ -15,8 +15,9 @@ import (
 // hostileNames maps the fixtures' names to names an agent or the API
 // server could give, each running a command when a shell reads it
 // unquoted: mark is the file that command would create. Node names,
-// namespaces and images start with "-", to be read as options when left
-// bare or put where no option takes them as its value.
+// namespaces, pods, containers, images and the sources' targets start with
+// "-", to be read as options when left bare or put where no option takes
+// them as its value.
 func hostileNames(mark string) *strings.Replacer {
 	run := "$(touch${IFS}" + mark + ")"
 	return strings.NewReplacer(
@@ -26,6 +27,18 @@ func hostileNames(mark string) *strings.Replacer {
 		"registry.example", "-registry'"+run+"'",
 		"http://config.example/pods", "-K"+run,
 		testDir, "/etc/kube "+run+"/manifests",
+		"https://10.0.0.1:6443", "--kubeconfig=/dev/null;"+run,
+		// The pods and their containers.
+		"etcd", "--insecure-skip-tls-verify"+run,
+		"web", "--server=https://127.0.0.1:18445"+run,
+		"hog", "-n"+run,
+		"two", "-o=yaml"+run,
+		"remote", "--as=admin"+run,
+		"migrate", "-c"+run,
+		"proxy", "--previous"+run,
+		// The runtime's IDs, which suggestions shorten.
+		"sandbox0123456789abcdef", "--image-endpoint=unix;id|"+run,
+		"0123456789abcdef", "'--timeout=1;id|'",
 	)
 }
 
@@ -74,7 +87,7 @@ func rename(v reflect.Value, r *strings.Replacer) {
 // name to the prose after it.
 var (
 	commandStart = regexp.MustCompile(`(?:^|[ (:])((?:kubectl|crictl|curl|ls) )`)
-	commandEnds  = []string{" on node ", " (", "; then", ", then", " again in", " from node ", " lists every", " says"}
+	commandEnds  = []string{" on node ", " (", "; then", ", then", " again in", " from node ", " lists", " says", " shows", " finds it"}
 )
 
 // commandsIn returns the commands of a suggestion.
@@ -98,12 +111,14 @@ func commandsIn(s string) []string {
 var podsrcFlags = map[string]bool{
 	"-n": true, "-c": true, "-o": true, "--pod": true, "--name": true, "--namespace": true,
 	"--kind": true, "--since": true, "--source": true, "--field-selector": true,
-	"-A": false, "-a": false, "-w": false, "-l": false, "--previous": false,
+	"-f": true,
+	"-A": false, "-a": false, "-w": false, "-l": false, "--previous": false, "--force": false, "--show-labels": false,
 }
 
-// TestSuggestionsAreData runs every scenario of TestAnalyze with the node,
-// a namespace, the images, the static pod URL and the manifest directory
-// named to run a command: each command of each suggestion passes bash -n,
+// TestSuggestionsAreData runs every scenario of TestAnalyze (one per
+// admission reason among them) with the node, the namespaces, the pods,
+// their containers and images, the runtime's IDs, the sources' targets and
+// the manifest directory named to run a command: each command of each suggestion passes bash -n,
 // its words as bash reads them are the names as given (no command ran),
 // and every word starting with "-" is podsrc's own option or an operand
 // behind "--". The node's name in prose is quoted too.
@@ -117,6 +132,8 @@ func TestSuggestionsAreData(t *testing.T) {
 	names := hostileNames(mark)
 	hostileNode := names.Replace(testNode)
 	checked := 0
+	// covered are the hostile names some command took as a word.
+	covered := map[string]bool{}
 	for _, tc := range analyzeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.facts()
@@ -145,6 +162,9 @@ func TestSuggestionsAreData(t *testing.T) {
 					t.Fatalf("pasting %q ran a command", cmd)
 				}
 				words := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+				for _, w := range words {
+					covered[w] = true
+				}
 				operand, value := false, false
 				for i, w := range words[1:] {
 					if strings.Contains(w, "touch") && !strings.Contains(w, "touch${IFS}"+mark) {
@@ -171,5 +191,16 @@ func TestSuggestionsAreData(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("only %d commands checked", checked)
+	}
+	// Each kind of name reaches a command as one word: the node, a
+	// namespace, an API pod, a manifest, a container, an image, the
+	// static pod URL and a sandbox.
+	for _, want := range []string{testNode, "default", "web", "hog", testDir + "/gone.yaml", "migrate", "registry.example/migrate:1", "http://config.example/pods"} {
+		if w := names.Replace(want); !covered[w] {
+			t.Errorf("no command took %q (%q) as a word", w, want)
+		}
+	}
+	if !covered[short(names.Replace("sandbox0123456789abcdef"))] {
+		t.Errorf("no command took the sandbox's ID as a word")
 	}
 }
