@@ -18,6 +18,10 @@ type Column[T any] struct {
 	// Path, when set, is the JSONPath of the field the column shows in
 	// the objects -o json prints, which -o custom-columns completes.
 	Path string
+	// MinWidth, when set, is how wide the live table's column is from its
+	// first line on, so that the first events do not set widths the next
+	// ones widen at once.
+	MinWidth int
 	// Cell returns the column's cell of a row's object, as the agent sent
 	// it: cells are escaped when printed (cellText).
 	Cell func(T) any
@@ -44,6 +48,19 @@ func (cs Columns[T]) Cells(v T) []any {
 	out := make([]any, len(cs))
 	for i, c := range cs {
 		out[i] = c.Cell(v)
+	}
+	return out
+}
+
+// minWidths returns the MinWidths of the columns a table shows (wide: with
+// -o wide), as alignWriter widths.
+func (cs Columns[T]) minWidths(wide bool) []int {
+	var out []int
+	for _, c := range cs {
+		if c.Wide && !wide {
+			continue
+		}
+		out = append(out, max(c.MinWidth+cellPadding, minCellWidth))
 	}
 	return out
 }

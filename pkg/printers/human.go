@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/liggitt/tabwriter"
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
@@ -41,11 +43,13 @@ type HumanPrinter struct {
 	// as from kubectl get.
 	ErrOut io.Writer
 
-	// chunks and chunkBuf are the tab writer of PrintChunk and what it
-	// writes; chunked says a chunk with rows was printed.
-	chunks   tabWriter
-	chunkBuf bytes.Buffer
-	chunked  bool
+	// chunks is the tab writer of PrintChunk, which remembers the column
+	// widths from chunk to chunk; chunked says a chunk with rows was
+	// printed.
+	chunks  *alignWriter
+	chunked bool
+	// minWidths are the widths the chunks' columns start with.
+	minWidths []int
 }
 
 // Print implements Printer.
@@ -62,20 +66,26 @@ func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
 }
 
 // PrintChunk implements ChunkPrinter: one tab writer for all chunks
-// remembers the column widths, and the delegate prints the header with the
-// first rows only.
+// remembers the column widths, and the header is printed with the first
+// rows only.
 func (h *HumanPrinter) PrintChunk(p Printable, w io.Writer) (bool, error) {
 	tables := p.Tables(p.Items(), h.now())
-	t, keep := tables[0], len(tables) > 1
+	return len(tables) > 1, h.printChunkTable(tables[0], w)
+}
+
+// printChunkTable prints t, one chunk's rows, through the tab writer of
+// the chunks.
+func (h *HumanPrinter) printChunkTable(t *Table, w io.Writer) error {
 	if len(t.Rows) == 0 {
-		return keep, nil
+		return nil
 	}
 	if h.chunks == nil {
-		h.chunks = printers.GetNewTabWriter(&h.chunkBuf)
+		h.chunks = newAlignWriter(nil)
+		h.chunks.widths = h.minWidths
 	}
 	header := !h.NoHeaders && !h.chunked
 	h.chunked = true
-	return keep, h.printTable(t, h.chunks, &h.chunkBuf, header, w)
+	return h.printTable(t, h.chunks, header, w)
 }
 
 // PrintRest implements ChunkPrinter.
@@ -105,8 +115,7 @@ func (h *HumanPrinter) printTables(tables []*Table, printed bool, w io.Writer) e
 			fmt.Fprintln(w)
 		}
 		printed = true
-		var buf bytes.Buffer
-		if err := h.printTable(t, printers.GetNewTabWriter(&buf), &buf, !h.NoHeaders, w); err != nil {
+		if err := h.printTable(t, newAlignWriter(nil), !h.NoHeaders, w); err != nil {
 			return err
 		}
 	}
@@ -121,25 +130,80 @@ func (h *HumanPrinter) now() time.Time {
 	return time.Now()
 }
 
-// printTable prints t, which has rows, with a new delegate through tw,
-// which writes to buf, then buf's lines to w, colored; header says whether
-// the header line the delegate prints (without --no-headers) goes to w. It
-// goes through tw in any case, so that a chunk's widths account for it.
-func (h *HumanPrinter) printTable(t *Table, tw tabWriter, buf *bytes.Buffer, header bool, w io.Writer) error {
-	mt, err := t.metaTable()
+// printTable prints t, which has rows, through aw, then aw's lines to w,
+// colored; header says whether the header line (without --no-headers) goes
+// to w. It goes through aw in any case, so that a chunk's widths account
+// for it.
+func (h *HumanPrinter) printTable(t *Table, aw *alignWriter, header bool, w io.Writer) error {
+	lines, err := h.cellLines(t)
 	if err != nil {
 		return err
 	}
+	var buf bytes.Buffer
+	aw.out = &buf
+	for _, l := range lines {
+		if _, err := io.WriteString(aw, l+"\n"); err != nil {
+			return err
+		}
+	}
+	if err := aw.Flush(); err != nil {
+		return fmt.Errorf("printing a table: %w", err)
+	}
+	aligned := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if !h.NoHeaders {
+		if header {
+			fmt.Fprintln(w, aligned[0])
+		}
+		aligned, lines = aligned[1:], lines[1:]
+	}
+	for j, line := range aligned {
+		r := t.Rows[j]
+		if h.Color {
+			line = paintCells(line, strings.Split(lines[j], "\t"), r)
+		}
+		out := []string{line}
+		below := r.Below
+		if h.Wide {
+			below = append(slices.Clip(below), r.WideBelow...)
+		}
+		for _, b := range below {
+			l := belowIndent + cellText(b)
+			if h.Color {
+				l = paint(r.Color, l)
+			}
+			out = append(out, l)
+		}
+		for _, l := range out {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// cellLines returns t as kubectl's table printer (a new delegate) prints
+// it, without the widths: a line per row, the header first unless
+// --no-headers, cells separated by a tab.
+func (h *HumanPrinter) cellLines(t *Table) ([]string, error) {
+	mt, err := t.metaTable()
+	if err != nil {
+		return nil, err
+	}
 	delegate, err := h.Delegate()
 	if err != nil {
-		return fmt.Errorf("printing a table: %w", err)
+		return nil, fmt.Errorf("printing a table: %w", err)
 	}
-	buf.Reset()
+	// kubectl's table printer writes through a tab writer it is given:
+	// this one leaves exactly one tab between cells (a tab is as wide as
+	// any cell), which alignWriter aligns.
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, math.MaxInt32, 1, '\t', 0)
 	if err := delegate.PrintObj(mt, tw); err != nil {
-		return fmt.Errorf("printing a table: %w", err)
+		return nil, fmt.Errorf("printing a table: %w", err)
 	}
 	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("printing a table: %w", err)
+		return nil, fmt.Errorf("printing a table: %w", err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	want := len(t.Rows)
@@ -147,35 +211,33 @@ func (h *HumanPrinter) printTable(t *Table, tw tabWriter, buf *bytes.Buffer, hea
 		want++
 	}
 	if len(lines) != want {
-		return fmt.Errorf("printing a table: the table printer wrote %d lines for %d rows", len(lines), len(t.Rows))
+		return nil, fmt.Errorf("printing a table: the table printer wrote %d lines for %d rows", len(lines), len(t.Rows))
 	}
-	if !h.NoHeaders {
-		if header {
-			fmt.Fprintln(w, lines[0])
+	return lines, nil
+}
+
+// paintCells colors line, row r aligned from cells: the row in its color,
+// and each cell of r.CellColors in its own.
+func paintCells(line string, cells []string, r Row) string {
+	if len(r.CellColors) > 0 {
+		var b strings.Builder
+		rest := line
+		for i, c := range cells {
+			if !strings.HasPrefix(rest, c) {
+				break
+			}
+			if cc, ok := r.CellColors[i]; ok && cc != NoColor && c != "" {
+				// Back to the row's color after the cell's.
+				b.WriteString(paint(cc, c) + string(r.Color))
+			} else {
+				b.WriteString(c)
+			}
+			rest = rest[len(c):]
+			pad := len(rest) - len(strings.TrimLeft(rest, " "))
+			b.WriteString(rest[:pad])
+			rest = rest[pad:]
 		}
-		lines = lines[1:]
+		line = b.String() + rest
 	}
-	for j, line := range lines {
-		out := []string{line}
-		var c Color
-		if j < len(t.Rows) {
-			c = t.Rows[j].Color
-			below := t.Rows[j].Below
-			if h.Wide {
-				below = append(slices.Clip(below), t.Rows[j].WideBelow...)
-			}
-			for _, b := range below {
-				out = append(out, belowIndent+cellText(b))
-			}
-		}
-		for _, l := range out {
-			if h.Color {
-				l = paint(c, l)
-			}
-			if _, err := fmt.Fprintln(w, l); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return paint(r.Color, line)
 }
