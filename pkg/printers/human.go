@@ -42,14 +42,20 @@ type HumanPrinter struct {
 	// ErrOut, when set, hears "No resources found." for an empty result,
 	// as from kubectl get.
 	ErrOut io.Writer
+	// MaxBytes bounds the rows PrintChunk holds (0: no bound).
+	MaxBytes int64
 
-	// chunks is the tab writer of PrintChunk, which remembers the column
-	// widths from chunk to chunk; chunked says a chunk with rows was
-	// printed.
-	chunks  *alignWriter
-	chunked bool
-	// minWidths are the widths the chunks' columns start with.
+	// chunks is the tab writer of a live table (printChunkTable), which
+	// remembers the column widths from chunk to chunk; minWidths are the
+	// widths its columns start with. chunked says a chunk with rows came.
+	chunks    *alignWriter
 	minWidths []int
+	chunked   bool
+	// held are the rows PrintChunk holds, heldBytes what they take, and
+	// heldHeader their header line.
+	held       []heldRow
+	heldBytes  int64
+	heldHeader string
 }
 
 // Print implements Printer.
@@ -65,16 +71,45 @@ func (h *HumanPrinter) Print(p Printable, w io.Writer) error {
 	return h.printTables(tables, false, w)
 }
 
-// PrintChunk implements ChunkPrinter: one tab writer for all chunks
-// remembers the column widths, and the header is printed with the first
-// rows only.
-func (h *HumanPrinter) PrintChunk(p Printable, w io.Writer) (bool, error) {
+// PrintChunk implements ChunkPrinter: it renders the first table's rows
+// and holds them, their cells and no more, until PrintRest aligns them all
+// to the widest cell, as kubectl get does (within MaxBytes: a chunk that
+// does not fit fails with a *HeldError, and is not held).
+func (h *HumanPrinter) PrintChunk(p Printable, _ io.Writer) (bool, error) {
 	tables := p.Tables(p.Items(), h.now())
-	return len(tables) > 1, h.printChunkTable(tables[0], w)
+	if len(tables[0].Rows) == 0 {
+		return len(tables) > 1, nil
+	}
+	header, rows, err := h.render(tables[0])
+	if err != nil {
+		return false, err
+	}
+	size := 0
+	for _, r := range rows {
+		size += r.size()
+	}
+	if h.MaxBytes > 0 && h.heldBytes+int64(size) > h.MaxBytes {
+		return false, &HeldError{Max: h.MaxBytes}
+	}
+	h.heldBytes += int64(size)
+	h.held = append(h.held, rows...)
+	h.heldHeader = header
+	h.chunked = true
+	return len(tables) > 1, nil
 }
 
-// printChunkTable prints t, one chunk's rows, through the tab writer of
-// the chunks.
+// HeldError says that a chunk's rows would take what a table holds until
+// all nodes answered past its bound (--max-bytes).
+type HeldError struct{ Max int64 }
+
+// Error implements error.
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("its rows would take the table past the %d MiB it holds until all nodes answered (--max-bytes): ask fewer nodes at once, narrow the request, or raise --max-bytes", e.Max>>20)
+}
+
+// printChunkTable prints t, the rows of a live table (WatchTable), at
+// once through the tab writer of the chunks, which remembers the column
+// widths from chunk to chunk; the header goes with the first rows.
 func (h *HumanPrinter) printChunkTable(t *Table, w io.Writer) error {
 	if len(t.Rows) == 0 {
 		return nil
@@ -83,16 +118,24 @@ func (h *HumanPrinter) printChunkTable(t *Table, w io.Writer) error {
 		h.chunks = newAlignWriter(nil)
 		h.chunks.widths = h.minWidths
 	}
-	header := !h.NoHeaders && !h.chunked
+	header, rows, err := h.render(t)
+	if err != nil {
+		return err
+	}
+	printHeader := !h.chunked
 	h.chunked = true
-	return h.printTable(t, h.chunks, header, w)
+	return h.emit(h.chunks, header, printHeader, rows, w)
 }
 
-// PrintRest implements ChunkPrinter.
+// PrintRest implements ChunkPrinter: the rows held, aligned, then the
+// tables that follow the first.
 func (h *HumanPrinter) PrintRest(all Printable, w io.Writer) error {
 	if !h.chunked {
 		h.noResources()
+	} else if err := h.emit(newAlignWriter(nil), h.heldHeader, true, h.held, w); err != nil {
+		return err
 	}
+	h.held, h.heldBytes = nil, 0
 	return h.printTables(all.Tables(all.Items(), h.now())[1:], h.chunked, w)
 }
 
@@ -115,7 +158,7 @@ func (h *HumanPrinter) printTables(tables []*Table, printed bool, w io.Writer) e
 			fmt.Fprintln(w)
 		}
 		printed = true
-		if err := h.printTable(t, newAlignWriter(nil), !h.NoHeaders, w); err != nil {
+		if err := h.printTable(t, w); err != nil {
 			return err
 		}
 	}
@@ -130,19 +173,70 @@ func (h *HumanPrinter) now() time.Time {
 	return time.Now()
 }
 
-// printTable prints t, which has rows, through aw, then aw's lines to w,
-// colored; header says whether the header line (without --no-headers) goes
-// to w. It goes through aw in any case, so that a chunk's widths account
-// for it.
-func (h *HumanPrinter) printTable(t *Table, aw *alignWriter, header bool, w io.Writer) error {
-	lines, err := h.cellLines(t)
+// printTable prints t, which has rows, aligned on its own.
+func (h *HumanPrinter) printTable(t *Table, w io.Writer) error {
+	header, rows, err := h.render(t)
 	if err != nil {
 		return err
 	}
+	return h.emit(newAlignWriter(nil), header, true, rows, w)
+}
+
+// heldRow is a row rendered: its cells separated by tabs, and what
+// printing it takes, but not the row's object.
+type heldRow struct {
+	cells      string
+	color      Color
+	cellColors map[int]Color
+	below      []string
+}
+
+// size is about what r takes in memory.
+func (r heldRow) size() int {
+	n := len(r.cells)
+	for _, b := range r.below {
+		n += len(b)
+	}
+	return n
+}
+
+// render returns t's header line (empty with --no-headers) and rows as
+// kubectl's table printer renders them, the lines below each row with -o
+// wide's.
+func (h *HumanPrinter) render(t *Table) (string, []heldRow, error) {
+	lines, err := h.cellLines(t)
+	if err != nil {
+		return "", nil, err
+	}
+	header := ""
+	if !h.NoHeaders {
+		header, lines = lines[0], lines[1:]
+	}
+	rows := make([]heldRow, len(lines))
+	for j, l := range lines {
+		r := t.Rows[j]
+		below := r.Below
+		if h.Wide {
+			below = append(slices.Clip(below), r.WideBelow...)
+		}
+		rows[j] = heldRow{cells: l, color: r.Color, cellColors: r.CellColors, below: below}
+	}
+	return header, rows, nil
+}
+
+// emit prints rows through aw, then aw's lines to w, colored; the header
+// (none with --no-headers) goes through aw, so that the widths account for
+// it, and to w when printHeader.
+func (h *HumanPrinter) emit(aw *alignWriter, header string, printHeader bool, rows []heldRow, w io.Writer) error {
 	var buf bytes.Buffer
 	aw.out = &buf
-	for _, l := range lines {
-		if _, err := io.WriteString(aw, l+"\n"); err != nil {
+	if !h.NoHeaders {
+		if _, err := io.WriteString(aw, header+"\n"); err != nil {
+			return err
+		}
+	}
+	for _, r := range rows {
+		if _, err := io.WriteString(aw, r.cells+"\n"); err != nil {
 			return err
 		}
 	}
@@ -151,25 +245,21 @@ func (h *HumanPrinter) printTable(t *Table, aw *alignWriter, header bool, w io.W
 	}
 	aligned := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if !h.NoHeaders {
-		if header {
+		if printHeader {
 			fmt.Fprintln(w, aligned[0])
 		}
-		aligned, lines = aligned[1:], lines[1:]
+		aligned = aligned[1:]
 	}
 	for j, line := range aligned {
-		r := t.Rows[j]
+		r := rows[j]
 		if h.Color {
-			line = paintCells(line, strings.Split(lines[j], "\t"), r)
+			line = paintCells(line, strings.Split(r.cells, "\t"), r.color, r.cellColors)
 		}
 		out := []string{line}
-		below := r.Below
-		if h.Wide {
-			below = append(slices.Clip(below), r.WideBelow...)
-		}
-		for _, b := range below {
+		for _, b := range r.below {
 			l := belowIndent + cellText(b)
 			if h.Color {
-				l = paint(r.Color, l)
+				l = paint(r.color, l)
 			}
 			out = append(out, l)
 		}
@@ -216,19 +306,19 @@ func (h *HumanPrinter) cellLines(t *Table) ([]string, error) {
 	return lines, nil
 }
 
-// paintCells colors line, row r aligned from cells: the row in its color,
-// and each cell of r.CellColors in its own.
-func paintCells(line string, cells []string, r Row) string {
-	if len(r.CellColors) > 0 {
+// paintCells colors line, a row aligned from cells: the row in color, and
+// each cell of cellColors in its own.
+func paintCells(line string, cells []string, color Color, cellColors map[int]Color) string {
+	if len(cellColors) > 0 {
 		var b strings.Builder
 		rest := line
 		for i, c := range cells {
 			if !strings.HasPrefix(rest, c) {
 				break
 			}
-			if cc, ok := r.CellColors[i]; ok && cc != NoColor && c != "" {
+			if cc, ok := cellColors[i]; ok && cc != NoColor && c != "" {
 				// Back to the row's color after the cell's.
-				b.WriteString(paint(cc, c) + string(r.Color))
+				b.WriteString(paint(cc, c) + string(color))
 			} else {
 				b.WriteString(c)
 			}
@@ -239,5 +329,5 @@ func paintCells(line string, cells []string, r Row) string {
 		}
 		line = b.String() + rest
 	}
-	return paint(r.Color, line)
+	return paint(color, line)
 }
