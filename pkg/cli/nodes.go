@@ -35,6 +35,11 @@ type NodeFlags struct {
 	Follow bool
 }
 
+// Many reports whether the flags may select more than one node.
+func (f *NodeFlags) Many() bool {
+	return f.AllNodes || f.NodeSelector != "" || len(f.Names) > 1
+}
+
 // AddFlags binds the node selection flags to cmd.
 func (f *NodeFlags) AddFlags(cmd *cobra.Command) {
 	if f.MaxConcurrency == 0 {

@@ -108,6 +108,6 @@ func (o *PodsOptions) Run(ctx context.Context) error {
 		return a.Pods(ctx, o.query)
 	}
 	return printEach(ctx, &o.printOptions, call, func(lists []v1alpha1.PodList) printers.Printable {
-		return printers.Pods{Lists: lists}
+		return printers.Pods{Lists: lists, ManyNodes: o.Nodes.Many()}
 	})
 }

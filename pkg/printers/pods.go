@@ -10,6 +10,9 @@ import (
 // them.
 type Pods struct {
 	Lists []v1alpha1.PodList
+	// ManyNodes says the command covers several nodes: NODE is then a
+	// default column, else only -o wide shows it.
+	ManyNodes bool
 }
 
 // Items implements Printable: every node's PodInfos, with their kind and
@@ -29,7 +32,7 @@ func (p Pods) Items() []Item {
 // Tables implements Printable: the columns of PodColumns. Only a row whose
 // STATUS says why it does not run is colored (red).
 func (p Pods) Tables(items []Item, now time.Time) []*Table {
-	cols := PodColumns()
+	cols := PodColumns(p.ManyNodes)
 	t := cols.Table()
 	for i := range items {
 		r := podRow{Pod: items[i].Wire.(v1alpha1.PodInfo), Now: now}
@@ -51,24 +54,25 @@ type podRow struct {
 	status podStatus
 }
 
-// PodColumns are the pods table's columns: what a person needs first
-// (CONTAINERS ready of configured, STATUS in kubectl's words, the last
-// exit, restarts), then where the pod comes from.
-func PodColumns() Columns[podRow] {
+// PodColumns are the pods table's columns, as kubectl get pods shows them
+// first (READY is ready of configured containers, STATUS in kubectl's
+// words, AGE since the agent first saw the pod), then where the pod comes
+// from and, when manyNodes, its node; the rest only with -o wide.
+func PodColumns(manyNodes bool) Columns[podRow] {
 	return Columns[podRow]{
-		{Header: "Node", Path: ".nodeName", Cell: func(r podRow) any { return r.Pod.NodeName }},
 		{Header: "Namespace", Path: ".metadata.namespace", Cell: func(r podRow) any { return r.Pod.Namespace }},
 		{Header: "Name", Path: ".metadata.name", Cell: func(r podRow) any { return r.Pod.Name }},
-		{Header: "Containers", Cell: podReady},
+		{Header: "Ready", Cell: podReady},
 		{Header: "Status", Cell: func(r podRow) any { return r.status.Status }},
-		{Header: "Last Exit", Cell: func(r podRow) any { return r.status.LastExit }},
 		{Header: "Restarts", Cell: podRestarts},
+		{Header: "Age", Path: ".firstSeen", Cell: func(r podRow) any { return seenAge(r.Now, r.Pod.FirstSeen) }},
 		{Header: "Source", Path: ".source", Cell: podSource},
-		{Header: "UID", Path: ".metadata.uid", Cell: func(r podRow) any { return string(r.Pod.UID) }},
-		{Header: "Static/Mirror", Cell: podKind},
-		{Header: "Admission", Cell: func(r podRow) any { return admissionCell(r.Pod.Admission) }},
-		{Header: "Sandbox", Path: ".runtime.sandboxState", Cell: podSandbox},
-		{Header: "First Seen", Path: ".firstSeen", Cell: func(r podRow) any { return seenAge(r.Now, r.Pod.FirstSeen) }},
+		{Header: "Node", Wide: !manyNodes, Path: ".nodeName", Cell: func(r podRow) any { return r.Pod.NodeName }},
+		{Header: "Last Exit", Wide: true, Cell: func(r podRow) any { return r.status.LastExit }},
+		{Header: "UID", Wide: true, Path: ".metadata.uid", Cell: func(r podRow) any { return string(r.Pod.UID) }},
+		{Header: "Static/Mirror", Wide: true, Cell: podKind},
+		{Header: "Admission", Wide: true, Cell: func(r podRow) any { return admissionCell(r.Pod.Admission) }},
+		{Header: "Sandbox", Wide: true, Path: ".runtime.sandboxState", Cell: podSandbox},
 		{Header: "IPs", Wide: true, Path: ".runtime.ips", Cell: podIPs},
 		{Header: "Config Hash", Wide: true, Cell: podHash},
 		{Header: "Kubelet UID", Wide: true, Path: ".kubeletUID", Cell: podKubeletUID},
@@ -170,7 +174,8 @@ func podKubeletUID(r podRow) any {
 
 // podError is the first thing wrong with the pod: the runtime's error, a
 // kubelet UID that differs from podsrc's (podsrc decodes the static pod
-// otherwise than this kubelet), the admission's rejection.
+// otherwise than this kubelet), the admission's rejection, or why podsrc
+// cannot tell the admission's verdict.
 func podError(r podRow) any {
 	p := r.Pod
 	switch a := p.Admission; {
@@ -180,6 +185,8 @@ func podError(r podRow) any {
 		return "the kubelet's UID differs from podsrc's"
 	case a.Rejected():
 		return "rejected by the kubelet's admission: " + a.Message
+	case a != nil && a.Unknown != "":
+		return "admission unknown: " + a.Unknown
 	}
 	return none
 }
