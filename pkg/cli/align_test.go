@@ -42,3 +42,32 @@ func TestGoldenSourcesLateWideNode(t *testing.T) {
 	}
 	golden.Check(t, "sources-late-wide-node.txt", []byte(out))
 }
+
+// TestNoResourcesFound: a filter that matches nothing says so on stderr,
+// in kubectl get's words, with where it looked; stdout stays empty.
+func TestNoResourcesFound(t *testing.T) {
+	_, u := newAgent(t, "node-1")
+	srv := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u}, nodes: []string{"node-1"}})
+	t.Cleanup(srv.Close)
+	kc := kubeconfig(t, srv.URL)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"pods", []string{"pods", "node-1", "-l", "app=nosuch"}, "No resources found on node node-1.\n"},
+		{"pods in a namespace", []string{"pods", "node-1", "-n", "nosuch"}, "No resources found in nosuch namespace on node node-1.\n"},
+		{"events", []string{"events", "node-1", "--pod=nosuch"}, "No resources found on node node-1.\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, err := run(t, context.Background(), append(tc.args, "--kubeconfig", kc)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, errOut)
+			}
+			if out != "" || !strings.HasSuffix(errOut, tc.want) {
+				t.Errorf("stdout %q, stderr %q; want nothing, and %q on stderr", out, errOut, tc.want)
+			}
+		})
+	}
+}

@@ -63,7 +63,16 @@ func (o *printOptions) Complete(args []string) error {
 		hp.MaxBytes = o.MaxBytes.Value()
 	}
 	o.printer = p
+	o.setScope("")
 	return nil
+}
+
+// setScope tells the table printer where the command looked (in namespace,
+// when given), for "No resources found".
+func (o *printOptions) setScope(namespace string) {
+	if hp, ok := o.printer.(*printers.HumanPrinter); ok {
+		hp.Scope = o.Nodes.scope(o.CommonOptions, namespace)
+	}
 }
 
 // Validate checks the common options and the node selection.

@@ -120,7 +120,7 @@ func TestEmptyChunksSayNoResources(t *testing.T) {
 	if err := cp.PrintRest(empty, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found." {
+	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found" {
 		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
 	}
 }

@@ -39,9 +39,10 @@ type HumanPrinter struct {
 	Color bool
 	// Now is the time ages are computed against.
 	Now func() time.Time
-	// ErrOut, when set, hears "No resources found." for an empty result,
-	// as from kubectl get.
+	// ErrOut, when set, hears "No resources found" for an empty result,
+	// as from kubectl get, followed by Scope (NoResources).
 	ErrOut io.Writer
+	Scope  string
 	// MaxBytes bounds the rows PrintChunk holds (0: no bound).
 	MaxBytes int64
 
@@ -142,8 +143,19 @@ func (h *HumanPrinter) PrintRest(all Printable, w io.Writer) error {
 // noResources says, as kubectl get does, that there is nothing to show.
 func (h *HumanPrinter) noResources() {
 	if h.ErrOut != nil {
-		fmt.Fprintln(h.ErrOut, "No resources found.")
+		NoResources(h.ErrOut, h.Scope)
 	}
+}
+
+// NoResources says on w, in kubectl get's words, that nothing matched:
+// "No resources found", then where the command looked, such as " in
+// kube-system namespace on node node-1", and a full stop.
+func NoResources(w io.Writer, scope string) {
+	if scope == "" {
+		fmt.Fprintln(w, "No resources found")
+		return
+	}
+	PrintLine(w, "No resources found%s.", scope)
 }
 
 // printTables prints the tables that have rows one after another, each
