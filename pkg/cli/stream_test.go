@@ -34,7 +34,7 @@ func TestRowsPrintedAsNodesAnswer(t *testing.T) {
 		{"table", nil, "", "READY"},
 		{"custom-columns", []string{"-o", "custom-columns=NODE:.nodeName,SOURCE:.metadata.name"},
 			"NODE     SOURCE\nnode-1   file\n", "SOURCE"},
-		{"name", []string{"-o", "name"}, "source.podsrc.io/file\n", ""},
+		{"name", []string{"-o", "name"}, "source.podsrc.io/node-1/file\n", ""},
 		{"sort-by", []string{"--sort-by", ".nodeName"}, "", "READY"},
 		{"json", []string{"-o", "json"}, "", ""},
 	}

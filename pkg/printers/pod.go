@@ -39,7 +39,7 @@ type PodDetail struct {
 func (d PodDetail) Items() []Item {
 	d.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPodDetail)
 	d.NodeName = d.Pod.NodeName
-	return []Item{{Wire: d, Name: d.Pod.Name, Namespace: d.Pod.Namespace, UID: string(d.Pod.UID), Labels: d.Pod.Labels}}
+	return []Item{{Wire: d, Name: d.Pod.Name, Namespace: d.Pod.Namespace, UID: string(d.Pod.UID), Labels: d.Pod.Labels, Node: d.Pod.NodeName}}
 }
 
 // Tables implements Printable: none, for people the detail is written by

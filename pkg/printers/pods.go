@@ -23,7 +23,7 @@ func (p Pods) Items() []Item {
 		for _, pod := range l.Items {
 			pod.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
 			pod.NodeName = l.NodeName
-			out = append(out, Item{Wire: pod, Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID), Labels: pod.Labels})
+			out = append(out, Item{Wire: pod, Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID), Labels: pod.Labels, Node: l.NodeName})
 		}
 	}
 	return out

@@ -25,7 +25,7 @@ func (s Sources) Items() []Item {
 		for _, src := range srcs {
 			src.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindSource)
 			src.NodeName, src.AllSourcesSeen = l.NodeName, l.AllSourcesSeen
-			out = append(out, Item{Wire: src, Name: src.Name})
+			out = append(out, Item{Wire: src, Name: src.Name, Node: l.NodeName})
 		}
 	}
 	return out

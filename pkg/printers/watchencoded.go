@@ -28,7 +28,7 @@ type WatchMessage struct {
 // (gap-3-9, lagging-12).
 func messageItem(node string, m *v1alpha1.StreamMessage) Item {
 	w := WatchMessage{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStreamMessage), NodeName: node, StreamMessage: *m}
-	it := Item{Wire: w}
+	it := Item{Wire: w, Node: node}
 	switch {
 	case m.Type == v1alpha1.MessageEvent && m.Event != nil:
 		it.Name, it.Namespace = strconv.FormatUint(m.Event.Seq, 10), m.Event.Namespace
@@ -68,11 +68,17 @@ type genericWatch struct {
 	mu  sync.Mutex
 	out io.Writer
 	p   printers.ResourcePrinter
+	// names says p is -o name (Item.nameObject).
+	names bool
 }
 
 // PrintMessage implements WatchPrinter.
 func (g *genericWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
-	obj, err := messageItem(node, m).metaObject()
+	it := messageItem(node, m)
+	obj, err := it.metaObject()
+	if g.names {
+		obj, err = it.nameObject()
+	}
 	if err != nil {
 		return err
 	}

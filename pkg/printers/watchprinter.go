@@ -83,5 +83,5 @@ func (f *PrintFlags) ToWatchPrinterFor(out io.Writer, d WatchDisplay) (WatchPrin
 	if err != nil {
 		return nil, err
 	}
-	return &genericWatch{out: out, p: p}, nil
+	return &genericWatch{out: out, p: p, names: o == "name"}, nil
 }

@@ -122,7 +122,7 @@ func reportItem(r v1alpha1.WhyReport) Item {
 	if name == "" {
 		name = r.Target
 	}
-	return Item{Wire: r, Name: name, Namespace: r.Pod.Namespace, UID: string(r.Pod.UID)}
+	return Item{Wire: r, Name: name, Namespace: r.Pod.Namespace, UID: string(r.Pod.UID), Node: r.NodeName}
 }
 
 // podName names a report's pod namespace/name, or its target when the pod
