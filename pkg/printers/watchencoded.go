@@ -1,12 +1,14 @@
 package printers
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -29,6 +31,9 @@ type WatchMessage struct {
 func messageItem(node string, m *v1alpha1.StreamMessage) Item {
 	w := WatchMessage{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStreamMessage), NodeName: node, StreamMessage: *m}
 	it := Item{Wire: w, Node: node}
+	if m.Snapshot != nil {
+		it.Wire = snapshotMessage{WatchMessage: w, node: node}
+	}
 	switch {
 	case m.Type == v1alpha1.MessageEvent && m.Event != nil:
 		it.Name, it.Namespace = strconv.FormatUint(m.Event.Seq, 10), m.Event.Namespace
@@ -85,4 +90,38 @@ func (g *genericWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) erro
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.p.PrintObj(obj, g.out)
+}
+
+// snapshotMessage is a snapshot message as the machine-readable formats
+// print it: its items are the objects pods -o json prints (Pods.Items),
+// with their kind, node and metadata.
+type snapshotMessage struct {
+	WatchMessage
+	node string
+}
+
+// MarshalJSON implements json.Marshaler.
+func (s snapshotMessage) MarshalJSON() ([]byte, error) {
+	pods := Pods{Lists: []v1alpha1.PodList{{NodeName: s.node, Items: s.Snapshot.Items}}}
+	items, err := listOf(pods.Items())
+	if err != nil {
+		return nil, err
+	}
+	snapshot := *s.Snapshot
+	snapshot.Items = nil
+	obj, err := ToRuntimeObject(snapshot)
+	if err != nil {
+		return nil, err
+	}
+	m := obj.(*unstructured.Unstructured).Object
+	m["items"] = items.Items
+	w := s.WatchMessage
+	w.Snapshot = nil
+	obj, err = ToRuntimeObject(w)
+	if err != nil {
+		return nil, err
+	}
+	out := obj.(*unstructured.Unstructured).Object
+	out["snapshot"] = m
+	return json.Marshal(out)
 }
