@@ -198,12 +198,8 @@ func admissionCell(a *v1alpha1.Admission) string {
 	switch {
 	case a == nil:
 		return none
-	case a.Unknown != "":
-		return "unknown"
-	case a.Skipped != "":
-		return "skipped"
-	case a.Admitted:
-		return "admitted"
+	case a.Rejected():
+		return admissionWord(a) + ": " + a.Reason
 	}
-	return "rejected: " + a.Reason
+	return admissionWord(a)
 }

@@ -59,3 +59,33 @@ func TestPodsTableKubeletWords(t *testing.T) {
 		})
 	}
 }
+
+// TestPodDetailAdmission: the pod view shows the admission the agent holds
+// now, with the kubelet's reason and message, or why it is unknown.
+func TestPodDetailAdmission(t *testing.T) {
+	tests := []struct {
+		name      string
+		admission *v1alpha1.Admission
+		want      []string
+	}{
+		{"rejected", &v1alpha1.Admission{Reason: "NodePorts", Message: "Node didn't have free ports for the requested pod ports"},
+			[]string{"Admission:", "rejected", "Reason:", "NodePorts", "Message:", "Node didn't have free ports"}},
+		{"unknown", &v1alpha1.Admission{Unknown: "the agent started after the pod was admitted"},
+			[]string{"Admission:", "unknown", "Message:", "the agent started after the pod was admitted"}},
+		{"admitted", &v1alpha1.Admission{Admitted: true}, []string{"Admission:", "admitted"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			d := PodDetail{Pod: v1alpha1.PodInfo{Name: "web", Namespace: "default", NodeName: "node-1", Admission: tc.admission}}
+			if err := PrintPodDetail(&out, d, now); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("no %q in\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
