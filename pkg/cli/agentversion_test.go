@@ -38,7 +38,7 @@ func TestAgentVersionsShownOnlyWhenVersions(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("version -o %q:\n%s\nwant %q", output, out, want)
 		}
-		warning := "WARNING: kubectl-podsrc " + version.Version + " and the agent on node node-1 (unknown) are different releases; run kubectl podsrc deploy to run this release's agent\n"
+		warning := "Warning: kubectl-podsrc " + version.Version + " and the agent on node node-1 (unknown) are different releases; run kubectl podsrc deploy to run this release's agent\n"
 		if !strings.Contains(errOut, warning) || strings.Contains(errOut, "install kubectl-podsrc") {
 			t.Errorf("version -o %q: stderr %q, want %q and no install", output, errOut, warning)
 		}

@@ -342,7 +342,7 @@ func TestThroughProxies(t *testing.T) {
 	})
 	t.Run("version warns on kubelet skew", func(t *testing.T) {
 		out, errOut, err := run(t, context.Background(), "version", "node-1", "--kubeconfig", kc)
-		if err != nil || !strings.Contains(out, "Kubelet Version: v1.35.1") || !strings.Contains(errOut, "WARNING: node node-1 runs kubelet v1.35.1") {
+		if err != nil || !strings.Contains(out, "Kubelet Version: v1.35.1") || !strings.Contains(errOut, "Warning: node node-1 runs kubelet v1.35.1") {
 			t.Fatalf("out %q, stderr %q, err %v", out, errOut, err)
 		}
 	})

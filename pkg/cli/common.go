@@ -87,7 +87,7 @@ func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.AgentTLS, "agent-tls", o.AgentTLS, "The agents serve HTTPS: proxy to https:<node>:<port>.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "The namespace of the agent's pods (--via=pod-proxy).")
 	addNodeTimeoutFlag(fs, &o.NodeTimeout)
-	fs.Var(&o.MaxBytes, "max-bytes", "The most a command holds of what agents sent, across all its nodes (answers, event histories and the events an events List prints; not a live watch's events, nor an answer already printed by a table, -o name or -o custom-columns), such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
+	fs.Var(&o.MaxBytes, "max-bytes", "The most a command holds of what agents sent, across all its nodes (answers, event histories, the events an events List prints, and the rows a table holds to align them; not a live watch's events, nor an answer already printed by -o name or -o custom-columns), such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
 	_ = cmd.RegisterFlagCompletionFunc("via", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{string(client.ViaNodeProxy), string(client.ViaPodProxy)}, cobra.ShellCompDirectiveNoFileComp
 	})

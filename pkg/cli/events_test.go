@@ -95,7 +95,7 @@ func TestEventsEndsOnItsOwn(t *testing.T) {
 	}
 	t.Run("no events says so", func(t *testing.T) {
 		out, errOut, err := run(t, context.Background(), "events", "node-1", "--kubeconfig", kc, "--type=PodSync")
-		if err != nil || out != "" || !strings.Contains(errOut, "No events found.") {
+		if err != nil || out != "" || !strings.Contains(errOut, "No resources found on node node-1.") {
 			t.Fatalf("out %q, stderr %q, err %v", out, errOut, err)
 		}
 	})

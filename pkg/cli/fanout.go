@@ -149,7 +149,16 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 		}
 	}
 	answerBound, answerFlag := o.answerBound()
-	skew := newSkewCheck(o.ErrOut, len(nodes), nodeClient, kubelets)
+	limit := nf.MaxConcurrency
+	var prog *progress
+	if nf.Streaming {
+		limit = len(nodes)
+		announceStreams(o, nodes, nf.Follow)
+	} else if !o.Direct() {
+		prog = startProgress(o.Terminal, nodes)
+	}
+	// The warnings may come while the progress line is shown.
+	skew := newSkewCheck(prog.guard(o.ErrOut), len(nodes), nodeClient, kubelets)
 	ask := func(ctx context.Context, node string) (T, error) {
 		var zero T
 		a, err := conn.Agent(node)
@@ -177,14 +186,6 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 		}
 		v.answerBy = answerBy
 		return call(ctx, a, v)
-	}
-	limit := nf.MaxConcurrency
-	var prog *progress
-	if nf.Streaming {
-		limit = len(nodes)
-		announceStreams(o, nodes, nf.Follow)
-	} else if !o.Direct() {
-		prog = startProgress(o.Terminal, nodes)
 	}
 	if !nf.Follow && o.NodeTimeout > 0 {
 		ask = withNodeTimeout(o, ask)

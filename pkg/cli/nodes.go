@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,28 @@ type NodeFlags struct {
 	// Follow says the streams go on until stopped (watch): --node-timeout
 	// and --request-timeout bound only their first answer.
 	Follow bool
+}
+
+// scope says where a command looked, for "No resources found": in the
+// namespace, when given, and on the nodes named, or those selected.
+func (f *NodeFlags) scope(o *CommonOptions, namespace string) string {
+	s := ""
+	if namespace != "" {
+		s = " in " + namespace + " namespace"
+	}
+	switch {
+	case o.Direct():
+		s += " at the agent " + o.AgentURL
+	case f.AllNodes:
+		s += " on any node"
+	case f.NodeSelector != "":
+		s += " on the nodes matching --node-selector=" + f.NodeSelector
+	case len(f.Names) == 1:
+		s += " on node " + f.Names[0]
+	case len(f.Names) > 1:
+		s += " on nodes " + strings.Join(f.Names, ", ")
+	}
+	return s
 }
 
 // AddFlags binds the node selection flags to cmd.

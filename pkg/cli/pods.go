@@ -88,7 +88,11 @@ func (o *PodsOptions) Complete(args []string) error {
 	if o.namespace != "" {
 		o.query.Namespaces = []string{o.namespace}
 	}
-	return o.printOptions.Complete(args)
+	if err := o.printOptions.Complete(args); err != nil {
+		return err
+	}
+	o.setScope(o.namespace)
+	return nil
 }
 
 // Validate checks the options.
@@ -108,6 +112,6 @@ func (o *PodsOptions) Run(ctx context.Context) error {
 		return a.Pods(ctx, o.query)
 	}
 	return printEach(ctx, &o.printOptions, call, func(lists []v1alpha1.PodList) printers.Printable {
-		return printers.Pods{Lists: lists}
+		return printers.Pods{Lists: lists, ManyNodes: severalNodes(&o.Nodes, o.CommonOptions)}
 	})
 }

@@ -47,7 +47,7 @@ func TestPodsFilters(t *testing.T) {
 			}
 			var want string
 			for _, n := range tc.want {
-				want += "podinfo.podsrc.io/" + n + "\n"
+				want += "podinfo.podsrc.io/node-1/" + n + "\n"
 			}
 			if out != want {
 				t.Errorf("pods %s printed %q, want %q", strings.Join(tc.args, " "), out, want)

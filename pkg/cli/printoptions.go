@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,13 +15,15 @@ import (
 // with printEach: when the output of each node is printed.
 const nodeByNodeHelp = `
 
-			With several nodes, a table, -o name and -o custom-columns print each
-			node's rows as soon as it answers, in the order nodes answer, under one
-			header; a column widens when a later node's cell needs it, as in kubectl
-			get --watch. --sort-by, -o json, yaml, jsonpath and go-template print
-			once all nodes have answered, in the order of the nodes, and hold all the
-			answers within --max-bytes; the others let each node's answer go once
-			printed. On a terminal, stderr names the nodes still awaited.`
+			With several nodes, a table holds each node's rows, rendered, as it
+			answers, and prints them all once all nodes have answered, each column
+			as wide as its widest cell, as kubectl get does; -o name and -o
+			custom-columns print each node's rows as soon as it answers, in the
+			order nodes answer. Both let each node's answer go once its rows are
+			rendered; a table's rows count against --max-bytes. --sort-by, -o json,
+			yaml, jsonpath and go-template print once all nodes have answered, in
+			the order of the nodes, and hold all the answers within --max-bytes. On
+			a terminal, stderr names the nodes still awaited.`
 
 // nodeOutputOptions are what every command that asks agents and prints
 // their answers shares: the nodes to ask and the output flags.
@@ -56,8 +59,20 @@ func (o *printOptions) Complete(args []string) error {
 	if err != nil {
 		return err
 	}
+	if hp, ok := p.(*printers.HumanPrinter); ok {
+		hp.MaxBytes = o.MaxBytes.Value()
+	}
 	o.printer = p
+	o.setScope("")
 	return nil
+}
+
+// setScope tells the table printer where the command looked (in namespace,
+// when given), for "No resources found".
+func (o *printOptions) setScope(namespace string) {
+	if hp, ok := o.printer.(*printers.HumanPrinter); ok {
+		hp.Scope = o.Nodes.scope(o.CommonOptions, namespace)
+	}
 }
 
 // Validate checks the common options and the node selection.
@@ -78,17 +93,20 @@ type answer[T any] struct {
 // expression such as (*client.Agent).Sources) and prints the answers as
 // printable makes them, then the errors of the nodes that failed.
 //
-// A table, -o name and -o custom-columns without --sort-by print each
-// node's rows as soon as it answers, in the order nodes answer, so that a
-// slow node holds back only its own rows (printers.ChunkPrinter); an
-// answer printed is let go, and what it took of --max-bytes given back,
-// unless the tables that follow the first need it. The other formats take
+// A table, -o name and -o custom-columns without --sort-by take each
+// node's rows as soon as it answers (printers.ChunkPrinter): -o name and
+// -o custom-columns print them at once, a table holds them rendered, within
+// --max-bytes, to align them all at the end (a node whose rows do not fit
+// fails). The answer is let go, and what it took of --max-bytes given
+// back, unless the tables that follow the first need it. The other formats take
 // the answers of all nodes at once, all within --max-bytes: --sort-by
 // orders them, and the machine-readable formats print one flat List
 // whether one node or many answered.
 func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Agent, context.Context) (*T, error), printable func(answers []T) printers.Printable) error {
 	var each func(result[answer[T]]) bool
 	var chunkErr error
+	// held are the nodes whose rows did not fit in --max-bytes.
+	held := map[string]error{}
 	chunks, chunked := printers.AsChunkPrinter(o.printer)
 	if chunked {
 		each = func(r result[answer[T]]) bool {
@@ -96,6 +114,10 @@ func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Ag
 				return true
 			}
 			keep, err := chunks.PrintChunk(printable([]T{r.Value.value}), o.Out)
+			var he *printers.HeldError
+			if errors.As(err, &he) {
+				held[r.Node], err = err, nil
+			}
 			chunkErr = err
 			if !keep {
 				r.Value.agent.Release()
@@ -115,6 +137,11 @@ func printEach[T any](ctx context.Context, o *printOptions, call func(*client.Ag
 	}
 	if chunkErr != nil {
 		return fmt.Errorf("printing: %w", chunkErr)
+	}
+	for i, r := range results {
+		if err := held[r.Node]; err != nil {
+			results[i] = result[answer[T]]{Node: r.Node, Err: err}
+		}
 	}
 	return finish(results, o.ErrOut, func(answers []answer[T]) error {
 		values := make([]T, 0, len(answers))

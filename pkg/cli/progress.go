@@ -104,6 +104,11 @@ func (p *progress) answered(node string, print func()) {
 	if i := slices.Index(p.pending, node); i >= 0 {
 		p.pending = slices.Delete(p.pending, i, i+1)
 	}
+	p.aroundLocked(print)
+}
+
+// aroundLocked runs print with the line cleared, and draws it again after.
+func (p *progress) aroundLocked(print func()) {
 	if p.shown {
 		fmt.Fprint(p.term.Out, "\r"+clearToEnd)
 	}
@@ -111,6 +116,31 @@ func (p *progress) answered(node string, print func()) {
 	if p.shown {
 		p.drawLocked()
 	}
+}
+
+// guard returns w, the terminal's writer or one that shares its screen
+// (stderr), made to clear the line before each write and draw it again
+// after, so that nothing is written after the line's text; w itself when p
+// is nil.
+func (p *progress) guard(w io.Writer) io.Writer {
+	if p == nil {
+		return w
+	}
+	return guardedWriter{p: p, w: w}
+}
+
+// guardedWriter is a writer whose writes clear the progress line first.
+type guardedWriter struct {
+	p *progress
+	w io.Writer
+}
+
+// Write implements io.Writer.
+func (g guardedWriter) Write(b []byte) (n int, err error) {
+	g.p.mu.Lock()
+	defer g.p.mu.Unlock()
+	g.p.aroundLocked(func() { n, err = g.w.Write(b) })
+	return n, err
 }
 
 // draw shows the line.
@@ -141,6 +171,7 @@ func (p *progress) finish() {
 	p.stopped = true
 	if p.shown {
 		fmt.Fprint(p.term.Out, "\r"+clearToEnd)
+		p.shown = false
 	}
 }
 

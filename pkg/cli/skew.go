@@ -116,7 +116,7 @@ func (s *skewCheck) warn() {
 	}
 	s.printed = true
 	for _, w := range skewWarnings(s.found) {
-		printers.PrintLine(s.out, "WARNING: %s", w)
+		printers.PrintLine(s.out, "Warning: %s", w)
 	}
 }
 

@@ -101,8 +101,8 @@ func runUntil(t *testing.T, done func(stderr string) bool, args ...string) (stri
 func TestSkewWarnedOnceByEveryCommand(t *testing.T) {
 	skewedAgents, skewed := agentsOf(t, otherRelease, "v1.35.1", "node-1", "node-2")
 	matchingAgents, matching := agentsOf(t, version.Version, "v1.36.0", "node-1", "node-2")
-	release := "WARNING: kubectl-podsrc " + version.Version + " and the agents on nodes node-1 and node-2 (" + otherRelease + ") are different releases; run kubectl podsrc deploy"
-	kubelet := "WARNING: nodes node-1 and node-2 run kubelet v1.35.1, but their agents reproduce kubelet v1.36.3"
+	release := "Warning: kubectl-podsrc " + version.Version + " and the agents on nodes node-1 and node-2 (" + otherRelease + ") are different releases; run kubectl podsrc deploy"
+	kubelet := "Warning: nodes node-1 and node-2 run kubelet v1.35.1, but their agents reproduce kubelet v1.36.3"
 	warned := func(s string) bool { return strings.Contains(s, release) && strings.Contains(s, kubelet) }
 	never := func(string) bool { return false }
 
@@ -122,14 +122,14 @@ func TestSkewWarnedOnceByEveryCommand(t *testing.T) {
 					if err != nil || !warned(errOut) {
 						t.Fatalf("error %v, stderr %q; want\n%s\n%s", err, errOut, release, kubelet)
 					}
-					if n := strings.Count(errOut, "WARNING:"); n != 2 {
+					if n := strings.Count(errOut, "Warning:"); n != 2 {
 						t.Fatalf("%d warnings, want 2 (one per kind of skew):\n%s", n, errOut)
 					}
 					if command == "watch" {
 						stop = streaming(matchingAgents)
 					}
 					_, errOut, err = runUntil(t, stop, args(matching)...)
-					if err != nil || strings.Contains(errOut, "WARNING") {
+					if err != nil || strings.Contains(errOut, "Warning:") {
 						t.Fatalf("matching versions: error %v, stderr %q", err, errOut)
 					}
 				})
@@ -241,7 +241,7 @@ func TestSkewFromTheAgentsOwnNode(t *testing.T) {
 	if _, err := check.check(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	want := "WARNING: node node-1 runs kubelet v1.34.4, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; run kubectl podsrc deploy"
+	want := "Warning: node node-1 runs kubelet v1.34.4, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; run kubectl podsrc deploy"
 	if !strings.Contains(errOut.String(), want) {
 		t.Fatalf("stderr %q, want %q", errOut.String(), want)
 	}

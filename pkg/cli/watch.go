@@ -199,7 +199,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return errFailed
 	}
 	if !o.Follow && o.printed.Load() == 0 && ctx.Err() == nil {
-		printers.PrintLine(o.ErrOut, "No events found.")
+		namespace := ""
+		if len(o.query.Namespaces) == 1 {
+			namespace = o.query.Namespaces[0]
+		}
+		printers.NoResources(o.ErrOut, o.Nodes.scope(o.CommonOptions, namespace))
 	}
 	return nil
 }

@@ -2,20 +2,21 @@ package printers
 
 import "io"
 
-// ChunkPrinter is a Printer that can also print the answers of nodes one
+// ChunkPrinter is a Printer that can also take the answers of nodes one
 // node at a time, as they come, under one header: the first table's rows
 // (or, for -o name and -o custom-columns, the items) of each answer, then,
-// once all nodes are done, the tables that follow the first. Column widths
-// are kubectl get --watch's: remembered from chunk to chunk, they only
-// grow, so a later node's wider cell widens its column from there on.
+// once all nodes are done, the tables that follow the first. -o name and
+// -o custom-columns print each chunk at once; a table holds its rows,
+// rendered, and aligns them all to the widest cell in PrintRest, as
+// kubectl get does, whichever node answered last.
 type ChunkPrinter interface {
-	// PrintChunk prints the first table of p, one node's answer; keep
+	// PrintChunk takes the first table of p, one node's answer; keep
 	// says PrintRest needs the answer (it has tables after the first),
 	// else the caller may let it go.
 	PrintChunk(p Printable, w io.Writer) (keep bool, err error)
-	// PrintRest prints what follows the first table of all, the answers
-	// of all nodes: "No resources found." when no chunk had rows, and
-	// the other tables.
+	// PrintRest prints the rows held, what follows the first table of
+	// all, the answers of all nodes: "No resources found." when no chunk
+	// had rows, and the other tables.
 	PrintRest(all Printable, w io.Writer) error
 }
 

@@ -2,6 +2,7 @@ package printers
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 
 // TestGoldenChunks prints the answers of nodes one node at a time, as
 // printEach does when they come, then what follows the first table:
-// one header, columns that only widen, the PLEG's other tables at the end.
+// one header, every row of a table aligned to the widest cell of any node
+// (node-2's FAILURES), the PLEG's other tables at the end.
 func TestGoldenChunks(t *testing.T) {
 	type nodes struct {
 		each []Printable
@@ -118,7 +120,40 @@ func TestEmptyChunksSayNoResources(t *testing.T) {
 	if err := cp.PrintRest(empty, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found." {
+	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found" {
 		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
+	}
+}
+
+// TestChunksHeldWithinMaxBytes: a table holds the rendered rows of its
+// chunks within MaxBytes; a chunk that does not fit fails with a
+// HeldError and is left out, the others print.
+func TestChunksHeldWithinMaxBytes(t *testing.T) {
+	sources := fixtureSources()
+	f := NewPrintFlags()
+	f.List = true
+	pr, err := f.ToPrinter(&bytes.Buffer{}, &bytes.Buffer{}, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := pr.(*HumanPrinter)
+	var out bytes.Buffer
+	if _, err := hp.PrintChunk(Sources{Lists: sources[:1]}, &out); err != nil {
+		t.Fatal(err)
+	}
+	// Room for node-1's rows and a byte.
+	hp.MaxBytes = hp.heldBytes + 1
+	if out.Len() != 0 {
+		t.Errorf("a chunk printed before all were taken:\n%s", out.String())
+	}
+	var he *HeldError
+	if _, err := hp.PrintChunk(Sources{Lists: sources[1:]}, &out); !errors.As(err, &he) || he.Max != hp.MaxBytes {
+		t.Fatalf("the chunk past MaxBytes: err %v, want a HeldError", err)
+	}
+	if err := hp.PrintRest(Sources{Lists: sources[:1]}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "node-1") || strings.Contains(got, "node-2") {
+		t.Errorf("want node-1's rows and not node-2's:\n%s", got)
 	}
 }

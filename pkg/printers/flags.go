@@ -143,7 +143,7 @@ func (f *PrintFlags) ToPrinter(out, errOut io.Writer, now func() time.Time) (Pri
 	if err != nil {
 		return nil, err
 	}
-	return &GenericPrinter{Delegate: p, Itemwise: f.itemwise(), SortBy: f.sortBy()}, nil
+	return &GenericPrinter{Delegate: p, Itemwise: f.itemwise(), Names: f.format() == "name", SortBy: f.sortBy()}, nil
 }
 
 // ToGenericPrinter returns the printer of a machine-readable format: the

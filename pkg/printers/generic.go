@@ -18,6 +18,9 @@ type GenericPrinter struct {
 	Delegate printers.ResourcePrinter
 	// Itemwise says the delegate is -o name or -o custom-columns.
 	Itemwise bool
+	// Names says the delegate is -o name, which prints each item's node
+	// before its name (Item.nameObject).
+	Names bool
 	// SortBy is --sort-by: a JSONPath over the items.
 	SortBy string
 	// Single says the command printed one object, which the formats print
@@ -39,13 +42,16 @@ func (g *GenericPrinter) Print(p Printable, w io.Writer) error {
 	switch {
 	case g.Itemwise && g.Single && len(items) == 1:
 		obj, err = items[0].metaObject()
+		if g.Names {
+			obj, err = items[0].nameObject()
+		}
 	case g.Single && len(items) == 1:
 		var m map[string]any
 		if m, err = items[0].Object(); err == nil {
 			obj = &unstructured.Unstructured{Object: m}
 		}
 	case g.Itemwise:
-		obj, err = metaList(items)
+		obj, err = metaList(items, g.Names)
 	default:
 		var l List
 		if l, err = listOf(items); err == nil {
@@ -66,7 +72,7 @@ func (g *GenericPrinter) PrintChunk(p Printable, w io.Writer) (bool, error) {
 	if len(items) == 0 {
 		return false, nil
 	}
-	obj, err := metaList(items)
+	obj, err := metaList(items, g.Names)
 	if err != nil {
 		return false, err
 	}

@@ -401,7 +401,7 @@ func TestEmptyTableSaysNoResources(t *testing.T) {
 	if err := pr.Print(Pods{Lists: []v1alpha1.PodList{{NodeName: "n"}}}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found." {
+	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != "No resources found" {
 		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
 	}
 }

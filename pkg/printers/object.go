@@ -58,11 +58,25 @@ func (it Item) metaObject() (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: escapeValues(m).(map[string]any)}, nil
 }
 
-// metaList returns the UnstructuredList of the items' metaObjects.
-func metaList(items []Item) (*unstructured.UnstructuredList, error) {
+// nameObject is the item's metaObject as -o name prints it: its name after
+// its node's (node-1/web), so that the objects of two nodes differ; an
+// item named after its node (a PLEG status) keeps its name.
+func (it Item) nameObject() (*unstructured.Unstructured, error) {
+	if it.Node != "" && it.Node != it.Name {
+		it.Name = it.Node + "/" + it.Name
+	}
+	return it.metaObject()
+}
+
+// metaList returns the UnstructuredList of the items' metaObjects, or, for
+// -o name (names), their nameObjects.
+func metaList(items []Item, names bool) (*unstructured.UnstructuredList, error) {
 	l := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
 	for _, it := range items {
 		u, err := it.metaObject()
+		if names {
+			u, err = it.nameObject()
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -27,13 +27,8 @@ func (p PLEG) Items() []Item {
 // Tables implements Printable: the summary has a row per item; the CRI
 // calls and slow pods follow the items' order.
 func (p PLEG) Tables(items []Item, now time.Time) []*Table {
-	sum := &Table{Columns: []metav1.TableColumnDefinition{
-		col("Node", false), col("Healthy", false), col("Last Relist", false), col("Relist P50", false),
-		col("Relist P99", false), col("Relist Max", false), col("Interval", false), col("Failures", false),
-		col("Events Dropped", false), col("Pods", false),
-		col("Relists", true), col("Interval Max", true), col("Running Pods", true), col("Runtime Endpoint", true),
-		col("Runtime Events", true), col("Event Relists", true), col("Message", true),
-	}}
+	sumCols := PLEGColumns()
+	sum := sumCols.Table()
 	calls := &Table{Columns: []metav1.TableColumnDefinition{
 		col("Node", false), col("Call", false), col("Count", false), col("Last", false),
 		col("P50", false), col("P99", false), col("Max", false),
@@ -44,38 +39,16 @@ func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 	}}
 	for i := range items {
 		s := items[i].Wire.(v1alpha1.PLEGStatus)
-		health, c := yesNo(s.Healthy), NoColor
+		c := NoColor
 		switch {
 		case !s.Enabled:
-			health, c = "disabled", Faint
+			c = Faint
 		case !s.Healthy:
 			c = Red
 		case s.ConsecutiveFailures > 0 || s.EventsDropped > 0:
 			c = Yellow
 		}
-		msg := s.Message
-		if s.LastError != "" {
-			msg = s.LastError
-		}
-		failures := itoa(s.RelistFailures)
-		if s.ConsecutiveFailures > 0 {
-			failures += " (" + itoa(s.ConsecutiveFailures) + " in a row)"
-		}
-		cells := []any{
-			s.NodeName, health, ageOf(now, s.LastRelist), Seconds(s.RelistDuration.P50),
-			Seconds(s.RelistDuration.P99), Seconds(s.RelistDuration.Max), Seconds(s.RelistInterval.P50),
-			failures, itoa(s.EventsDropped), itoa(s.Pods),
-			itoa(s.Relists), Seconds(s.RelistInterval.Max), itoa(s.RunningPods), orNone(s.RuntimeEndpoint),
-			orNone(s.RuntimeEvents), itoa(s.EventRelists), orNone(msg),
-		}
-		if !s.Enabled {
-			// No relist, so no figure means anything; the message says
-			// why it is off.
-			for j := 2; j < len(cells)-1; j++ {
-				cells[j] = ""
-			}
-		}
-		sum.Rows = append(sum.Rows, Row{Cells: cells, Color: c, Item: &items[i]})
+		sum.Rows = append(sum.Rows, Row{Cells: sumCols.Cells(plegRow{Status: s, Now: now}), Color: c, Item: &items[i]})
 		names := make([]string, 0, len(s.Calls))
 		for n := range s.Calls {
 			names = append(names, n)
@@ -94,4 +67,61 @@ func (p PLEG) Tables(items []Item, now time.Time) []*Table {
 		}
 	}
 	return []*Table{sum, calls, slow}
+}
+
+// plegRow is what a cell of the PLEG summary reads: a node's PLEG status
+// and the time ages are computed against.
+type plegRow struct {
+	Status v1alpha1.PLEGStatus
+	Now    time.Time
+}
+
+// PLEGColumns are the PLEG summary's columns, one row per node. A disabled
+// PLEG shows no figure, since none means anything; its message says why it
+// is off.
+func PLEGColumns() Columns[plegRow] {
+	// figure returns f's cell, or nothing when the PLEG is disabled.
+	figure := func(f func(plegRow) string) func(plegRow) any {
+		return func(r plegRow) any {
+			if !r.Status.Enabled {
+				return ""
+			}
+			return f(r)
+		}
+	}
+	return Columns[plegRow]{
+		{Header: "Node", Path: ".metadata.name", Cell: func(r plegRow) any { return r.Status.NodeName }},
+		{Header: "Healthy", Path: ".healthy", Cell: func(r plegRow) any {
+			if !r.Status.Enabled {
+				return "disabled"
+			}
+			return yesNo(r.Status.Healthy)
+		}},
+		{Header: "Last Relist", Path: ".lastRelist", Cell: figure(func(r plegRow) string { return ageOf(r.Now, r.Status.LastRelist) })},
+		{Header: "Relist P50", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.P50) })},
+		{Header: "Relist P99", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.P99) })},
+		{Header: "Relist Max", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.Max) })},
+		{Header: "Interval", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistInterval.P50) })},
+		{Header: "Failures", Cell: figure(func(r plegRow) string {
+			f := itoa(r.Status.RelistFailures)
+			if n := r.Status.ConsecutiveFailures; n > 0 {
+				f += " (" + itoa(n) + " in a row)"
+			}
+			return f
+		})},
+		{Header: "Events Dropped", Path: ".eventsDropped", Cell: figure(func(r plegRow) string { return itoa(r.Status.EventsDropped) })},
+		{Header: "Pods", Path: ".pods", Cell: figure(func(r plegRow) string { return itoa(r.Status.Pods) })},
+		{Header: "Relists", Wide: true, Path: ".relists", Cell: figure(func(r plegRow) string { return itoa(r.Status.Relists) })},
+		{Header: "Interval Max", Wide: true, Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistInterval.Max) })},
+		{Header: "Running Pods", Wide: true, Path: ".runningPods", Cell: figure(func(r plegRow) string { return itoa(r.Status.RunningPods) })},
+		{Header: "Runtime Endpoint", Wide: true, Path: ".runtimeEndpoint", Cell: figure(func(r plegRow) string { return orNone(r.Status.RuntimeEndpoint) })},
+		{Header: "Runtime Events", Wide: true, Path: ".runtimeEvents", Cell: figure(func(r plegRow) string { return orNone(r.Status.RuntimeEvents) })},
+		{Header: "Event Relists", Wide: true, Path: ".eventRelists", Cell: figure(func(r plegRow) string { return itoa(r.Status.EventRelists) })},
+		{Header: "Message", Wide: true, Cell: func(r plegRow) any {
+			if r.Status.LastError != "" {
+				return r.Status.LastError
+			}
+			return orNone(r.Status.Message)
+		}},
+	}
 }

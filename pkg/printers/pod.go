@@ -39,7 +39,7 @@ type PodDetail struct {
 func (d PodDetail) Items() []Item {
 	d.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPodDetail)
 	d.NodeName = d.Pod.NodeName
-	return []Item{{Wire: d, Name: d.Pod.Name, Namespace: d.Pod.Namespace, UID: string(d.Pod.UID), Labels: d.Pod.Labels}}
+	return []Item{{Wire: d, Name: d.Pod.Name, Namespace: d.Pod.Namespace, UID: string(d.Pod.UID), Labels: d.Pod.Labels, Node: d.Pod.NodeName}}
 }
 
 // Tables implements Printable: none, for people the detail is written by
@@ -70,6 +70,24 @@ func PrintPodDetail(w io.Writer, d PodDetail, now time.Time) error {
 	field(0, "Kind", kind)
 	field(0, "First Seen", seenAge(now, p.FirstSeen))
 	field(0, "Status", statusLine(p))
+	// The admission as the agent holds it now (/pods), which outlives the
+	// events in its buffer.
+	if a := p.Admission; a != nil {
+		field(0, "Admission", admissionWord(a))
+		msg := a.Message
+		switch {
+		case a.Unknown != "":
+			msg = a.Unknown
+		case a.Skipped != "":
+			msg = a.Skipped
+		}
+		if a.Reason != "" {
+			field(1, "Reason", a.Reason)
+		}
+		if msg != "" {
+			field(1, "Message", msg)
+		}
+	}
 	if s := d.Source; s != nil {
 		field(0, "Source", s.Name)
 		if p.Origin != "" {
@@ -147,4 +165,17 @@ func statusLine(p v1alpha1.PodInfo) string {
 		line += ", last exit " + st.LastExit
 	}
 	return line
+}
+
+// admissionWord says in a word what the kubelet's admission made of a pod.
+func admissionWord(a *v1alpha1.Admission) string {
+	switch {
+	case a.Unknown != "":
+		return "unknown"
+	case a.Skipped != "":
+		return "skipped"
+	case a.Admitted:
+		return "admitted"
+	}
+	return "rejected"
 }

@@ -4,13 +4,15 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Pods prints the pods of nodes as their kubelet's sources and PLEG see
 // them.
 type Pods struct {
 	Lists []v1alpha1.PodList
+	// ManyNodes says the command covers several nodes: NODE is then a
+	// default column, else only -o wide shows it.
+	ManyNodes bool
 }
 
 // Items implements Printable: every node's PodInfos, with their kind and
@@ -21,90 +23,172 @@ func (p Pods) Items() []Item {
 		for _, pod := range l.Items {
 			pod.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
 			pod.NodeName = l.NodeName
-			out = append(out, Item{Wire: pod, Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID), Labels: pod.Labels})
+			out = append(out, Item{Wire: pod, Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID), Labels: pod.Labels, Node: l.NodeName})
 		}
 	}
 	return out
 }
 
-// Tables implements Printable: what a person needs first (CONTAINERS ready
-// of configured, STATUS in kubectl's words, the last exit, restarts), then
-// where the pod comes from. Only a row whose STATUS says why it does not
-// run is colored (red).
+// Tables implements Printable: the columns of PodColumns. Only a row whose
+// STATUS says why it does not run is colored (red).
 func (p Pods) Tables(items []Item, now time.Time) []*Table {
-	name := col("Name", false)
-	name.Format = "name"
-	t := &Table{Columns: []metav1.TableColumnDefinition{
-		col("Node", false), col("Namespace", false), name, col("Containers", false), col("Status", false), col("Last Exit", false),
-		col("Restarts", false), col("Source", false), col("UID", false), col("Static/Mirror", false), col("Admission", false),
-		col("Sandbox", false), col("First Seen", false),
-		col("IPs", true), col("Config Hash", true), col("Kubelet UID", true), col("Images", true), col("Error", true),
-	}}
+	cols := PodColumns(p.ManyNodes)
+	t := cols.Table()
 	for i := range items {
-		pod := items[i].Wire.(v1alpha1.PodInfo)
-		kind := "-"
-		switch {
-		case pod.Static:
-			kind = "static"
-		case pod.Mirror:
-			kind = "mirror"
-		}
-		sandbox, restarts, ips, images, errMsg := none, 0, none, none, none
-		if rt := pod.Runtime; rt != nil {
-			sandbox = orNone(rt.SandboxState)
-			var imgs []string
-			for _, ctr := range rt.Containers {
-				restarts += ctr.RestartCount
-				if ctr.Image != "" {
-					imgs = append(imgs, ctr.Image)
-				}
-			}
-			ips = joinOrNone(rt.IPs, ",")
-			images = joinOrNone(imgs, ",")
-			if rt.Error != "" {
-				errMsg = rt.Error
-			}
-		}
-		hash := pod.ConfigHash
-		if hash == "" {
-			hash = pod.ConfigMirror
-		}
-		kubeletUID := none
-		switch {
-		case pod.KubeletUID == "":
-		case pod.KubeletUID == string(pod.UID):
-			kubeletUID = "same (" + pod.KubeletUIDFrom + ")"
-		default:
-			// The kubelet runs this static pod under another UID: podsrc
-			// decodes it otherwise than this kubelet.
-			kubeletUID = pod.KubeletUID + " (" + pod.KubeletUIDFrom + ", differs)"
-			if errMsg == none {
-				errMsg = "the kubelet's UID differs from podsrc's"
-			}
-		}
-		if a := pod.Admission; a.Rejected() && errMsg == none {
-			errMsg = "rejected by the kubelet's admission: " + a.Message
-		}
-		src := pod.Source
-		if src == "" {
-			src = "<runtime>"
-		}
-		st := statusOf(pod)
-		containers := statusMirror
-		if !pod.Mirror {
-			containers = itoa(st.Ready) + "/" + itoa(st.Configured)
-		}
+		r := podRow{Pod: items[i].Wire.(v1alpha1.PodInfo), Now: now}
+		r.status = statusOf(r.Pod)
 		var c Color
-		if st.Failing {
+		if r.status.Failing {
 			c = Red
 		}
-		t.Rows = append(t.Rows, Row{Cells: []any{
-			pod.NodeName, pod.Namespace, pod.Name, containers, st.Status, st.LastExit, itoa(restarts),
-			src, string(pod.UID), kind, admissionCell(pod.Admission), sandbox, seenAge(now, pod.FirstSeen),
-			ips, orNone(hash), kubeletUID, images, errMsg,
-		}, Color: c, Item: &items[i]})
+		t.Rows = append(t.Rows, Row{Cells: cols.Cells(r), Color: c, Item: &items[i]})
 	}
 	return []*Table{t}
+}
+
+// podRow is what a cell of the pods table reads: the pod, its status in
+// kubectl's words and the time ages are computed against.
+type podRow struct {
+	Pod    v1alpha1.PodInfo
+	Now    time.Time
+	status podStatus
+}
+
+// PodColumns are the pods table's columns, as kubectl get pods shows them
+// first (READY is ready of configured containers, STATUS in kubectl's
+// words, AGE since the agent first saw the pod), then where the pod comes
+// from and, when manyNodes, its node; the rest only with -o wide.
+func PodColumns(manyNodes bool) Columns[podRow] {
+	return Columns[podRow]{
+		{Header: "Namespace", Path: ".metadata.namespace", Cell: func(r podRow) any { return r.Pod.Namespace }},
+		{Header: "Name", Path: ".metadata.name", Cell: func(r podRow) any { return r.Pod.Name }},
+		{Header: "Ready", Cell: podReady},
+		{Header: "Status", Cell: func(r podRow) any { return r.status.Status }},
+		{Header: "Restarts", Cell: podRestarts},
+		{Header: "Age", Path: ".firstSeen", Cell: func(r podRow) any { return seenAge(r.Now, r.Pod.FirstSeen) }},
+		{Header: "Source", Path: ".source", Cell: podSource},
+		{Header: "Node", Wide: !manyNodes, Path: ".nodeName", Cell: func(r podRow) any { return r.Pod.NodeName }},
+		{Header: "Last Exit", Wide: true, Cell: func(r podRow) any { return r.status.LastExit }},
+		{Header: "UID", Wide: true, Path: ".metadata.uid", Cell: func(r podRow) any { return string(r.Pod.UID) }},
+		{Header: "Static/Mirror", Wide: true, Cell: podKind},
+		{Header: "Admission", Wide: true, Cell: func(r podRow) any { return admissionCell(r.Pod.Admission) }},
+		{Header: "Sandbox", Wide: true, Path: ".runtime.sandboxState", Cell: podSandbox},
+		{Header: "IPs", Wide: true, Path: ".runtime.ips", Cell: podIPs},
+		{Header: "Config Hash", Wide: true, Cell: podHash},
+		{Header: "Kubelet UID", Wide: true, Path: ".kubeletUID", Cell: podKubeletUID},
+		{Header: "Images", Wide: true, Cell: podImages},
+		{Header: "Error", Wide: true, Cell: podError},
+	}
+}
+
+// podReady is READY: the running containers of the configured ones, or
+// statusMirror for a mirror pod, whose containers run under its static
+// pod.
+func podReady(r podRow) any {
+	if r.Pod.Mirror {
+		return statusMirror
+	}
+	return itoa(r.status.Ready) + "/" + itoa(r.status.Configured)
+}
+
+// podRestarts is the sum of the containers' restarts.
+func podRestarts(r podRow) any {
+	n := 0
+	if rt := r.Pod.Runtime; rt != nil {
+		for _, c := range rt.Containers {
+			n += c.RestartCount
+		}
+	}
+	return itoa(n)
+}
+
+// podSource is the source of the pod, <runtime> for a pod only the runtime
+// has.
+func podSource(r podRow) any {
+	if r.Pod.Source == "" {
+		return "<runtime>"
+	}
+	return r.Pod.Source
+}
+
+// podKind says whether the pod is static, a mirror pod, or neither.
+func podKind(r podRow) any {
+	switch {
+	case r.Pod.Static:
+		return "static"
+	case r.Pod.Mirror:
+		return "mirror"
+	}
+	return "-"
+}
+
+// podSandbox is the state of the pod's sandbox.
+func podSandbox(r podRow) any {
+	if rt := r.Pod.Runtime; rt != nil {
+		return orNone(rt.SandboxState)
+	}
+	return none
+}
+
+// podIPs are the sandbox's IPs.
+func podIPs(r podRow) any {
+	if rt := r.Pod.Runtime; rt != nil {
+		return joinOrNone(rt.IPs, ",")
+	}
+	return none
+}
+
+// podImages are the images of the containers the runtime has.
+func podImages(r podRow) any {
+	var imgs []string
+	if rt := r.Pod.Runtime; rt != nil {
+		for _, c := range rt.Containers {
+			if c.Image != "" {
+				imgs = append(imgs, c.Image)
+			}
+		}
+	}
+	return joinOrNone(imgs, ",")
+}
+
+// podHash is the pod's config hash, or its mirror's.
+func podHash(r podRow) any {
+	if r.Pod.ConfigHash != "" {
+		return r.Pod.ConfigHash
+	}
+	return orNone(r.Pod.ConfigMirror)
+}
+
+// podKubeletUID is the UID the kubelet runs the pod under, compared with
+// podsrc's.
+func podKubeletUID(r podRow) any {
+	switch p := r.Pod; {
+	case p.KubeletUID == "":
+		return none
+	case p.KubeletUID == string(p.UID):
+		return "same (" + p.KubeletUIDFrom + ")"
+	default:
+		return p.KubeletUID + " (" + p.KubeletUIDFrom + ", differs)"
+	}
+}
+
+// podError is the first thing wrong with the pod: the runtime's error, a
+// kubelet UID that differs from podsrc's (podsrc decodes the static pod
+// otherwise than this kubelet), the admission's rejection, or why podsrc
+// cannot tell the admission's verdict.
+func podError(r podRow) any {
+	p := r.Pod
+	switch a := p.Admission; {
+	case p.Runtime != nil && p.Runtime.Error != "":
+		return p.Runtime.Error
+	case p.KubeletUID != "" && p.KubeletUID != string(p.UID):
+		return "the kubelet's UID differs from podsrc's"
+	case a.Rejected():
+		return "rejected by the kubelet's admission: " + a.Message
+	case a != nil && a.Unknown != "":
+		return "admission unknown: " + a.Unknown
+	}
+	return none
 }
 
 // admissionCell says in a word or two what the kubelet's admission made of
@@ -114,12 +198,8 @@ func admissionCell(a *v1alpha1.Admission) string {
 	switch {
 	case a == nil:
 		return none
-	case a.Unknown != "":
-		return "unknown"
-	case a.Skipped != "":
-		return "skipped"
-	case a.Admitted:
-		return "admitted"
+	case a.Rejected():
+		return admissionWord(a) + ": " + a.Reason
 	}
-	return "rejected: " + a.Reason
+	return admissionWord(a)
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // Pod statuses podsrc names itself: a pod the kubelet's admission
-// rejected, and the mirror pod of a static pod, whose containers run
-// under the static pod.
+// rejected without a reason, and the mirror pod of a static pod, whose
+// containers run under the static pod.
 const (
 	statusRejected = "Rejected"
 	statusMirror   = "-"
@@ -23,7 +23,9 @@ type podStatus struct {
 	// Status is kubectl's STATUS: Running, Pending, ContainerCreating,
 	// Completed, Error or another reason of the runtime, ExitCode:N,
 	// CrashLoopBackOff, Unknown, Terminating (a pod only the runtime has,
-	// which the kubelet kills); or Rejected, or statusMirror.
+	// which the kubelet kills); or, for a pod the kubelet's admission
+	// rejected, its reason (OutOfmemory, NodePorts), as kubectl shows the
+	// pod's status.reason, or Rejected when it gave none; or statusMirror.
 	Status string
 	// Ready counts the configured containers that run (podsrc sees no
 	// readiness probe: running is ready); Configured the containers of the
@@ -56,8 +58,11 @@ func statusOf(pod v1alpha1.PodInfo) podStatus {
 		}
 	}
 	st := podStatus{Configured: len(names), LastExit: lastExit(pod.Runtime, len(names) > 1)}
-	if pod.Admission.Rejected() {
+	if a := pod.Admission; a.Rejected() {
 		st.Status, st.Failing = statusRejected, true
+		if a.Reason != "" {
+			st.Status = a.Reason
+		}
 		return st
 	}
 	if pod.Runtime == nil {

@@ -23,6 +23,8 @@ func TestStatusOf(t *testing.T) {
 	}
 	rejected := pod("Always", nil, "web")
 	rejected.Admission = &v1alpha1.Admission{Reason: "OutOfcpu", Message: "Node didn't have enough resource: cpu"}
+	noReason := pod("Always", nil, "web")
+	noReason.Admission = &v1alpha1.Admission{}
 	mirror := pod("Always", nil, "web")
 	mirror.Mirror = true
 	later := exited("sidecar", 137, 0, "OOMKilled")
@@ -57,7 +59,8 @@ func TestStatusOf(t *testing.T) {
 			podStatus{Status: "Running", Ready: 1, Configured: 2, LastExit: "0 (job)"}},
 		{"the newest exit, named", pod("Never", ready(earlier, later), "web", "sidecar"),
 			podStatus{Status: "Error", Configured: 2, LastExit: "137 (sidecar)", Failing: true}},
-		{"rejected", rejected, podStatus{Status: "Rejected", Configured: 1, LastExit: none, Failing: true}},
+		{"rejected: the kubelet's reason", rejected, podStatus{Status: "OutOfcpu", Configured: 1, LastExit: none, Failing: true}},
+		{"rejected without a reason", noReason, podStatus{Status: "Rejected", Configured: 1, LastExit: none, Failing: true}},
 		{"mirror", mirror, podStatus{Status: "-", LastExit: "-"}},
 		{"only the runtime has it", v1alpha1.PodInfo{Runtime: ready(running("a"), exited("b", 0, 0, "Completed"))},
 			podStatus{Status: "Terminating", Ready: 1, Configured: 2, LastExit: "0 (b)"}},

@@ -24,6 +24,9 @@ type Item struct {
 	// kubectl's printers read for -o name, -L and --show-labels.
 	Name, Namespace, UID string
 	Labels               map[string]string
+	// Node is the node the object is of, which -o name prints before its
+	// name (nameObject).
+	Node string
 }
 
 // List is a kubectl-style v1 List, which the machine-readable formats print

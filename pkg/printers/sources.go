@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Sources prints the pod sources of nodes: one row per node and source.
@@ -26,70 +25,127 @@ func (s Sources) Items() []Item {
 		for _, src := range srcs {
 			src.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindSource)
 			src.NodeName, src.AllSourcesSeen = l.NodeName, l.AllSourcesSeen
-			out = append(out, Item{Wire: src, Name: src.Name})
+			out = append(out, Item{Wire: src, Name: src.Name, Node: l.NodeName})
 		}
 	}
 	return out
 }
 
-// Tables implements Printable. -o wide shows errors shortened to one line
-// (brief).
+// Tables implements Printable: the columns of SourceColumns, a node
+// without sources on a yellow row of its own.
 func (s Sources) Tables(items []Item, now time.Time) []*Table {
-	t := &Table{Columns: []metav1.TableColumnDefinition{
-		col("Node", false), col("Source", false), col("Target", false), col("Seen", false),
-		col("Ready", false), col("Pods", false), col("Last Update", false), col("Errors", false),
-		col("Updates", true), col("Mode", true), col("Last Error", true), col("Rejected Files", true),
-		col("Shadowed Files", true),
-	}}
+	cols := SourceColumns()
+	t := cols.Table()
 	mode := map[string]string{}
 	for _, l := range s.Lists {
 		mode[l.NodeName] = l.Mode
 	}
 	for i := range items {
-		src := items[i].Wire.(v1alpha1.Source)
-		if src.Name == "" {
-			t.Rows = append(t.Rows, Row{Cells: []any{src.NodeName, none, none, none, yesNo(src.AllSourcesSeen), "0", none, "0", "0", orNone(mode[src.NodeName]), none, none, none}, Color: Yellow, Item: &items[i]})
-			continue
-		}
-		// A rejected file's error is often also the source's last
-		// error: count it once.
-		errs := len(src.RejectedFiles)
-		lastIsRejected := false
-		var rejected []string
-		for _, r := range src.RejectedFiles {
-			lastIsRejected = lastIsRejected || strings.Contains(src.LastError, r.Error)
-			if strings.Contains(r.Error, r.Path) {
-				rejected = append(rejected, r.Error)
-			} else {
-				rejected = append(rejected, r.Path+": "+r.Error)
-			}
-		}
-		if src.LastError != "" && !lastIsRejected {
-			errs++
-		}
-		var shadowed []string
-		for _, sh := range src.ShadowedFiles {
-			shadowed = append(shadowed, sh.Path+" (by "+sh.By+")")
-		}
-		lastErr := none
-		if src.LastError != "" {
-			lastErr = brief(src.LastError)
-			if src.LastErrorTime != nil {
-				lastErr += " (" + ageOf(now, src.LastErrorTime) + " ago)"
-			}
-		}
+		r := sourceRow{Source: items[i].Wire.(v1alpha1.Source), Now: now}
+		r.Mode = mode[r.Source.NodeName]
 		var c Color
-		switch {
+		switch src := r.Source; {
+		case src.Name == "":
+			c = Yellow
 		case src.LastError != "":
 			c = Red
-		case errs > 0 || !src.Seen:
+		case sourceErrors(src) > 0 || !src.Seen:
 			c = Yellow
 		}
-		t.Rows = append(t.Rows, Row{Cells: []any{
-			src.NodeName, src.Name, orNone(src.Target), yesNo(src.Seen), yesNo(src.AllSourcesSeen),
-			itoa(src.Pods), ageOf(now, src.LastUpdate), itoa(errs),
-			itoa(src.Updates), orNone(mode[src.NodeName]), lastErr, brief(joinOrNone(rejected, "; ")), brief(joinOrNone(shadowed, "; ")),
-		}, Color: c, Item: &items[i]})
+		t.Rows = append(t.Rows, Row{Cells: cols.Cells(r), Color: c, Item: &items[i]})
 	}
 	return []*Table{t}
+}
+
+// sourceRow is what a cell of the sources table reads: the source, its
+// node's mode and the time ages are computed against. A Source without a
+// name stands for a node without sources.
+type sourceRow struct {
+	Source v1alpha1.Source
+	Mode   string
+	Now    time.Time
+}
+
+// SourceColumns are the sources table's columns; -o wide shows errors
+// shortened to one line (brief).
+func SourceColumns() Columns[sourceRow] {
+	// named returns f's cell, or none for a node without sources.
+	named := func(f func(v1alpha1.Source) any) func(sourceRow) any {
+		return func(r sourceRow) any {
+			if r.Source.Name == "" {
+				return none
+			}
+			return f(r.Source)
+		}
+	}
+	return Columns[sourceRow]{
+		{Header: "Node", Path: ".nodeName", Cell: func(r sourceRow) any { return r.Source.NodeName }},
+		{Header: "Source", Path: ".metadata.name", Cell: named(func(s v1alpha1.Source) any { return s.Name })},
+		{Header: "Target", Path: ".target", Cell: named(func(s v1alpha1.Source) any { return orNone(s.Target) })},
+		{Header: "Seen", Path: ".seen", Cell: named(func(s v1alpha1.Source) any { return yesNo(s.Seen) })},
+		{Header: "Ready", Path: ".allSourcesSeen", Cell: func(r sourceRow) any { return yesNo(r.Source.AllSourcesSeen) }},
+		{Header: "Pods", Path: ".pods", Cell: func(r sourceRow) any { return itoa(r.Source.Pods) }},
+		{Header: "Last Update", Path: ".lastUpdate", Cell: func(r sourceRow) any {
+			if r.Source.Name == "" {
+				return none
+			}
+			return ageOf(r.Now, r.Source.LastUpdate)
+		}},
+		{Header: "Errors", Cell: func(r sourceRow) any { return itoa(sourceErrors(r.Source)) }},
+		{Header: "Updates", Wide: true, Path: ".updates", Cell: func(r sourceRow) any { return itoa(r.Source.Updates) }},
+		{Header: "Mode", Wide: true, Cell: func(r sourceRow) any { return orNone(r.Mode) }},
+		{Header: "Last Error", Wide: true, Path: ".lastError", Cell: sourceLastError},
+		{Header: "Rejected Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(rejectedFiles(s), "; ")) })},
+		{Header: "Shadowed Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(shadowedFiles(s), "; ")) })},
+	}
+}
+
+// sourceErrors counts the source's errors: its rejected files, and its
+// last error unless it is a rejected file's (counted once).
+func sourceErrors(src v1alpha1.Source) int {
+	errs := len(src.RejectedFiles)
+	lastIsRejected := false
+	for _, r := range src.RejectedFiles {
+		lastIsRejected = lastIsRejected || strings.Contains(src.LastError, r.Error)
+	}
+	if src.LastError != "" && !lastIsRejected {
+		errs++
+	}
+	return errs
+}
+
+// rejectedFiles are the errors of the source's rejected files, each naming
+// its file.
+func rejectedFiles(src v1alpha1.Source) []string {
+	var out []string
+	for _, r := range src.RejectedFiles {
+		if strings.Contains(r.Error, r.Path) {
+			out = append(out, r.Error)
+		} else {
+			out = append(out, r.Path+": "+r.Error)
+		}
+	}
+	return out
+}
+
+// shadowedFiles are the source's shadowed files and what shadows them.
+func shadowedFiles(src v1alpha1.Source) []string {
+	var out []string
+	for _, sh := range src.ShadowedFiles {
+		out = append(out, sh.Path+" (by "+sh.By+")")
+	}
+	return out
+}
+
+// sourceLastError is the source's last error on one line, with its age.
+func sourceLastError(r sourceRow) any {
+	src := r.Source
+	if src.LastError == "" {
+		return none
+	}
+	s := brief(src.LastError)
+	if src.LastErrorTime != nil {
+		s += " (" + ageOf(r.Now, src.LastErrorTime) + " ago)"
+	}
+	return s
 }

@@ -20,6 +20,10 @@ type Row struct {
 	Cells []any
 	// Color, when set and color is on, colors the whole line.
 	Color Color
+	// CellColors, when color is on, color single cells over the row's
+	// color: the cell of each column index (of the columns before the
+	// first that -o wide adds).
+	CellColors map[int]Color
 	// Item, when set, is the object of the row: its TableRow.Object, where
 	// the table printer finds the labels of -L and --show-labels.
 	Item *Item

@@ -94,23 +94,13 @@ func (w WhyReports) Items() []Item {
 // manifests of one pod; a message or fix too long for its cell is printed
 // in full under the row.
 func (w WhyReports) Tables(items []Item, _ time.Time) []*Table {
-	t := &Table{Columns: []metav1.TableColumnDefinition{
-		col("Node", false), col("Pod", false), col("Source", false), col("Origin", false), col("Verdict", false),
-		col("Stage", false), col("Message", false), col("Suggested Fix", true),
-	}}
+	cols := WhyColumns()
+	t := cols.Table()
 	for _, it := range items {
 		r := it.Wire.(v1alpha1.WhyReport)
-		msg := ""
-		for _, s := range r.Stages {
-			if s.Name == r.Stage {
-				msg = s.Message
-			}
-		}
-		msgCell, below := placeLong(orNone(msg), "")
-		fixCell, fixBelow := placeLong(orNone(r.Suggestion), "fix")
-		t.Rows = append(t.Rows, Row{Cells: []any{
-			r.NodeName, podName(r), orNone(r.Pod.Source), reportOrigin(r.Pod), r.Verdict, orNone(r.Stage), msgCell, fixCell,
-		}, Color: verdictColor(r.Verdict), Below: below, WideBelow: fixBelow})
+		_, below := placeLong(orNone(stageMessage(r)), "")
+		_, fixBelow := placeLong(orNone(r.Suggestion), "fix")
+		t.Rows = append(t.Rows, Row{Cells: cols.Cells(r), Color: verdictColor(r.Verdict), Below: below, WideBelow: fixBelow})
 	}
 	return []*Table{t}
 }
@@ -132,7 +122,7 @@ func reportItem(r v1alpha1.WhyReport) Item {
 	if name == "" {
 		name = r.Target
 	}
-	return Item{Wire: r, Name: name, Namespace: r.Pod.Namespace, UID: string(r.Pod.UID)}
+	return Item{Wire: r, Name: name, Namespace: r.Pod.Namespace, UID: string(r.Pod.UID), Node: r.NodeName}
 }
 
 // podName names a report's pod namespace/name, or its target when the pod
@@ -153,4 +143,36 @@ func verdictColor(v string) Color {
 		return Red
 	}
 	return Yellow
+}
+
+// WhyColumns are the columns of why --all, one row per report; a message
+// or fix too long for its cell is printed in full under the row
+// (placeLong).
+func WhyColumns() Columns[v1alpha1.WhyReport] {
+	return Columns[v1alpha1.WhyReport]{
+		{Header: "Node", Path: ".nodeName", Cell: func(r v1alpha1.WhyReport) any { return r.NodeName }},
+		{Header: "Pod", Path: ".metadata.name", Cell: func(r v1alpha1.WhyReport) any { return podName(r) }},
+		{Header: "Source", Path: ".pod.source", Cell: func(r v1alpha1.WhyReport) any { return orNone(r.Pod.Source) }},
+		{Header: "Origin", Path: ".pod.origin", Cell: func(r v1alpha1.WhyReport) any { return reportOrigin(r.Pod) }},
+		{Header: "Verdict", Path: ".verdict", Cell: func(r v1alpha1.WhyReport) any { return r.Verdict }},
+		{Header: "Stage", Path: ".stage", Cell: func(r v1alpha1.WhyReport) any { return orNone(r.Stage) }},
+		{Header: "Message", Cell: func(r v1alpha1.WhyReport) any {
+			cell, _ := placeLong(orNone(stageMessage(r)), "")
+			return cell
+		}},
+		{Header: "Suggested Fix", Wide: true, Path: ".suggestion", Cell: func(r v1alpha1.WhyReport) any {
+			cell, _ := placeLong(orNone(r.Suggestion), "fix")
+			return cell
+		}},
+	}
+}
+
+// stageMessage is the message of the report's stage at fault.
+func stageMessage(r v1alpha1.WhyReport) string {
+	for _, s := range r.Stages {
+		if s.Name == r.Stage {
+			return s.Message
+		}
+	}
+	return ""
 }
