@@ -19,6 +19,7 @@ type PLEGOptions struct {
 // NewCmdPLEG returns the pleg command.
 func NewCmdPLEG(common *CommonOptions) *cobra.Command {
 	o := &PLEGOptions{printOptions: newPrintOptions(common)}
+	o.PrintFlags.Columns = printers.PLEGColumns().Reference()
 	cmd := &cobra.Command{
 		Use:   "pleg NODE...",
 		Short: "Show the health and latencies of the kubelet's PLEG on nodes",

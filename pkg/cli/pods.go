@@ -31,6 +31,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 	o := &PodsOptions{printOptions: newPrintOptions(common)}
 	o.PrintFlags.SetKind(schema.GroupKind{Group: v1alpha1.GroupName, Kind: v1alpha1.KindPod})
 	o.PrintFlags.Labels = true
+	o.PrintFlags.Columns = printers.PodColumns(false).Reference()
 	cmd := &cobra.Command{
 		Use:   "pods NODE...",
 		Short: "Show the pods the kubelet's sources configure on nodes",

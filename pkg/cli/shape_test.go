@@ -67,9 +67,11 @@ func TestOneObjectShapeForEveryCommand(t *testing.T) {
 				for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 					kind, name, _ := strings.Cut(l, "/")
 					if !strings.HasSuffix(kind, "."+v1alpha1.GroupName) {
-						t.Errorf("-o name printed %q, want KIND.%s/NAME", l, v1alpha1.GroupName)
+						t.Errorf("-o name printed %q, want KIND.%s/NODE/NAME", l, v1alpha1.GroupName)
 					}
-					names = append(names, name)
+					// -o name names each object after its node, but a
+					// PLEG status, named after its node.
+					names = append(names, strings.TrimPrefix(name, "node-1/"))
 				}
 				return names
 			}},

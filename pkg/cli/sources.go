@@ -19,6 +19,7 @@ type SourcesOptions struct {
 // NewCmdSources returns the sources command.
 func NewCmdSources(common *CommonOptions) *cobra.Command {
 	o := &SourcesOptions{printOptions: newPrintOptions(common)}
+	o.PrintFlags.Columns = printers.SourceColumns().Reference()
 	cmd := &cobra.Command{
 		Use:   "sources NODE...",
 		Short: "Show the kubelet's pod sources on nodes",

@@ -30,6 +30,9 @@ type PrintFlags struct {
 	Objects bool
 	// Labels says the objects have labels.
 	Labels bool
+	// Columns, when set, are the columns of the command's table, which
+	// complete -o custom-columns=.
+	Columns []ColumnInfo
 }
 
 // NewPrintFlags returns the flags with kubectl's defaults.
@@ -73,7 +76,7 @@ func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 	h.AddFlags(cmd)
 	f.TemplateFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return f.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
+		return append(f.AllowedFormats(), f.customColumns()...), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("color", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{string(ColorAuto), string(ColorAlways), string(ColorNever)}, cobra.ShellCompDirectiveNoFileComp
@@ -185,4 +188,25 @@ func (f *PrintFlags) ToGenericPrinter() (printers.ResourcePrinter, error) {
 		return nil, fmt.Errorf("-o %s needs a template: -o %s=TEMPLATE or --template", o, name)
 	}
 	return nil, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s", o, strings.Join(f.AllowedFormats(), ","))
+}
+
+// customColumns returns the -o custom-columns= values that print the
+// columns of the command's table that have a path: the default ones, then
+// all of them.
+func (f *PrintFlags) customColumns() []string {
+	if !f.objects() || len(f.Columns) == 0 {
+		return nil
+	}
+	var narrow, all []string
+	for _, c := range f.Columns {
+		if c.Path == "" {
+			continue
+		}
+		spec := strings.ToUpper(strings.ReplaceAll(c.Header, " ", "_")) + ":" + c.Path
+		all = append(all, spec)
+		if !c.Wide {
+			narrow = append(narrow, spec)
+		}
+	}
+	return []string{"custom-columns=" + strings.Join(narrow, ","), "custom-columns=" + strings.Join(all, ",")}
 }

@@ -89,3 +89,19 @@ func TestPodDetailAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestCustomColumnsCompletion: -o completes custom-columns= from the
+// table's column list: its default columns that have a path, then all.
+func TestCustomColumnsCompletion(t *testing.T) {
+	f := NewPrintFlags()
+	f.List = true
+	f.Columns = SourceColumns().Reference()
+	got := f.customColumns()
+	want := []string{
+		"custom-columns=NODE:.nodeName,SOURCE:.metadata.name,TARGET:.target,SEEN:.seen,READY:.allSourcesSeen,PODS:.pods,LAST_UPDATE:.lastUpdate",
+		"custom-columns=NODE:.nodeName,SOURCE:.metadata.name,TARGET:.target,SEEN:.seen,READY:.allSourcesSeen,PODS:.pods,LAST_UPDATE:.lastUpdate,UPDATES:.updates,LAST_ERROR:.lastError",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("customColumns = %q, want %q", got, want)
+	}
+}
