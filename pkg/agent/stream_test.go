@@ -350,7 +350,7 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 	ta := startAgent(t, nil)
 	ta.runtime.Fail("PodSandboxStatus", errors.New("runtime busy"))
 	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "")
-	ta.waitFor(t, "discarded events", func() bool { return ta.pleg.Stats().EventsDiscarded >= 2 })
+	ta.waitFor(t, "discarded events", func() bool { return ta.plegStats.Stats().EventsDiscarded >= 2 })
 	ta.runtime.Fail("PodSandboxStatus", nil)
 
 	// The sandbox's death comes after its start in the PLEG's order, and
@@ -359,7 +359,7 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 	// The sandbox is the runtime's only container: the one ContainerStarted
 	// sent is its.
 	ta.waitFor(t, "the sandbox's ContainerStarted to be computed", func() bool {
-		return ta.pleg.Stats().EventsSent[pleg.ContainerStarted] >= 1
+		return ta.plegStats.Stats().EventsSent[pleg.ContainerStarted] >= 1
 	})
 	ta.runtime.StopSandbox(sb)
 	count := func(typ string) (n int) {
