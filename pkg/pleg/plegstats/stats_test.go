@@ -128,3 +128,40 @@ func TestRecorderObservesAPLEG(t *testing.T) {
 		t.Errorf("Stats is not JSON-friendly: %v", err)
 	}
 }
+
+// TestRecorderReadWhileRelisting reads the statistics while a PLEG relists,
+// so that the race detector sees the reads next to the observations.
+func TestRecorderReadWhileRelisting(t *testing.T) {
+	srv := critest.NewForTest(t)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client, err := cri.Dial(srv.Endpoint(), cri.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	srv.RunSandbox("uid-1", "web", "default", "10.0.0.7")
+	r := New(Options{})
+	g := pleg.New(client, pleg.Options{RelistPeriod: time.Millisecond, Observer: r})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); g.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		st := r.Stats()
+		if _, err := json.Marshal(st); err != nil {
+			t.Fatalf("Stats is not JSON-friendly: %v", err)
+		}
+		if st.Relists-st.RelistFailures >= 5 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d relists, %d failed, in 30 s", st.Relists, st.RelistFailures)
+		}
+	}
+}
