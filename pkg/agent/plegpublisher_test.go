@@ -29,7 +29,7 @@ func TestPLEGEventReachesTheRingDuringTheRelist(t *testing.T) {
 	if len(b.Events) != 1 || b.Events[0].Kind != v1alpha1.EventKindPLEG || b.Events[0].Type != "ContainerStarted" || b.Events[0].Data != sb {
 		t.Fatalf("event ring after the relist: %+v, want the ContainerStarted of sandbox %s", b.Events, sb)
 	}
-	m := s.nextOf(t)
+	m := s.NextOf(t)
 	if m.Event == nil || m.Event.Seq != b.Events[0].Seq || m.Event.Data != sb {
 		t.Fatalf("stream got %+v, want event %d", m, b.Events[0].Seq)
 	}

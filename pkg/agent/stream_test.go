@@ -41,7 +41,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		ta.publish(3, "default")
 		s := ta.stream(t, fmt.Sprintf("?since=%d", last+1))
 		for _, want := range []uint64{last + 2, last + 3} {
-			if m := s.nextOf(t); m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
+			if m := s.NextOf(t); m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
 				t.Fatalf("got %+v, want event %d", m, want)
 			}
 		}
@@ -49,18 +49,18 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	t.Run("a plain stream starts now", func(t *testing.T) {
 		s := ta.stream(t, "")
 		last := ta.publish(1, "default")
-		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last {
+		if m := s.NextOf(t); m.Event == nil || m.Event.Seq != last {
 			t.Fatalf("got %+v, want event %d", m, last)
 		}
 	})
 	t.Run("snapshot then the events after it", func(t *testing.T) {
 		s := ta.stream(t, "?snapshot=true")
-		m := s.next(t)
+		m := s.Next(t)
 		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.ring.LastSeq() {
 			t.Fatalf("snapshot: %+v", m)
 		}
 		last := ta.publish(1, "default")
-		if n := s.nextOf(t); n.Event == nil || n.Event.Seq != last || last != m.Seq+1 {
+		if n := s.NextOf(t); n.Event == nil || n.Event.Seq != last || last != m.Seq+1 {
 			t.Fatalf("after the snapshot at %d: %+v", m.Seq, n)
 		}
 	})
@@ -82,7 +82,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 			t.Run(tt.query, func(t *testing.T) {
 				s := ta.stream(t, fmt.Sprintf("?since=%d%s", start, tt.query))
 				for _, want := range tt.want {
-					m := s.nextOf(t)
+					m := s.NextOf(t)
 					got := m.Event.Op + m.Event.Type
 					if got != want {
 						t.Fatalf("got %s, want %s", got, want)
@@ -96,7 +96,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	})
 	t.Run("heartbeat", func(t *testing.T) {
 		s := ta.stream(t, "")
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.ring.Epoch() {
+		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.ring.Epoch() {
 			t.Fatalf("got %+v, want a heartbeat", m)
 		}
 	})
@@ -232,7 +232,7 @@ func TestPLEGEventsOnTheStream(t *testing.T) {
 	s := ta.stream(t, "?kind=pleg")
 	next := func(typ, data string, sends bool) *v1alpha1.Event {
 		t.Helper()
-		m := s.nextOf(t)
+		m := s.NextOf(t)
 		e := m.Event
 		if e == nil || e.Kind != v1alpha1.EventKindPLEG || e.Type != typ || e.Data != data || e.PodUID != "uid-1" || e.PodName != "web" ||
 			e.Namespace != "default" || e.KubeletSends == nil || *e.KubeletSends != sends {
@@ -408,7 +408,7 @@ func TestStreamServesTheConfiguredRing(t *testing.T) {
 	s := ta.stream(t, fmt.Sprintf("?since=%d", events.LastSeq()))
 	seq := events.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
 	for {
-		m := s.nextOf(t)
+		m := s.NextOf(t)
 		if m.Event == nil || m.Event.Seq > seq {
 			t.Fatalf("want event %d, got %+v", seq, m)
 		}

@@ -1,11 +1,7 @@
 package serve
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -14,6 +10,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/serve/servetest"
 )
 
 // fakeState is a State with nothing in it: the tests of this package
@@ -62,48 +59,8 @@ func startAPI(t *testing.T, buffer int) *testAPI {
 	return &testAPI{ring: api.Ring, url: srv.URL}
 }
 
-// streamClient reads one event stream.
-type streamClient struct {
-	sc *bufio.Scanner
-}
-
-// stream opens the event stream of query.
-func (ta *testAPI) stream(t *testing.T, query string) *streamClient {
+// stream opens the API's event stream with query.
+func (ta *testAPI) stream(t *testing.T, query string) *servetest.Stream {
 	t.Helper()
-	resp, err := http.Get(ta.url + v1alpha1.EventsPath + query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("stream %s: %d %s", query, resp.StatusCode, body)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	return &streamClient{sc: sc}
-}
-
-// next returns the next message, failing the test at the end of the stream.
-// A stuck stream is cut by the test's timeout.
-func (c *streamClient) next(t *testing.T) v1alpha1.StreamMessage {
-	t.Helper()
-	if !c.sc.Scan() {
-		t.Fatalf("stream ended: %v", c.sc.Err())
-	}
-	var m v1alpha1.StreamMessage
-	if err := json.Unmarshal(c.sc.Bytes(), &m); err != nil {
-		t.Fatalf("bad stream line %q: %v", c.sc.Text(), err)
-	}
-	return m
-}
-
-// nextOf skips heartbeats.
-func (c *streamClient) nextOf(t *testing.T) v1alpha1.StreamMessage {
-	t.Helper()
-	for {
-		if m := c.next(t); m.Type != v1alpha1.MessageHeartbeat {
-			return m
-		}
-	}
+	return servetest.OpenStream(t, ta.url+v1alpha1.EventsPath+query)
 }

@@ -41,12 +41,12 @@ func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {
 			last := ta.publish(10, "default")
 			query, from := tt.query(base)
 			s := ta.stream(t, query)
-			m := s.nextOf(t)
+			m := s.NextOf(t)
 			if m.Type != v1alpha1.MessageGap || m.From != from || m.To != last-5 {
 				t.Fatalf("got %+v, want a gap %d..%d", m, from, last-5)
 			}
 			for seq := last - 4; seq <= last; seq++ {
-				if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
+				if m := s.NextOf(t); m.Event == nil || m.Event.Seq != seq {
 					t.Fatalf("got %+v, want event %d", m, seq)
 				}
 			}
@@ -58,10 +58,10 @@ func TestStreamResetAfterAgentRestart(t *testing.T) {
 	ta := startAPI(t, 100)
 	ta.publish(2, "default")
 	s := ta.stream(t, "?since=500&epoch=an-older-agent")
-	if m := s.next(t); m.Type != v1alpha1.MessageReset || m.Epoch != ta.ring.Epoch() {
+	if m := s.Next(t); m.Type != v1alpha1.MessageReset || m.Epoch != ta.ring.Epoch() {
 		t.Fatalf("got %+v, want a reset", m)
 	}
-	if m := s.nextOf(t); m.Event == nil || m.Event.Seq != 1 {
+	if m := s.NextOf(t); m.Event == nil || m.Event.Seq != 1 {
 		t.Fatalf("got %+v, want the new agent's first event", m)
 	}
 }
@@ -135,7 +135,7 @@ func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
 				ta.ring.Publish(e)
 			}
 			for i, e := range events {
-				m := s.nextOf(t)
+				m := s.NextOf(t)
 				want := len(e.Pods)
 				if query != "" && i == 3 {
 					want -= 2
