@@ -19,6 +19,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/pleg/plegstats"
 	"github.com/podsrc/podsrc/pkg/serve"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/source/apisource"
@@ -54,6 +55,8 @@ type Agent struct {
 	ring      *eventring.Ring
 	metrics   *metrics
 	pleg      *pleg.GenericPLEG
+	// plegStats keeps the PLEG's statistics, as its observer.
+	plegStats *plegstats.Recorder
 	runtime   *cri.Client
 	sources   []namedSource
 	stopping  chan struct{}
@@ -123,6 +126,8 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
 		}
+		a.plegStats = plegstats.New(plegstats.Options{ChannelCapacity: opts.ChannelCapacity})
+		opts.Observer = a.plegStats
 		a.pleg = pleg.New(rt, opts)
 	}
 	return a, nil

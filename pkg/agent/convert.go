@@ -10,6 +10,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/pleg/plegstats"
 	"github.com/podsrc/podsrc/pkg/redact"
 	"github.com/podsrc/podsrc/pkg/source"
 	"github.com/podsrc/podsrc/pkg/syncloop"
@@ -157,7 +158,7 @@ func sandboxStateName(s pleg.ContainerState) string {
 }
 
 // latency converts a PLEG latency summary.
-func latency(s pleg.LatencySummary) v1alpha1.Latency {
+func latency(s plegstats.LatencySummary) v1alpha1.Latency {
 	return v1alpha1.Latency{Count: s.Count, Last: s.LastSeconds, P50: s.P50Seconds, P99: s.P99Seconds, Max: s.WindowMaxSeconds}
 }
 

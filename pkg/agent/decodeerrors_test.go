@@ -182,7 +182,7 @@ func TestDecodeErrorsQuoteNoContent(t *testing.T) {
 			}
 			stream := ta.stream(t, "?since=0")
 			for {
-				msg := stream.next(t)
+				msg := stream.Next(t)
 				if msg.Type == v1alpha1.MessageHeartbeat {
 					break
 				}

@@ -33,7 +33,7 @@ func TestDispatchOnTheStream(t *testing.T) {
 	// next returns the next event as watch -o json prints it.
 	next := func() v1alpha1.Event {
 		t.Helper()
-		m := s.nextOf(t)
+		m := s.NextOf(t)
 		out.Reset()
 		if err := wp.PrintMessage("node-1", &m); err != nil {
 			t.Fatal(err)

@@ -21,32 +21,13 @@ func (ta *testAgent) publishCases(t *testing.T) uint64 {
 	return base
 }
 
-// readToEnd returns the events of a stream up to its end message.
-func (c *streamClient) readToEnd(t *testing.T) (events []v1alpha1.Event, end v1alpha1.StreamMessage) {
-	t.Helper()
-	for {
-		m := c.nextOf(t)
-		switch m.Type {
-		case v1alpha1.MessageEvent:
-			events = append(events, *m.Event)
-		case v1alpha1.MessageEnd:
-			if c.sc.Scan() {
-				t.Fatalf("the stream went on after its end: %s", c.sc.Text())
-			}
-			return events, m
-		default:
-			t.Fatalf("unexpected message %+v", m)
-		}
-	}
-}
-
 // TestStreamFilters runs the shared filter cases against the agent's parser
 // and filter, through HTTP.
 func TestStreamFilters(t *testing.T) {
 	ta := startAgent(t, nil)
 	base := ta.publishCases(t)
 	querytest.Run(t, base, func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.Event {
-		events, _ := ta.stream(t, "?"+q.Encode().Encode()).readToEnd(t)
+		events, _ := ta.stream(t, "?"+q.Encode().Encode()).ReadToEnd(t)
 		return events
 	})
 }
@@ -58,18 +39,18 @@ func TestStreamUntilAndTail(t *testing.T) {
 
 	t.Run("until now ends at the last event when the stream opened", func(t *testing.T) {
 		s := ta.stream(t, fmt.Sprintf("?since=%d&until=now", base))
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != base || m.Until == nil || *m.Until != last {
+		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != base || m.Until == nil || *m.Until != last {
 			t.Fatalf("opening message %+v, want a heartbeat at %d until %d", m, base, last)
 		}
 		ta.publish(1, "default")
-		events, end := s.readToEnd(t)
+		events, end := s.ReadToEnd(t)
 		if len(events) != int(last-base) || events[len(events)-1].Seq != last || end.Seq != last {
 			t.Fatalf("got %d events to %d, end %+v; want %d to %d", len(events), events[len(events)-1].Seq, end, last-base, last)
 		}
 	})
 	t.Run("a tail and until now, without since", func(t *testing.T) {
 		now := ta.ring.LastSeq()
-		events, end := ta.stream(t, "?tail=3&until=now").readToEnd(t)
+		events, end := ta.stream(t, "?tail=3&until=now").ReadToEnd(t)
 		if len(events) != 3 || events[2].Seq != now || end.Seq != now {
 			t.Fatalf("got %v, end %+v; want the 3 events to %d", events, end, now)
 		}
@@ -77,31 +58,31 @@ func TestStreamUntilAndTail(t *testing.T) {
 	t.Run("until a later sequence number follows to it", func(t *testing.T) {
 		now := ta.ring.LastSeq()
 		s := ta.stream(t, fmt.Sprintf("?until=%d", now+2))
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != now || m.Until == nil || *m.Until != now+2 {
+		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != now || m.Until == nil || *m.Until != now+2 {
 			t.Fatalf("opening message %+v", m)
 		}
 		ta.publish(3, "default")
-		events, end := s.readToEnd(t)
+		events, end := s.ReadToEnd(t)
 		if len(events) != 2 || events[1].Seq != now+2 || end.Seq != now+2 {
 			t.Fatalf("got %v, end %+v; want events %d and %d", events, end, now+1, now+2)
 		}
 	})
 	t.Run("an until already passed ends at once", func(t *testing.T) {
-		events, end := ta.stream(t, fmt.Sprintf("?since=%d&until=%d", last, base)).readToEnd(t)
+		events, end := ta.stream(t, fmt.Sprintf("?since=%d&until=%d", last, base)).ReadToEnd(t)
 		if len(events) != 0 || end.Seq != base {
 			t.Fatalf("got %v, end %+v", events, end)
 		}
 	})
 	t.Run("a tail, then the stream follows", func(t *testing.T) {
 		s := ta.stream(t, "?tail=1&kind=pleg")
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat {
+		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat {
 			t.Fatalf("opening message %+v", m)
 		}
-		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last || m.Event.Type != "PodSync" {
+		if m := s.NextOf(t); m.Event == nil || m.Event.Seq != last || m.Event.Type != "PodSync" {
 			t.Fatalf("tail: %+v, want event %d", m, last)
 		}
 		seq := ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
-		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
+		if m := s.NextOf(t); m.Event == nil || m.Event.Seq != seq {
 			t.Fatalf("after the tail: %+v, want event %d", m, seq)
 		}
 	})

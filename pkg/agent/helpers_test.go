@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,6 +29,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/nodeenv"
 	"github.com/podsrc/podsrc/pkg/pleg"
 	"github.com/podsrc/podsrc/pkg/serve"
+	"github.com/podsrc/podsrc/pkg/serve/servetest"
 	"github.com/podsrc/podsrc/pkg/source"
 )
 
@@ -251,50 +251,10 @@ func awaitJSON[T any](t *testing.T, ta *testAgent, path string, check func(T) er
 	return v
 }
 
-// streamClient reads an event stream line by line.
-type streamClient struct {
-	resp *http.Response
-	sc   *bufio.Scanner
-}
-
-func (ta *testAgent) stream(t *testing.T, query string) *streamClient {
+// stream opens the agent's event stream with query.
+func (ta *testAgent) stream(t *testing.T, query string) *servetest.Stream {
 	t.Helper()
-	resp, err := http.Get(ta.url + v1alpha1.EventsPath + query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("stream %s: %d %s", query, resp.StatusCode, body)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	return &streamClient{resp: resp, sc: sc}
-}
-
-// next returns the next message, failing the test at the end of the stream.
-// A stuck stream is cut by the test's timeout.
-func (c *streamClient) next(t *testing.T) v1alpha1.StreamMessage {
-	t.Helper()
-	if !c.sc.Scan() {
-		t.Fatalf("stream ended: %v", c.sc.Err())
-	}
-	var m v1alpha1.StreamMessage
-	if err := json.Unmarshal(c.sc.Bytes(), &m); err != nil {
-		t.Fatalf("bad stream line %q: %v", c.sc.Text(), err)
-	}
-	return m
-}
-
-// nextOf skips heartbeats.
-func (c *streamClient) nextOf(t *testing.T) v1alpha1.StreamMessage {
-	t.Helper()
-	for {
-		if m := c.next(t); m.Type != v1alpha1.MessageHeartbeat {
-			return m
-		}
-	}
+	return servetest.OpenStream(t, ta.url+v1alpha1.EventsPath+query)
 }
 
 // subscribersValue returns the number of open streams, as /metrics counts

@@ -6,6 +6,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/pleg/plegstats"
 )
 
 // stateCollector reads the sources', the merge's and the PLEG's state at
@@ -71,7 +72,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.a.pleg == nil {
 		return
 	}
-	st := c.a.pleg.Stats()
+	st := c.a.plegStats.Stats()
 	ch <- prometheus.MustNewConstMetric(descRelists, prometheus.CounterValue, float64(st.Relists-st.RelistFailures), "success")
 	ch <- prometheus.MustNewConstMetric(descRelists, prometheus.CounterValue, float64(st.RelistFailures), "failure")
 	ch <- histogram(descRelistSeconds, st.RelistDuration)
@@ -83,14 +84,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(st.EventsDropped))
 	ok, _ := c.a.pleg.Healthy()
 	ch <- prometheus.MustNewConstMetric(descHealthy, prometheus.GaugeValue, boolValue(ok))
+	events := c.a.pleg.RuntimeEvents()
 	for _, state := range runtimeEventStates {
-		ch <- prometheus.MustNewConstMetric(descRuntimeEvents, prometheus.GaugeValue, boolValue(st.RuntimeEvents.State == state), state)
+		ch <- prometheus.MustNewConstMetric(descRuntimeEvents, prometheus.GaugeValue, boolValue(events.State == state), state)
 	}
 }
 
 // histogram turns a PLEG latency, whose buckets are cumulative since the
 // PLEG started, into a Prometheus histogram.
-func histogram(desc *prometheus.Desc, l pleg.LatencySummary, labels ...string) prometheus.Metric {
+func histogram(desc *prometheus.Desc, l plegstats.LatencySummary, labels ...string) prometheus.Metric {
 	buckets := make(map[float64]uint64, len(l.Buckets))
 	for _, b := range l.Buckets {
 		buckets[b.UpperBoundSeconds] = b.Count

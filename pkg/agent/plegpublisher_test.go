@@ -17,7 +17,7 @@ import (
 func TestPLEGEventReachesTheRingDuringTheRelist(t *testing.T) {
 	ta := startAgent(t, func(c *Config) { c.PLEG.RelistPeriod = time.Hour })
 	s := ta.stream(t, "?kind=pleg")
-	relists := ta.pleg.Stats().Relists
+	relists := ta.plegStats.Stats().Relists
 	after := ta.ring.LastSeq()
 
 	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
@@ -29,11 +29,11 @@ func TestPLEGEventReachesTheRingDuringTheRelist(t *testing.T) {
 	if len(b.Events) != 1 || b.Events[0].Kind != v1alpha1.EventKindPLEG || b.Events[0].Type != "ContainerStarted" || b.Events[0].Data != sb {
 		t.Fatalf("event ring after the relist: %+v, want the ContainerStarted of sandbox %s", b.Events, sb)
 	}
-	m := s.nextOf(t)
+	m := s.NextOf(t)
 	if m.Event == nil || m.Event.Seq != b.Events[0].Seq || m.Event.Data != sb {
 		t.Fatalf("stream got %+v, want event %d", m, b.Events[0].Seq)
 	}
-	if n := ta.pleg.Stats().Relists; n != relists+1 {
+	if n := ta.plegStats.Stats().Relists; n != relists+1 {
 		t.Fatalf("%d relists since the stream opened, want the one the test made", n-relists)
 	}
 }

@@ -32,7 +32,7 @@ func TestServedPodsHoldOnlyTheProjection(t *testing.T) {
 	// Read the stream up to the config event of the pod.
 	var lines []string
 	for {
-		m := stream.nextOf(t)
+		m := stream.NextOf(t)
 		line, _ := yaml.Marshal(m)
 		lines = append(lines, string(line))
 		if m.Event != nil && m.Event.Kind == v1alpha1.EventKindConfig && slices.ContainsFunc(m.Event.Pods, func(r v1alpha1.PodRef) bool { return r.UID == info.UID }) {
@@ -40,7 +40,7 @@ func TestServedPodsHoldOnlyTheProjection(t *testing.T) {
 		}
 	}
 	snapshot := ta.stream(t, "?snapshot=true")
-	line, _ := yaml.Marshal(snapshot.next(t))
+	line, _ := yaml.Marshal(snapshot.Next(t))
 
 	bodies := map[string]string{"the stream": strings.Join(lines, ""), "the snapshot": string(line)}
 	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(info.UID), "/api/v1alpha1/pleg", "/metrics", "/version"} {

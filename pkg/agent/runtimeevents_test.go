@@ -39,7 +39,7 @@ func TestRelistOnRuntimeEvents(t *testing.T) {
 			}
 			s := ta.stream(t, "?kind=pleg")
 			sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
-			if m := s.nextOf(t); m.Event == nil || m.Event.Type != "ContainerStarted" || m.Event.Data != sb {
+			if m := s.NextOf(t); m.Event == nil || m.Event.Type != "ContainerStarted" || m.Event.Data != sb {
 				t.Fatalf("stream got %+v, want the ContainerStarted of sandbox %s", m, sb)
 			}
 			st := ta.PLEG()

@@ -178,7 +178,7 @@ func (a *Agent) PLEG() v1alpha1.PLEGStatus {
 		return out
 	}
 	h := a.pleg.Health()
-	st := a.pleg.Stats()
+	st, events := a.plegStats.Stats(), a.pleg.RuntimeEvents()
 	out.Enabled = true
 	out.RuntimeEndpoint = a.cfg.RuntimeEndpoint
 	out.Healthy, out.Message = h.Healthy, h.Message
@@ -203,7 +203,7 @@ func (a *Agent) PLEG() v1alpha1.PLEGStatus {
 		out.EventsComputed[string(t)] = n
 	}
 	out.EventsDropped = st.EventsDropped
-	out.RuntimeEvents, out.RuntimeEventsError, out.EventRelists = st.RuntimeEvents.State, st.RuntimeEvents.Error, st.RuntimeEvents.Relists
+	out.RuntimeEvents, out.RuntimeEventsError, out.EventRelists = events.State, events.Error, events.Relists
 	out.Pods, out.RunningPods = st.Pods, st.RunningPods
 	out.Containers = map[string]int{}
 	for s, n := range st.Containers {

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -43,7 +41,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		ta.publish(3, "default")
 		s := ta.stream(t, fmt.Sprintf("?since=%d", last+1))
 		for _, want := range []uint64{last + 2, last + 3} {
-			if m := s.nextOf(t); m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
+			if m := s.NextOf(t); m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
 				t.Fatalf("got %+v, want event %d", m, want)
 			}
 		}
@@ -51,18 +49,18 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	t.Run("a plain stream starts now", func(t *testing.T) {
 		s := ta.stream(t, "")
 		last := ta.publish(1, "default")
-		if m := s.nextOf(t); m.Event == nil || m.Event.Seq != last {
+		if m := s.NextOf(t); m.Event == nil || m.Event.Seq != last {
 			t.Fatalf("got %+v, want event %d", m, last)
 		}
 	})
 	t.Run("snapshot then the events after it", func(t *testing.T) {
 		s := ta.stream(t, "?snapshot=true")
-		m := s.next(t)
+		m := s.Next(t)
 		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.ring.LastSeq() {
 			t.Fatalf("snapshot: %+v", m)
 		}
 		last := ta.publish(1, "default")
-		if n := s.nextOf(t); n.Event == nil || n.Event.Seq != last || last != m.Seq+1 {
+		if n := s.NextOf(t); n.Event == nil || n.Event.Seq != last || last != m.Seq+1 {
 			t.Fatalf("after the snapshot at %d: %+v", m.Seq, n)
 		}
 	})
@@ -84,7 +82,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 			t.Run(tt.query, func(t *testing.T) {
 				s := ta.stream(t, fmt.Sprintf("?since=%d%s", start, tt.query))
 				for _, want := range tt.want {
-					m := s.nextOf(t)
+					m := s.NextOf(t)
 					got := m.Event.Op + m.Event.Type
 					if got != want {
 						t.Fatalf("got %s, want %s", got, want)
@@ -98,7 +96,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 	})
 	t.Run("heartbeat", func(t *testing.T) {
 		s := ta.stream(t, "")
-		if m := s.next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.ring.Epoch() {
+		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.ring.Epoch() {
 			t.Fatalf("got %+v, want a heartbeat", m)
 		}
 	})
@@ -109,90 +107,6 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {
-	tests := []struct {
-		name string
-		// query returns the stream's query and the first evicted event it
-		// asked for, given the last event before the test's own.
-		query func(base uint64) (string, uint64)
-	}{
-		{name: "since a sequence number", query: func(base uint64) (string, uint64) { return fmt.Sprintf("?since=%d", base), base + 1 }},
-		// An hour ago is before the agent started: every evicted event,
-		// from the first, was asked for.
-		{name: "since a duration", query: func(uint64) (string, uint64) { return "?since=1h", 1 }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ta := startAgent(t, func(c *Config) { c.EventBuffer = 5 })
-			base := ta.ring.LastSeq()
-			last := ta.publish(10, "default")
-			query, from := tt.query(base)
-			s := ta.stream(t, query)
-			m := s.nextOf(t)
-			if m.Type != v1alpha1.MessageGap || m.From != from || m.To != last-5 {
-				t.Fatalf("got %+v, want a gap %d..%d", m, from, last-5)
-			}
-			for seq := last - 4; seq <= last; seq++ {
-				if m := s.nextOf(t); m.Event == nil || m.Event.Seq != seq {
-					t.Fatalf("got %+v, want event %d", m, seq)
-				}
-			}
-		})
-	}
-}
-
-func TestStreamResetAfterAgentRestart(t *testing.T) {
-	ta := startAgent(t, nil)
-	ta.publish(2, "default")
-	s := ta.stream(t, "?since=500&epoch=an-older-agent")
-	if m := s.next(t); m.Type != v1alpha1.MessageReset || m.Epoch != ta.ring.Epoch() {
-		t.Fatalf("got %+v, want a reset", m)
-	}
-	if m := s.nextOf(t); m.Event == nil || m.Event.Seq != 1 {
-		t.Fatalf("got %+v, want the new agent's first event", m)
-	}
-}
-
-// TestStreamRefusesASinceAhead answers a since ahead of the agent's last
-// event, in its epoch or with none, with a 400 naming the last event; in
-// another epoch it is a restart's reset.
-func TestStreamRefusesASinceAhead(t *testing.T) {
-	ta := startAgent(t, nil)
-	last := ta.publish(2, "default")
-	tests := []struct {
-		name  string
-		query string
-		want  int
-	}{
-		{name: "ahead, no epoch", query: fmt.Sprintf("since=%d", last+1), want: http.StatusBadRequest},
-		{name: "ahead, this epoch", query: fmt.Sprintf("since=%d&epoch=%s", last+100, ta.ring.Epoch()), want: http.StatusBadRequest},
-		{name: "the last event", query: fmt.Sprintf("since=%d&epoch=%s", last, ta.ring.Epoch()), want: http.StatusOK},
-		{name: "ahead, another epoch", query: fmt.Sprintf("since=%d&epoch=older", last+100), want: http.StatusOK},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, err := http.Get(ta.url + "/api/v1alpha1/events?" + tt.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != tt.want {
-				t.Fatalf("answered %d, want %d", resp.StatusCode, tt.want)
-			}
-			if tt.want != http.StatusBadRequest {
-				return
-			}
-			var st v1alpha1.Status
-			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(st.Message, fmt.Sprintf("last event %d (epoch %s)", last, ta.ring.Epoch())) {
-				t.Fatalf("message %q does not name the last event", st.Message)
-			}
-		})
-	}
 }
 
 // TestManyStreamsOneStuck runs 100 streams, one of which never reads: the
@@ -318,7 +232,7 @@ func TestPLEGEventsOnTheStream(t *testing.T) {
 	s := ta.stream(t, "?kind=pleg")
 	next := func(typ, data string, sends bool) *v1alpha1.Event {
 		t.Helper()
-		m := s.nextOf(t)
+		m := s.NextOf(t)
 		e := m.Event
 		if e == nil || e.Kind != v1alpha1.EventKindPLEG || e.Type != typ || e.Data != data || e.PodUID != "uid-1" || e.PodName != "web" ||
 			e.Namespace != "default" || e.KubeletSends == nil || *e.KubeletSends != sends {
@@ -350,7 +264,7 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 	ta := startAgent(t, nil)
 	ta.runtime.Fail("PodSandboxStatus", errors.New("runtime busy"))
 	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "")
-	ta.waitFor(t, "discarded events", func() bool { return ta.pleg.Stats().EventsDiscarded >= 2 })
+	ta.waitFor(t, "discarded events", func() bool { return ta.plegStats.Stats().EventsDiscarded >= 2 })
 	ta.runtime.Fail("PodSandboxStatus", nil)
 
 	// The sandbox's death comes after its start in the PLEG's order, and
@@ -359,7 +273,7 @@ func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
 	// The sandbox is the runtime's only container: the one ContainerStarted
 	// sent is its.
 	ta.waitFor(t, "the sandbox's ContainerStarted to be computed", func() bool {
-		return ta.pleg.Stats().EventsSent[pleg.ContainerStarted] >= 1
+		return ta.plegStats.Stats().EventsSent[pleg.ContainerStarted] >= 1
 	})
 	ta.runtime.StopSandbox(sb)
 	count := func(typ string) (n int) {
@@ -482,48 +396,6 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	}
 }
 
-// TestStreamCarriesEventsLargerThanItsBuffer mixes small events with ones
-// whose lines are larger than a stream buffers (a SET of thousands of pods)
-// and with a filter that rewrites an event: each arrives whole, in order.
-func TestStreamCarriesEventsLargerThanItsBuffer(t *testing.T) {
-	ta := startAgent(t, nil)
-	big := func(namespace string, n int) v1alpha1.Event {
-		e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "SET", Source: "api"}
-		for i := range n {
-			e.Pods = append(e.Pods, v1alpha1.PodRef{Name: fmt.Sprintf("pod-%05d", i), Namespace: namespace, UID: types.UID(fmt.Sprintf("uid-%05d", i))})
-		}
-		return e
-	}
-	// Events with pods of both namespaces are rewritten by a namespace
-	// filter to those of the one asked for.
-	mixed := big("default", 3000)
-	mixed.Pods = append(mixed.Pods, big("kube-system", 2).Pods...)
-	events := []v1alpha1.Event{big("default", 1), big("default", 3000), big("default", 2), mixed, big("default", 4000), big("default", 1)}
-	for _, tt := range []struct{ name, query string }{
-		{name: "no filter"},
-		{name: "namespace filter", query: "&namespace=default"},
-	} {
-		query := tt.query
-		t.Run(tt.name, func(t *testing.T) {
-			s := ta.stream(t, fmt.Sprintf("?since=%d%s", ta.ring.LastSeq(), query))
-			first := ta.ring.LastSeq() + 1
-			for _, e := range events {
-				ta.ring.Publish(e)
-			}
-			for i, e := range events {
-				m := s.nextOf(t)
-				want := len(e.Pods)
-				if query != "" && i == 3 {
-					want -= 2
-				}
-				if m.Event == nil || m.Event.Seq != first+uint64(i) || len(m.Event.Pods) != want {
-					t.Fatalf("message %d: got %s with %v, want event %d with %d pods", i, m.Type, m.Event != nil, first+uint64(i), want)
-				}
-			}
-		})
-	}
-}
-
 // TestStreamServesTheConfiguredRing: with Config.Events set, the agent
 // publishes its own events into that ring, and its streams carry what else
 // is published there (as the benchmarks publish), under the ring's epoch.
@@ -536,7 +408,7 @@ func TestStreamServesTheConfiguredRing(t *testing.T) {
 	s := ta.stream(t, fmt.Sprintf("?since=%d", events.LastSeq()))
 	seq := events.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
 	for {
-		m := s.nextOf(t)
+		m := s.NextOf(t)
 		if m.Event == nil || m.Event.Seq > seq {
 			t.Fatalf("want event %d, got %+v", seq, m)
 		}

@@ -83,6 +83,7 @@ func startContainerdFixture(t *testing.T, name string, events bool) *ctrdFixture
 	}
 	rec := &recorder{}
 	opts.Handler = rec
+	opts.Observer = &measures{}
 	g := New(client, opts)
 	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -166,7 +167,7 @@ func (f *ctrdFixture) waitEvent(t *testing.T, typ EventType, id string) PodLifec
 // awaitRelists waits for n more successful relists.
 func (f *ctrdFixture) awaitRelists(t *testing.T, n uint64) {
 	t.Helper()
-	awaitSuccessfulRelists(t, f.g, successfulRelists(f.g)+n, ctrdWait)
+	awaitSuccessfulRelists(t, f.g, successfulRelists(t, f.g)+n, ctrdWait)
 }
 
 // drain moves the sent events not read yet into f.events.
@@ -326,7 +327,7 @@ func TestContainerd(t *testing.T) {
 	})
 
 	t.Run("containerd restart", func(t *testing.T) {
-		before := f.g.Stats()
+		before := measuredBy(t, f.g)
 		seq := f.lastSeq()
 		stop := watchHealth(f.g)
 		rctx, rcancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -337,7 +338,7 @@ func TestContainerd(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.awaitRelists(t, 1)
-		after := f.g.Stats()
+		after := measuredBy(t, f.g)
 		if after.RelistFailures > before.RelistFailures {
 			if !sawBad {
 				t.Error("relists failed but Health never said the runtime was not OK")
@@ -491,9 +492,9 @@ func TestContainerdRuntimeEvents(t *testing.T) {
 	// The stream is opened again within eventsRetryMax of containerd's
 	// return; then it stays open.
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, ctrdWait, true, func(context.Context) (bool, error) {
-		return f.g.Stats().RuntimeEvents.State == RuntimeEventsFollowing, nil
+		return f.g.RuntimeEvents().State == RuntimeEventsFollowing, nil
 	}); err != nil {
-		t.Fatalf("the event stream is not followed again after the restart: %+v: %v", f.g.Stats().RuntimeEvents, err)
+		t.Fatalf("the event stream is not followed again after the restart: %+v: %v", f.g.RuntimeEvents(), err)
 	}
 	// Started after the restart: seen as started and died or, if the
 	// stream opened after the start, as died. It exits seconds after
@@ -503,12 +504,12 @@ func TestContainerdRuntimeEvents(t *testing.T) {
 	if cs := f.containerStatus(t, uid, second); cs.State != StateExited || cs.ExitCode != 9 {
 		t.Errorf("cached status of the second container: %s", jsonString(cs))
 	}
-	st := f.g.Stats()
-	if st.RuntimeEvents.State != RuntimeEventsFollowing || st.RuntimeEvents.Relists == 0 {
-		t.Errorf("runtime events: %+v", st.RuntimeEvents)
+	st, events := measuredBy(t, f.g), f.g.RuntimeEvents()
+	if events.State != RuntimeEventsFollowing || events.Relists == 0 {
+		t.Errorf("runtime events: %+v", events)
 	}
 	if h := f.g.Health(); !h.Healthy || !h.RuntimeOK {
 		t.Errorf("health after the restart: %+v", h)
 	}
-	t.Logf("runtime events %+v; %d relists, %d failed", st.RuntimeEvents, st.Relists, st.RelistFailures)
+	t.Logf("runtime events %+v; %d relists, %d failed", events, st.Relists, st.RelistFailures)
 }

@@ -68,6 +68,7 @@ func startCRIFixture(t *testing.T, opts Options) *criFixture {
 	}
 	rec := &recorder{}
 	opts.Handler = rec
+	opts.Observer = &measures{}
 	g := New(client, opts)
 	runUntilCleanup(t, g)
 	return &criFixture{srv: srv, g: g, rec: rec}
@@ -149,12 +150,13 @@ func (f *criFixture) expectQuiet(t *testing.T) {
 // awaitRelists waits for n more successful relists.
 func (f *criFixture) awaitRelists(t *testing.T, n uint64) {
 	t.Helper()
-	awaitSuccessfulRelists(t, f.g, successfulRelists(f.g)+n, waitFor)
+	awaitSuccessfulRelists(t, f.g, successfulRelists(t, f.g)+n, waitFor)
 }
 
 // successfulRelists is the number of g's relists that have succeeded.
-func successfulRelists(g *GenericPLEG) uint64 {
-	s := g.Stats()
+func successfulRelists(t testing.TB, g *GenericPLEG) uint64 {
+	t.Helper()
+	s := measuredBy(t, g)
 	return s.Relists - s.RelistFailures
 }
 
@@ -163,7 +165,7 @@ func successfulRelists(g *GenericPLEG) uint64 {
 func awaitSuccessfulRelists(t *testing.T, g *GenericPLEG, total uint64, within time.Duration) {
 	t.Helper()
 	if err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, within, true, func(context.Context) (bool, error) {
-		return successfulRelists(g) >= total, nil
+		return successfulRelists(t, g) >= total, nil
 	}); err != nil {
 		t.Fatalf("timed out waiting for %d successful relists in all; health %+v", total, g.Health())
 	}
@@ -204,8 +206,8 @@ func readConcurrently(t *testing.T, g *GenericPLEG) {
 				return
 			default:
 			}
-			if _, err := json.Marshal(g.Stats()); err != nil {
-				t.Errorf("Stats is not JSON-friendly: %v", err)
+			if _, err := json.Marshal(g.RuntimeEvents()); err != nil {
+				t.Errorf("RuntimeEvents is not JSON-friendly: %v", err)
 				return
 			}
 			g.Pods()
@@ -257,7 +259,7 @@ func TestCRILifecycle(t *testing.T) {
 	}
 	f.expectQuiet(t)
 
-	st := f.g.Stats()
+	st := measuredBy(t, f.g)
 	if st.EventsSent[ContainerStarted] != 2 || st.EventsSent[ContainerDied] != 2 || st.EventsSent[ContainerRemoved] != 2 {
 		t.Fatalf("events sent: %v", st.EventsSent)
 	}
@@ -266,8 +268,8 @@ func TestCRILifecycle(t *testing.T) {
 			t.Errorf("no latency recorded for %s", call)
 		}
 	}
-	if len(st.SlowestPods) == 0 || st.SlowestPods[0].PodID != "uid-1" {
-		t.Errorf("slowest pods: %s", jsonString(st.SlowestPods))
+	if len(st.Inspections) == 0 || st.Inspections[0].PodID != "uid-1" {
+		t.Errorf("pod inspections: %s", jsonString(st.Inspections))
 	}
 }
 
@@ -310,7 +312,7 @@ func TestCRIListFaults(t *testing.T) {
 			f.srv.Fail(tt.method, nil)
 			await(t, "recovery", func() bool { return f.g.Health().RuntimeOK })
 			f.expectQuiet(t)
-			if st := f.g.Stats(); st.RelistFailures == 0 || st.Calls[tt.method].Errors == 0 {
+			if st := measuredBy(t, f.g); st.RelistFailures == 0 || st.Calls[tt.method].Errors == 0 {
 				t.Fatalf("failures not counted: relist failures %d, %s errors %d", st.RelistFailures, tt.method, st.Calls[tt.method].Errors)
 			}
 		})
@@ -350,7 +352,7 @@ func TestCRIStatusFaults(t *testing.T) {
 			// The cache holds the error before the relist records the
 			// pod's events as discarded.
 			await(t, "the failed inspection and its discarded events counted", func() bool {
-				st := f.g.Stats()
+				st := measuredBy(t, f.g)
 				return st.EventsDiscarded > 0 && st.InspectionFailures > 0
 			})
 			f.srv.Hang(tt.method, false)

@@ -28,7 +28,8 @@ type GenericPLEG struct {
 	opts    Options
 	clock   clock.Clock
 	cache   *Cache
-	stats   *statistics
+	// failures are the relists that failed since the last good one.
+	failures relistFailures
 
 	// lastRelist is the start of the last successful relist.
 	lastRelist atomic.Pointer[time.Time]
@@ -45,6 +46,11 @@ type GenericPLEG struct {
 	eventSeq  uint64
 	changes   []change
 	scratch   eventScratch
+	// channelLen is how many events the current relist put on the
+	// kubelet's channel, which its sync loop is taken to read empty
+	// between two relists: a relist sends at most ChannelCapacity events
+	// and drops the rest.
+	channelLen int
 }
 
 // listing is the result of one successful relist's two List calls.
@@ -62,7 +68,6 @@ func New(runtime cri.Runtime, opts Options) *GenericPLEG {
 		opts:      opts,
 		clock:     opts.Clock,
 		cache:     newCache(),
-		stats:     newStatistics(&opts),
 		records:   newPodRecords(),
 		reinspect: make(map[types.UID]struct{}),
 	}
@@ -71,12 +76,8 @@ func New(runtime cri.Runtime, opts Options) *GenericPLEG {
 // Cache returns the pod status cache.
 func (g *GenericPLEG) Cache() *Cache { return g.cache }
 
-// Stats returns a snapshot of the statistics.
-func (g *GenericPLEG) Stats() Stats {
-	s := g.stats.snapshot()
-	s.RuntimeEvents = g.follow.snapshot()
-	return s
-}
+// RuntimeEvents describes how Run follows the runtime's container events.
+func (g *GenericPLEG) RuntimeEvents() RuntimeEventsStats { return g.follow.snapshot() }
 
 // Relist lists the runtime once, computes the events, inspects the pods that
 // changed and sends the events. Run calls it periodically; calling it
@@ -88,20 +89,22 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 
 	g.seq++
-	g.stats.emptyChannel()
+	g.channelLen = 0
 	start := g.clock.Now()
 	sum := RelistSummary{Seq: g.seq, Start: start}
-	if last := g.relistTime(); !last.IsZero() {
-		interval := start.Sub(last)
+	var interval time.Duration
+	last := g.relistTime()
+	if !last.IsZero() {
+		interval = start.Sub(last)
 		sum.IntervalSeconds = interval.Seconds()
-		g.stats.observeInterval(interval)
 	}
+	g.opts.Observer.RelistStarted(interval, !last.IsZero())
 
 	t := g.clock.Now()
 	sandboxes, err := g.runtime.ListPodSandbox(ctx, nil)
 	d := g.clock.Since(t)
 	sum.ListSandboxesSeconds = d.Seconds()
-	g.stats.observeCall(callListPodSandbox, d, err != nil)
+	g.opts.Observer.CallDone(CallListPodSandbox, d, err != nil)
 	if err != nil {
 		return g.failed(ctx, sum, start, fmt.Errorf("relist: %w", err))
 	}
@@ -109,7 +112,7 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 	containers, err := g.runtime.ListContainers(ctx, nil)
 	d = g.clock.Since(t)
 	sum.ListContainersSeconds = d.Seconds()
-	g.stats.observeCall(callListContainers, d, err != nil)
+	g.opts.Observer.CallDone(CallListContainers, d, err != nil)
 	if err != nil {
 		return g.failed(ctx, sum, start, fmt.Errorf("relist: %w", err))
 	}
@@ -119,7 +122,7 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 	group(&g.records, sandboxes, containers)
 	g.listed.Store(&listing{time: start, sandboxes: sandboxes, containers: containers})
 
-	var counts relistCounts
+	var counts RelistCounts
 	for _, r := range g.records.byUID {
 		if g.records.hasCurrent(r) {
 			counts.add(&r.cur)
@@ -127,29 +130,37 @@ func (g *GenericPLEG) Relist(ctx context.Context) error {
 		g.reconcile(ctx, r, start, &sum)
 	}
 
-	sum.Pods, sum.Sandboxes = counts.pods, counts.sandboxes
-	for _, n := range counts.containers {
-		sum.Containers += n
-	}
+	sum.Pods, sum.Sandboxes = counts.Pods, counts.Sandboxes
+	sum.Containers = counts.Created + counts.Running + counts.Exited + counts.Unknown
 	d = g.clock.Since(start)
 	sum.DurationSeconds = d.Seconds()
-	g.stats.relistDone(sum, d, counts)
+	g.failures.reset()
+	g.opts.Observer.RelistDone(sum, d, counts)
 	logger.V(5).Info("Relisted", "seq", sum.Seq, "pods", sum.Pods, "events", sum.Events, "duration", d)
 	return nil
 }
 
 // add counts one listed pod.
-func (c *relistCounts) add(p *podSnapshot) {
-	c.pods++
-	c.sandboxes += len(p.sandboxes)
+func (c *RelistCounts) add(p *podSnapshot) {
+	c.Pods++
+	c.Sandboxes += len(p.sandboxes)
 	for i := range p.sandboxes {
 		if p.sandboxes[i].state == StateRunning {
-			c.runningPods++
+			c.RunningPods++
 			break
 		}
 	}
 	for i := range p.containers {
-		c.containers[stateIndex(p.containers[i].state)]++
+		switch p.containers[i].state {
+		case StateCreated:
+			c.Created++
+		case StateRunning:
+			c.Running++
+		case StateExited:
+			c.Exited++
+		default:
+			c.Unknown++
+		}
 	}
 }
 
@@ -159,7 +170,8 @@ func (g *GenericPLEG) failed(ctx context.Context, sum RelistSummary, start time.
 	d := g.clock.Since(start)
 	sum.DurationSeconds = d.Seconds()
 	sum.Error = err.Error()
-	g.stats.relistFailed(sum, d, err)
+	g.failures.add(sum.Error)
+	g.opts.Observer.RelistDone(sum, d, RelistCounts{})
 	klog.FromContext(ctx).Error(err, "Unable to retrieve pods")
 	return err
 }
@@ -201,7 +213,7 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 		if err != nil {
 			in.Error = err.Error()
 			sum.InspectionFailures++
-			g.stats.observeInspection(in, d)
+			g.opts.Observer.PodInspected(in)
 			cached = g.cache.setError(r.uid, err, g.clock.Now())
 			g.reinspect[r.uid] = struct{}{}
 			klog.FromContext(ctx).V(4).Info("Ignoring events for pod, will reinspect", "pod", klog.KRef(namespace, name), "podUID", r.uid, "err", err)
@@ -211,7 +223,7 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			return
 		}
 		st.InspectedAt = g.clock.Now()
-		g.stats.observeInspection(in, d)
+		g.opts.Observer.PodInspected(in)
 		cached = g.cache.set(st)
 		status = st
 	}
@@ -236,11 +248,12 @@ func (g *GenericPLEG) reconcile(ctx context.Context, r *podRecord, ts time.Time,
 			g.deliver(ev, OutcomeNotSent, cached)
 			continue
 		}
-		if !g.stats.send() {
+		if g.channelLen == g.opts.ChannelCapacity {
 			g.deliver(ev, OutcomeDropped, cached)
 			logger.Error(nil, "Event channel is full, discarding event", "podUID", ev.ID, "type", ev.Type, "data", ev.Data)
 			continue
 		}
+		g.channelLen++
 		g.deliver(ev, OutcomeSent, cached)
 	}
 }
@@ -263,11 +276,11 @@ func (g *GenericPLEG) newEvent(uid types.UID, name, namespace string, c change, 
 	}
 }
 
-// deliver keeps a computed event with its outcome and hands it to the
-// handler with its pod's cache entry.
+// deliver tells the observer of a computed event with its outcome and hands
+// it to the handler with its pod's cache entry.
 func (g *GenericPLEG) deliver(ev *PodLifecycleEvent, outcome string, cached *CachedPod) {
 	r := ComputedEvent{PodLifecycleEvent: *ev, Outcome: outcome, Cached: cached}
-	g.stats.observeEvent(r)
+	g.opts.Observer.EventComputed(r)
 	if g.opts.Handler != nil {
 		g.opts.Handler.HandleEvent(r)
 	}

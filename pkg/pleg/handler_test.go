@@ -11,11 +11,11 @@ import (
 
 // TestHandlerGetsEventsDuringTheRelist checks that the handler is told of
 // every computed event, whatever its outcome, before Relist returns, in Seq
-// order, and that what it is told is what Stats counts.
+// order, and that what it is told is what the observer is told.
 func TestHandlerGetsEventsDuringTheRelist(t *testing.T) {
 	rt := newFakeRuntime()
 	h := &recorder{}
-	g := New(rt, Options{ChannelCapacity: 2, Handler: h})
+	g := New(rt, Options{ChannelCapacity: 2, Handler: h, Observer: &measures{}})
 	steps := []struct {
 		name       string
 		containers []runtimeapi.ContainerState
@@ -54,7 +54,7 @@ func TestHandlerGetsEventsDuringTheRelist(t *testing.T) {
 			t.Fatalf("%s: handler got %v, want %v", s.name, got, s.want)
 		}
 	}
-	st := g.Stats()
+	st := measuredBy(t, g)
 	var computed uint64
 	for _, n := range st.EventsComputed {
 		computed += n

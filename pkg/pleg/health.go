@@ -2,6 +2,7 @@ package pleg
 
 import (
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -52,7 +53,7 @@ func (g *GenericPLEG) relistTime() time.Time {
 func (g *GenericPLEG) Healthy() (bool, error) {
 	t := g.relistTime()
 	var cause error
-	if msg, n := g.stats.lastError(); n > 0 {
+	if msg, n := g.failures.last(); n > 0 {
 		cause = fmt.Errorf("%d consecutive relists failed, last: %s", n, msg)
 	}
 	if t.IsZero() {
@@ -77,11 +78,45 @@ func (g *GenericPLEG) Health() Health {
 	if err != nil {
 		h.Message = err.Error()
 	}
-	h.LastError, h.ConsecutiveFailures = g.stats.lastError()
+	h.LastError, h.ConsecutiveFailures = g.failures.last()
 	if t := g.relistTime(); !t.IsZero() {
 		h.RuntimeOK = h.ConsecutiveFailures == 0
 		h.LastRelist = t
 		h.SinceSeconds = g.clock.Since(t).Seconds()
 	}
 	return h
+}
+
+// relistFailures counts the relists that failed in a row, with the last
+// one's error. Safe for concurrent use.
+type relistFailures struct {
+	mu      sync.Mutex
+	n       int
+	lastErr string
+}
+
+// add counts a failed relist.
+func (f *relistFailures) add(err string) {
+	f.mu.Lock()
+	f.n++
+	f.lastErr = err
+	f.mu.Unlock()
+}
+
+// reset starts over after a successful relist.
+func (f *relistFailures) reset() {
+	f.mu.Lock()
+	f.n = 0
+	f.mu.Unlock()
+}
+
+// last returns the error of the last relist and the relists that failed in a
+// row, if it failed.
+func (f *relistFailures) last() (string, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		return "", 0
+	}
+	return f.lastErr, f.n
 }

@@ -35,7 +35,7 @@ func (g *GenericPLEG) inspect(ctx context.Context, rec *podRecord, ts time.Time)
 		resp, err := g.runtime.PodSandboxStatus(ctx, id)
 		calls++
 		notFound := crierrors.IsNotFound(err)
-		g.stats.observeCall(callPodSandboxStatus, g.clock.Since(start), err != nil && !notFound)
+		g.opts.Observer.CallDone(CallPodSandboxStatus, g.clock.Since(start), err != nil && !notFound)
 		if notFound {
 			continue
 		}
@@ -61,7 +61,7 @@ func (g *GenericPLEG) inspect(ctx context.Context, rec *podRecord, ts time.Time)
 		resp, err := g.runtime.ContainerStatus(ctx, e.id)
 		calls++
 		notFound := crierrors.IsNotFound(err)
-		g.stats.observeCall(callContainerStatus, g.clock.Since(start), err != nil && !notFound)
+		g.opts.Observer.CallDone(CallContainerStatus, g.clock.Since(start), err != nil && !notFound)
 		if notFound {
 			continue
 		}

@@ -18,11 +18,6 @@ const (
 	DefaultMaxBackoff = 8 * time.Second
 	// DefaultChannelCapacity is the kubelet's PLEG channel capacity.
 	DefaultChannelCapacity = 1000
-	// DefaultHistoryLength is how many recent relists are kept, for the
-	// slowest pods and the latency percentiles.
-	DefaultHistoryLength = 100
-	// DefaultSlowestPods is how many slow pod inspections Stats lists.
-	DefaultSlowestPods = 10
 	// DefaultEventRelistGap is the shortest pause between the end of a
 	// relist and a relist that a runtime event asks for.
 	DefaultEventRelistGap = 50 * time.Millisecond
@@ -49,11 +44,6 @@ type Options struct {
 	// empty between two relists, so a relist sends at most this many
 	// events and drops the rest, as the kubelet would.
 	ChannelCapacity int
-	// HistoryLength is the number of recent relists kept, and of samples
-	// the latency percentiles are computed over.
-	HistoryLength int
-	// SlowestPods is the number of slowest pod inspections in Stats.
-	SlowestPods int
 	// Clock is the time source; the real clock when nil.
 	Clock clock.Clock
 	// Semantics selects the kubelet minor to follow where minors differ;
@@ -62,6 +52,9 @@ type Options struct {
 	// Handler, when set, is told of every computed event as the relist
 	// computes it.
 	Handler EventHandler
+	// Observer, when set, is told what the relists measure (package
+	// plegstats keeps the statistics).
+	Observer Observer
 	// RuntimeEvents, when set, is followed by Run: each container event the
 	// runtime sends asks for a relist before RelistPeriod is over, no
 	// sooner than EventRelistGap, nor than the previous relist lasted,
@@ -96,11 +89,8 @@ func (o Options) withDefaults() Options {
 	if o.ChannelCapacity <= 0 {
 		o.ChannelCapacity = DefaultChannelCapacity
 	}
-	if o.HistoryLength <= 0 {
-		o.HistoryLength = DefaultHistoryLength
-	}
-	if o.SlowestPods <= 0 {
-		o.SlowestPods = DefaultSlowestPods
+	if o.Observer == nil {
+		o.Observer = noObserver{}
 	}
 	if o.EventRelistGap <= 0 {
 		o.EventRelistGap = DefaultEventRelistGap

@@ -1,7 +1,8 @@
 // Package pleg reimplements the kubelet's generic pod lifecycle event
-// generator (PLEG) against a node's CRI runtime, and keeps what the kubelet
-// only hints at through "PLEG is not healthy": relist timings, slow pods,
-// runtime errors and every event it computed.
+// generator (PLEG) against a node's CRI runtime, and tells an Observer what
+// the kubelet only hints at through "PLEG is not healthy": relist timings,
+// slow pods, runtime errors and every event it computed. The statistics
+// themselves are kept beside it, in package plegstats.
 package pleg
 
 import (

@@ -24,7 +24,7 @@ func TestRelistInspectsOnlyChangedPods(t *testing.T) {
 		return sandboxes, containers
 	}
 	rt := newFakeRuntime()
-	g := New(rt, Options{})
+	g := New(rt, Options{Observer: &measures{}})
 	ctx := context.Background()
 	relist := func(step string, wantCalls, wantInspected int) {
 		t.Helper()
@@ -37,7 +37,7 @@ func TestRelistInspectsOnlyChangedPods(t *testing.T) {
 		rt.mu.Lock()
 		calls := rt.statusCalls
 		rt.mu.Unlock()
-		recs, _ := g.stats.recentRelists()
+		recs := measuredBy(t, g).History
 		if last := recs[len(recs)-1]; calls != wantCalls || last.Inspected != wantInspected {
 			t.Fatalf("%s: %d status calls, %d pods inspected; want %d, %d", step, calls, last.Inspected, wantCalls, wantInspected)
 		}
@@ -55,13 +55,4 @@ func TestRelistInspectsOnlyChangedPods(t *testing.T) {
 	rt.set(node(running))
 	relist("the failed pod is inspected again", 2, 1)
 	relist("then left alone", 0, 0)
-}
-
-// recentRelists returns the kept relists, oldest first, and the failed
-// relists since the last good one, read at once: for the tests, as Stats
-// holds only what the agent serves.
-func (st *statistics) recentRelists() ([]RelistSummary, int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.history.values(), st.consecutiveFailures
 }

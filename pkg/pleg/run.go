@@ -69,7 +69,7 @@ func (g *GenericPLEG) relistAndSchedule(ctx context.Context, backoff *wait.Backo
 		*backoff = g.opts.relistBackoff()
 		return g.opts.RelistPeriod, true
 	}
-	_, failures := g.stats.lastError()
+	_, failures := g.failures.last()
 	next := backoff.Step()
 	klog.FromContext(ctx).V(2).Info("Relist failed, retrying", "err", err, "consecutiveFailures", failures, "retryIn", next)
 	return next, false

@@ -14,13 +14,13 @@ import (
 func TestRunSchedule(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	rt := newFakeRuntime()
-	g := New(rt, Options{Clock: clk, RelistPeriod: time.Second, MaxBackoff: 4 * time.Second})
+	g := New(rt, Options{Clock: clk, RelistPeriod: time.Second, MaxBackoff: 4 * time.Second, Observer: &measures{}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); g.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	relists := func() uint64 { return g.Stats().Relists }
+	relists := func() uint64 { return measuredBy(t, g).Relists }
 	// waitIdle waits until Run sleeps on its timer after n relists.
 	waitIdle := func(what string, n uint64) {
 		t.Helper()

@@ -91,7 +91,7 @@ func (f *fakeEvents) end(err error) {
 func runWithEvents(t *testing.T, rt *fakeRuntime, ev *fakeEvents) (*GenericPLEG, *clocktesting.FakeClock) {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	g := New(rt, Options{Clock: clk, RelistPeriod: time.Second, MaxBackoff: 4 * time.Second, RuntimeEvents: ev, EventRelistGap: 50 * time.Millisecond})
+	g := New(rt, Options{Clock: clk, RelistPeriod: time.Second, MaxBackoff: 4 * time.Second, RuntimeEvents: ev, EventRelistGap: 50 * time.Millisecond, Observer: &measures{}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); g.Run(ctx) }()
@@ -108,7 +108,7 @@ func TestRunRuntimeEvents(t *testing.T) {
 	rt := newFakeRuntime()
 	ev := &fakeEvents{}
 	g, clk := runWithEvents(t, rt, ev)
-	relists := func() uint64 { return g.Stats().Relists }
+	relists := func() uint64 { return measuredBy(t, g).Relists }
 	// waitIdle waits until Run sleeps on its timer after n relists, with
 	// the stream open: the only waiter of the clock is then Run's timer.
 	waitIdle := func(what string, n uint64) {
@@ -150,18 +150,18 @@ func TestRunRuntimeEvents(t *testing.T) {
 		ev.send(t, s.events)
 		if s.events > 0 {
 			// Run has taken the first event when asked is reached.
-			await(t, s.name+": the event taken", func() bool { return g.Stats().RuntimeEvents.Relists == s.asked || s.fail })
+			await(t, s.name+": the event taken", func() bool { return g.RuntimeEvents().Relists == s.asked || s.fail })
 		}
 		clk.Step(s.advance)
 		waitIdle(s.name, s.want)
 		if got := relists(); got != s.want {
 			t.Fatalf("%s: %d relists, want %d", s.name, got, s.want)
 		}
-		if got := g.Stats().RuntimeEvents; got.Relists != s.asked || got.State != RuntimeEventsFollowing {
+		if got := g.RuntimeEvents(); got.Relists != s.asked || got.State != RuntimeEventsFollowing {
 			t.Fatalf("%s: runtime events %+v, want %d relists asked, following", s.name, got, s.asked)
 		}
 	}
-	if got := g.Stats().RuntimeEvents.Events; got != 12 {
+	if got := g.RuntimeEvents().Events; got != 12 {
 		t.Errorf("%d events counted, want 12", got)
 	}
 }
@@ -178,7 +178,7 @@ func TestRunRuntimeEventsSlowRelist(t *testing.T) {
 		t.Helper()
 		await(t, what, func() bool {
 			s, _ := ev.open()
-			return s != nil && g.Stats().Relists == n && clk.HasWaiters()
+			return s != nil && measuredBy(t, g).Relists == n && clk.HasWaiters()
 		})
 	}
 	idle("the first relist", 1)
@@ -187,7 +187,7 @@ func TestRunRuntimeEventsSlowRelist(t *testing.T) {
 	idle("a periodic relist that lasts "+takes.String(), 2)
 
 	ev.send(t, 1)
-	await(t, "the event taken", func() bool { return g.Stats().RuntimeEvents.Relists == 1 })
+	await(t, "the event taken", func() bool { return g.RuntimeEvents().Relists == 1 })
 	clk.Step(takes - time.Millisecond)
 	idle("the event waits for the relist's duration", 2)
 	clk.Step(time.Millisecond)
@@ -203,13 +203,13 @@ func TestRunRuntimeEventsStream(t *testing.T) {
 		rt := newFakeRuntime()
 		ev := &fakeEvents{refuse: status.Error(codes.Unimplemented, "unknown method GetContainerEvents")}
 		g, clk := runWithEvents(t, rt, ev)
-		await(t, "the stream refused", func() bool { return g.Stats().RuntimeEvents.State == RuntimeEventsUnsupported })
-		if st := g.Stats().RuntimeEvents; st.Error == "" {
+		await(t, "the stream refused", func() bool { return g.RuntimeEvents().State == RuntimeEventsUnsupported })
+		if st := g.RuntimeEvents(); st.Error == "" {
 			t.Errorf("no cause for the unsupported stream: %+v", st)
 		}
 		// Both Run and the stream's retry wait on the clock.
 		idle := func(relists uint64) func() bool {
-			return func() bool { return g.Stats().Relists == relists && clk.Waiters() == 2 }
+			return func() bool { return measuredBy(t, g).Relists == relists && clk.Waiters() == 2 }
 		}
 		await(t, "the retry scheduled", idle(1))
 		for i := range 3 {
@@ -223,20 +223,20 @@ func TestRunRuntimeEventsStream(t *testing.T) {
 		rt := newFakeRuntime()
 		ev := &fakeEvents{}
 		g, clk := runWithEvents(t, rt, ev)
-		await(t, "the stream open", func() bool { s, _ := ev.open(); return s != nil && g.Stats().Relists == 1 })
+		await(t, "the stream open", func() bool { s, _ := ev.open(); return s != nil && measuredBy(t, g).Relists == 1 })
 		ev.end(status.Error(codes.Unavailable, "error reading from server: EOF"))
 		await(t, "the stream broken, its retry scheduled", func() bool {
-			return g.Stats().RuntimeEvents.State == RuntimeEventsBroken && clk.Waiters() == 2
+			return g.RuntimeEvents().State == RuntimeEventsBroken && clk.Waiters() == 2
 		})
 		clk.Step(eventsRetryBase)
 		await(t, "the stream open again", func() bool {
 			s, opens := ev.open()
-			return s != nil && opens == 2 && g.Stats().RuntimeEvents.State == RuntimeEventsFollowing
+			return s != nil && opens == 2 && g.RuntimeEvents().State == RuntimeEventsFollowing
 		})
 		clk.Step(100 * time.Millisecond)
 		ev.send(t, 1)
-		await(t, "the relist an event asks for", func() bool { return g.Stats().Relists == 2 })
-		if st := g.Stats().RuntimeEvents; st.Relists != 1 || st.Events != 1 {
+		await(t, "the relist an event asks for", func() bool { return measuredBy(t, g).Relists == 2 })
+		if st := g.RuntimeEvents(); st.Relists != 1 || st.Events != 1 {
 			t.Errorf("runtime events %+v, want 1 event and 1 relist", st)
 		}
 	})
@@ -259,7 +259,7 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		// machine.
 		client := dialCRI(t, srv, cri.DefaultCallTimeout)
 		rec := &recorder{}
-		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client, Handler: rec})
+		g := New(client, Options{RelistPeriod: time.Hour, RuntimeEvents: client, Handler: rec, Observer: &measures{}})
 		runUntilCleanup(t, g)
 		f := &criFixture{srv: srv, g: g, rec: rec}
 		// Run relists at once: await that first relist, which may be over
@@ -297,13 +297,13 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		await(t, "the stream open", func() bool { return srv.Streams() == 1 })
 		exit(t, f, "uid-1")
 		srv.Stop()
-		await(t, "the stream broken", func() bool { return f.g.Stats().RuntimeEvents.State == RuntimeEventsBroken })
+		await(t, "the stream broken", func() bool { return f.g.RuntimeEvents().State == RuntimeEventsBroken })
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}
 		await(t, "the stream open again", func() bool { return srv.Streams() == 1 })
 		exit(t, f, "uid-2")
-		if st := f.g.Stats().RuntimeEvents; st.State != RuntimeEventsFollowing || st.Relists == 0 {
+		if st := f.g.RuntimeEvents(); st.State != RuntimeEventsFollowing || st.Relists == 0 {
 			t.Errorf("runtime events after the restart: %+v", st)
 		}
 		if h := f.g.Health(); !h.Healthy || !h.RuntimeOK {
@@ -314,7 +314,7 @@ func TestRuntimeEventsOverCRI(t *testing.T) {
 		srv := critest.NewForTest(t)
 		srv.Fail(critest.MethodGetContainerEvents, status.Error(codes.Unimplemented, "unknown method GetContainerEvents"))
 		f := start(t, srv)
-		await(t, "the stream refused", func() bool { return f.g.Stats().RuntimeEvents.State == RuntimeEventsUnsupported })
+		await(t, "the stream refused", func() bool { return f.g.RuntimeEvents().State == RuntimeEventsUnsupported })
 		if err := f.g.Relist(context.Background()); err != nil {
 			t.Fatalf("relisting a runtime without events: %v", err)
 		}

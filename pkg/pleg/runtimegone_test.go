@@ -71,7 +71,7 @@ func TestRuntimeGone(t *testing.T) {
 			}
 
 			rec := &recorder{}
-			g := New(dialCRI(t, srv, testCallTimeout), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond, Handler: rec})
+			g := New(dialCRI(t, srv, testCallTimeout), Options{RelistPeriod: 20 * time.Millisecond, MaxBackoff: 160 * time.Millisecond, Handler: rec, Observer: &measures{}})
 			f := &criFixture{srv: srv, g: g, rec: rec}
 			runUntilCleanup(t, g)
 			readConcurrently(t, g)
@@ -124,7 +124,8 @@ func TestRuntimeGone(t *testing.T) {
 // retryDelay(k).
 func checkBackoff(t *testing.T, g *GenericPLEG) {
 	t.Helper()
-	recs, consecutiveFailures := g.stats.recentRelists()
+	recs := measuredBy(t, g).History
+	_, consecutiveFailures := g.failures.last()
 	first := len(recs)
 	for first > 0 && recs[first-1].Error != "" {
 		first--

@@ -31,6 +31,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/pleg/plegstats"
 	testcri "github.com/podsrc/podsrc/test/cri"
 )
 
@@ -260,11 +261,13 @@ func bare(ctx context.Context, rs runtimeapi.RuntimeServiceClient) error {
 func measure(ctx context.Context, drv *testcri.Client, client *cri.Client, c config) error {
 	// The first relist inspects every pod; the channel holds every event
 	// of one relist.
-	g := pleg.New(client, pleg.Options{ChannelCapacity: 4 * (c.pods*(c.perPod+1) + 10), HistoryLength: c.iterations})
+	capacity := 4 * (c.pods*(c.perPod+1) + 10)
+	stats := plegstats.New(plegstats.Options{ChannelCapacity: capacity, HistoryLength: c.iterations})
+	g := pleg.New(client, pleg.Options{ChannelCapacity: capacity, Observer: stats})
 	if err := g.Relist(ctx); err != nil {
 		return err
 	}
-	first := g.Stats()
+	first := stats.Stats()
 	fmt.Printf("first relist (inspects every pod): %v, %d events\n", us(time.Duration(first.RelistDuration.LastSeconds*float64(time.Second))), first.EventsSent[pleg.ContainerStarted])
 
 	// Interleaved wall times, so that both see the same machine load.
@@ -276,7 +279,7 @@ func measure(ctx context.Context, drv *testcri.Client, client *cri.Client, c con
 			return err
 		}
 	}
-	base := g.Stats()
+	base := stats.Stats()
 	var bareS, relistS sample
 	for i := range c.iterations {
 		// Alternate which goes first, so neither always follows the other.
@@ -295,7 +298,7 @@ func measure(ctx context.Context, drv *testcri.Client, client *cri.Client, c con
 			}
 		}
 	}
-	st := g.Stats()
+	st := stats.Stats()
 	if ev := computed(st) - computed(base); ev != 0 || st.RelistFailures != 0 {
 		return fmt.Errorf("the node was not steady: %d events, %d failed relists", ev, st.RelistFailures)
 	}
@@ -347,7 +350,7 @@ func measure(ctx context.Context, drv *testcri.Client, client *cri.Client, c con
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // computed counts every event the PLEG computed, of any type.
-func computed(st pleg.Stats) uint64 {
+func computed(st plegstats.Stats) uint64 {
 	var n uint64
 	for _, c := range st.EventsComputed {
 		n += c
@@ -371,17 +374,19 @@ func cpuPer(n int, fn func() error) (time.Duration, time.Duration, error) {
 // does, and reports the CPU share of a core it used once past its first
 // relist.
 func periodic(ctx context.Context, client *cri.Client, c config) error {
-	g := pleg.New(client, pleg.Options{RelistPeriod: time.Second, ChannelCapacity: 4 * (c.pods*(c.perPod+1) + 10)})
+	capacity := 4 * (c.pods*(c.perPod+1) + 10)
+	stats := plegstats.New(plegstats.Options{ChannelCapacity: capacity})
+	g := pleg.New(client, pleg.Options{RelistPeriod: time.Second, ChannelCapacity: capacity, Observer: stats})
 	if err := g.Relist(ctx); err != nil {
 		return err
 	}
 	runCtx, cancel := context.WithTimeout(ctx, c.periodRun)
 	defer cancel()
-	before := g.Stats().Relists
+	before := stats.Stats().Relists
 	cpu, wall := cpuTime(), time.Now()
 	g.Run(runCtx)
 	used, elapsed := cpuTime()-cpu, time.Since(wall)
-	st := g.Stats()
+	st := stats.Stats()
 	n := st.Relists - before
 	if n == 0 || st.RelistFailures != 0 {
 		return fmt.Errorf("periodic run: %d relists, %d failed", n, st.RelistFailures)

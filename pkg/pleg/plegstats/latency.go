@@ -1,4 +1,4 @@
-package pleg
+package plegstats
 
 import (
 	"slices"

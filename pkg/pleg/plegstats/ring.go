@@ -1,4 +1,4 @@
-package pleg
+package plegstats
 
 // ring keeps the last len(buf) values added to it.
 type ring[T any] struct {
