@@ -374,6 +374,9 @@ func WatchRows(node string, m *v1alpha1.StreamMessage, clock string) []Row {
 		return nil
 	}
 	seq := itoa(ev.Seq)
+	if ev.Kind == v1alpha1.EventKindBoundary {
+		return []Row{row(ev.Kind, "START", "", "", "", seq, "", boundaryDetail(ev.Boundary), Yellow)}
+	}
 	if ev.Kind == v1alpha1.EventKindPLEG {
 		container := ev.ContainerName
 		if ev.Sandbox {
