@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,6 +129,15 @@ func TestJournalKeepsEventsAcrossRestarts(t *testing.T) {
 			}
 		}
 	}
+	t.Run("metrics", func(t *testing.T) {
+		_, body := second.get(t, "/metrics")
+		for _, m := range []string{"podsrc_journal_bytes ", "podsrc_journal_events ", "podsrc_journal_oldest_event_timestamp_seconds ",
+			"podsrc_journal_write_errors_total 0", `podsrc_journal_dropped_events_total{bound="size"} 0`, "podsrc_journal_commit_duration_seconds_count "} {
+			if !strings.Contains(string(body), "\n"+m) {
+				t.Errorf("/metrics lacks %q", m)
+			}
+		}
+	})
 	t.Run("since 2h", func(t *testing.T) { check(t, fmt.Sprintf("?since=2h&until=%d", now), 0) })
 	t.Run("resumed across the restart", func(t *testing.T) {
 		check(t, fmt.Sprintf("?since=%d&epoch=%s&until=%d", last-3, epoch, now), last-3)

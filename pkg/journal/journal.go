@@ -41,7 +41,7 @@ const aliveInterval = 5 * time.Second
 
 // maxPending is how many appended events may wait for the writer before
 // newer ones are dropped (bound "backlog").
-const maxPending = 1 << 18
+const maxPending = 1 << 16
 
 // lockTimeout is how long Open waits for another process (an agent still
 // shutting down) to let go of the store.
