@@ -16,6 +16,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/journal"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
@@ -67,6 +68,9 @@ type Agent struct {
 	syncLoop *syncloop.SyncLoop
 	// api serves the agent's state (the Agent is its serve.State).
 	api *serve.API
+
+	// journal, when on, keeps the ring's events on the node.
+	journal *journal.Journal
 }
 
 // New returns an agent for cfg reproducing kubelet minor kubelet. decoder
@@ -86,8 +90,15 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
 		stopping:  make(chan struct{}),
 	}
+	ctx := context.Background()
+	j := openJournal(ctx, cfg, a)
 	a.ring = cfg.Events
-	if a.ring == nil {
+	switch {
+	case a.ring != nil:
+	case j != nil:
+		// The journal's numbering goes on in this process.
+		a.ring = eventring.NewWithEpoch(cfg.EventBuffer, j.Epoch(), nil)
+	default:
 		a.ring = eventring.New(cfg.EventBuffer, nil)
 	}
 	a.metrics = newMetrics(a)
@@ -114,9 +125,15 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		Metrics:            serving,
 		MetricsHandler:     promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}),
 	}
+	if j != nil {
+		a.useJournal(ctx, j)
+	}
 	if cfg.RuntimeSocket != "" {
 		rt, err := cri.Dial(cfg.RuntimeSocket, cri.Options{})
 		if err != nil {
+			if a.journal != nil {
+				_ = a.journal.Close()
+			}
 			return nil, fmt.Errorf("--runtime-endpoint %s: %w", cfg.RuntimeEndpoint, err)
 		}
 		a.runtime = rt
@@ -147,6 +164,10 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 		}
 		defer stop()
 	}
+	// The journal takes the sources' first events, and its last commit
+	// follows the sources' and the PLEG's last events.
+	stopJournal := a.runJournal(ctx)
+	defer stopJournal()
 	if err := a.startSources(ctx); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,6 +86,9 @@ type testAgent struct {
 	url, probeURL string
 	manifests     string
 	runtime       *critest.Server
+	// stop stops the agent and waits until Run returned (at the test's
+	// end, unless called before).
+	stop func()
 }
 
 // startAgent runs an agent until the test ends; adjust may change its config.
@@ -151,18 +155,22 @@ func runAgent(t *testing.T, a *Agent, ctx context.Context) *testAgent {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, lis, probes) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("agent: %v", err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("agent: %v", err)
+				}
+			case <-time.After(waitLimit):
+				t.Error("agent did not stop")
 			}
-		case <-time.After(waitLimit):
-			t.Error("agent did not stop")
-		}
-	})
-	return &testAgent{Agent: a, url: "http://" + lis.Addr().String(), probeURL: "http://" + probes.Addr().String()}
+		})
+	}
+	t.Cleanup(stop)
+	return &testAgent{Agent: a, url: "http://" + lis.Addr().String(), probeURL: "http://" + probes.Addr().String(), stop: stop}
 }
 
 // sourcelessConfig is a valid Config for node-1 with no source and no PLEG.

@@ -47,6 +47,7 @@ type Options struct {
 	ProfilingAddress string
 	Limits           serve.Limits
 	Admission        AdmissionFlags
+	Journal          JournalConfig
 
 	// RelistOnRuntimeEvents relists when the runtime reports a change.
 	RelistOnRuntimeEvents bool
@@ -67,6 +68,7 @@ func NewOptions() *Options {
 
 		ProfilingAddress: DefaultProfilingAddress,
 		Limits:           serve.DefaultLimits(),
+		Journal:          DefaultJournalConfig(),
 
 		// The operator sees a change within milliseconds of the runtime
 		// reporting it, not up to a relist period later; each relist
@@ -101,6 +103,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ProfilingAddress, "profiling-address", o.ProfilingAddress, "The loopback address --enable-profiling serves on, apart from the API (reach it with kubectl port-forward); other addresses are refused.")
 	o.Limits.AddFlags(fs)
 	o.Admission.AddFlags(fs)
+	o.Journal.AddFlags(fs)
 }
 
 // Config is the agent's validated configuration.
@@ -121,7 +124,9 @@ type Config struct {
 	// Events, when set, is the ring the agent publishes its events to and
 	// serves its streams from, instead of one of EventBuffer events: what
 	// else is published to it (a benchmark's events) reaches the streams
-	// exactly like the agent's own.
+	// exactly like the agent's own. With a journal, it continues the
+	// journal's numbering, which must then be empty or have been written
+	// with the ring's epoch.
 	Events          *eventring.Ring
 	Heartbeat       time.Duration
 	ExposePodSpecs  bool
@@ -130,6 +135,9 @@ type Config struct {
 	// ProfilingAddress is the loopback address of the profiles.
 	ProfilingAddress string
 	Limits           serve.Limits
+	// Journal is where the agent keeps its events on the node; its Dir
+	// empty keeps them in memory only.
+	Journal JournalConfig
 
 	// RelistOnRuntimeEvents makes the PLEG follow the runtime's events.
 	RelistOnRuntimeEvents bool
@@ -183,6 +191,7 @@ func (o *Options) Complete(fs *pflag.FlagSet) (*Config, error) {
 
 		ProfilingAddress: o.ProfilingAddress,
 		Limits:           o.Limits,
+		Journal:          o.Journal,
 
 		RelistOnRuntimeEvents: o.RelistOnRuntimeEvents,
 
@@ -258,6 +267,9 @@ func (c *Config) Validate() error {
 		if err := checkLoopback(c.ProfilingAddress); err != nil {
 			return err
 		}
+	}
+	if err := c.Journal.Validate(); err != nil {
+		return err
 	}
 	return c.Limits.Validate()
 }

@@ -190,6 +190,9 @@ func TestPrometheusConventions(t *testing.T) {
 	ta := startAgent(t, func(c *Config) {
 		c.RelistOnRuntimeEvents = true
 		c.PLEG.RelistThreshold = 2 * time.Second
+		// The journal's series are checked too.
+		c.Journal = DefaultJournalConfig()
+		c.Journal.Dir = filepath.Join(dir, "journal")
 	})
 	healthy := awaitMetrics(t, ta,
 		"podsrc_pleg_healthy 1",

@@ -21,6 +21,7 @@ import (
 
 	"github.com/podsrc/podsrc/manifests"
 	"github.com/podsrc/podsrc/pkg/agent"
+	"github.com/podsrc/podsrc/pkg/journal"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
@@ -160,6 +161,10 @@ func TestRenderDaemonSets(t *testing.T) {
 				checkURLSecret(t, g, v, m, secrets)
 				continue
 			}
+			if v.Name == journalVol {
+				checkJournal(t, ds.Name, v, m, c.Args)
+				continue
+			}
 			if v.HostPath == nil || v.HostPath.Path != want[v.Name] || m.MountPath != "/host"+want[v.Name] || !m.ReadOnly {
 				t.Errorf("%s: volume %s = %+v mounted %+v, want host path %s read-only at /host%s", ds.Name, v.Name, v.VolumeSource, m, want[v.Name], want[v.Name])
 			}
@@ -185,6 +190,22 @@ func TestRenderDaemonSets(t *testing.T) {
 		case !g.Default && (f.Operator != corev1.NodeSelectorOpIn || !cmp.Equal(f.Values, g.Nodes)):
 			t.Errorf("%s: should run on %v only: %+v", ds.Name, g.Nodes, f)
 		}
+	}
+}
+
+// journalVol is the DaemonSet's volume of the agent's journal.
+const journalVol = "journal"
+
+// checkJournal checks that the agent's journal directory is a host
+// directory created if missing, the only host path mounted read-write,
+// where --journal-dir says.
+func checkJournal(t *testing.T, name string, v corev1.Volume, m corev1.VolumeMount, args []string) {
+	t.Helper()
+	if v.HostPath == nil || v.HostPath.Path != journal.DefaultDir || v.HostPath.Type == nil || *v.HostPath.Type != corev1.HostPathDirectoryOrCreate {
+		t.Errorf("%s: journal volume %+v, want host directory %s, created if missing", name, v.VolumeSource, journal.DefaultDir)
+	}
+	if m.MountPath != journal.DefaultDir || m.ReadOnly || !slices.Contains(args, "--journal-dir="+journal.DefaultDir) {
+		t.Errorf("%s: journal mounted %+v with args %q, want it writable at --journal-dir=%s", name, m, args, journal.DefaultDir)
 	}
 }
 
@@ -313,8 +334,8 @@ func TestRenderWithoutRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	vols := ds.Spec.Template.Spec.Volumes
-	if len(vols) != 1 || vols[0].Name != staticPodsVol || *vols[0].HostPath.Type != corev1.HostPathFile {
-		t.Errorf("volumes %+v, want only the static pod file", vols)
+	if len(vols) != 2 || vols[0].Name != staticPodsVol || *vols[0].HostPath.Type != corev1.HostPathFile || vols[1].Name != journalVol {
+		t.Errorf("volumes %+v, want only the static pod file and the journal", vols)
 	}
 	if !cmp.Equal(ds.Spec.Template.Spec.Containers[0].Args[1:4], []string{"--static-pod-path=/etc/k.yaml", "--file-check-frequency=1s", "--runtime-endpoint="}) {
 		t.Errorf("args %q", ds.Spec.Template.Spec.Containers[0].Args)

@@ -33,4 +33,8 @@
 //     event as a gap.
 //   - Epoch. Each ring names its numbering with an epoch, carried by every
 //     stream line: a sequence number from another epoch is another ring's.
+//   - Continuation. A ring made with a journal's epoch and Restored from it
+//     continues the numbering of an earlier process, keeps its newest
+//     events, and reports the older ones as evicted; its Sink (the
+//     journal) takes every event published from then on, in order.
 package eventring

@@ -31,6 +31,8 @@ type Ring struct {
 	// marksTrimmed says older marks were dropped.
 	evicted      []evictionMark
 	marksTrimmed bool
+	// sink, when set, takes every event published.
+	sink Sink
 }
 
 // maxEvictionMarks bounds the seconds of evicted events the ring remembers
@@ -96,6 +98,9 @@ func (r *Ring) Publish(e v1alpha1.Event) uint64 {
 		r.markEviction(slot.event)
 	}
 	*slot = entry{event: &e, line: encodeLine(r.epoch, e)}
+	if r.sink != nil {
+		r.sink.Append(slot.event, slot.line)
+	}
 	if r.first == 0 {
 		r.first = 1
 	}

@@ -100,6 +100,9 @@ func watchRows(node string, m *v1alpha1.StreamMessage, clock string, wide bool) 
 		return nil
 	}
 	seq := itoa(ev.Seq)
+	if ev.Kind == v1alpha1.EventKindBoundary {
+		return []watchRow{row(ev.Kind, "START", "", "", "", seq, "", boundaryDetail(ev.Boundary), Yellow)}
+	}
 	if ev.Kind == v1alpha1.EventKindPLEG {
 		container := ev.ContainerName
 		if ev.Sandbox {

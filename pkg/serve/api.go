@@ -43,8 +43,10 @@ type State interface {
 // its event stream.
 type API struct {
 	State State
-	// Ring is the event sequence the streams read.
-	Ring *eventring.Ring
+	// Ring is the event sequence the streams read; History, when set,
+	// the events older than it keeps (StreamOptions.History).
+	Ring    *eventring.Ring
+	History History
 	// Heartbeat and StreamWriteTimeout are the streams' (StreamOptions).
 	Heartbeat          time.Duration
 	StreamWriteTimeout time.Duration
@@ -163,6 +165,7 @@ func (api *API) handleEvents(w http.ResponseWriter, r *http.Request) {
 	defer api.Metrics.Subscribers.Dec()
 	err = Stream(w, r, &q, StreamOptions{
 		Ring:         api.Ring,
+		History:      api.History,
 		Heartbeat:    api.Heartbeat,
 		WriteTimeout: api.StreamWriteTimeout,
 		Stopping:     api.Stopping,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
@@ -38,6 +39,10 @@ type StreamOptions struct {
 	// Ring is the event sequence the stream reads; its epoch names the
 	// stream's sequence numbers.
 	Ring *eventring.Ring
+	// History, when set, holds events older than Ring keeps: a stream
+	// that resumes from them reads them there, and is told of a gap only
+	// for what neither holds.
+	History History
 	// Heartbeat is the interval of the heartbeats that say where the
 	// stream is while no event comes.
 	Heartbeat time.Duration
@@ -98,9 +103,10 @@ type stream struct {
 	epoch   string
 	timeout time.Duration
 	// batch and buf (at most streamWriteSize) are reused from one read of
-	// the event ring to the next.
-	batch eventring.Batch
-	buf   []byte
+	// the event ring to the next, and history from one read of the history
+	// to the next.
+	batch, history eventring.Batch
+	buf            []byte
 }
 
 // send writes a message other than a published event.
@@ -128,12 +134,12 @@ func (s *stream) sendSnapshot(seq uint64, head v1alpha1.PodList, each func(yield
 	return WriteWithItems(s.w, snapshotDeadline(s.rc), append(doc, '\n'), "", each)
 }
 
-// sendEvents writes the events of s.batch: their lines as the event ring encoded
-// them, unless this stream's filter changed an event. The lines go out in
+// sendEvents writes the events of b: their lines as the event ring (or
+// the history) encoded them, unless this stream's filter changed an event. The lines go out in
 // writes of up to streamWriteSize rather than one by one, which keeps a
 // busy stream's system calls few and its buffer small.
-func (s *stream) sendEvents(q *v1alpha1.EventQuery) (cursor uint64, err error) {
-	for i, e := range s.batch.Events {
+func (s *stream) sendEvents(q *v1alpha1.EventQuery, b *eventring.Batch) (cursor uint64, err error) {
+	for i, e := range b.Events {
 		cursor = e.Seq
 		fe, keep, trimmed := q.Match(*e)
 		switch {
@@ -145,7 +151,7 @@ func (s *stream) sendEvents(q *v1alpha1.EventQuery) (cursor uint64, err error) {
 			}
 			err = s.writeLine(append(line, '\n'))
 		default:
-			err = s.writeLine(s.batch.Lines[i])
+			err = s.writeLine(b.Lines[i])
 		}
 		if err != nil {
 			return cursor, err
@@ -223,7 +229,7 @@ func (s *stream) serve(r *http.Request, q *v1alpha1.EventQuery, o StreamOptions)
 		}
 		resuming = false
 	case q.Since != nil:
-		cursor = seqOf(ring, *q.Since, now)
+		cursor = startSeq(o, *q.Since, now)
 	default:
 		// A plain stream starts now, and says where now is, so that a
 		// client whose connection drops before the first event resumes
@@ -234,7 +240,7 @@ func (s *stream) serve(r *http.Request, q *v1alpha1.EventQuery, o StreamOptions)
 	}
 	until := uint64(math.MaxUint64)
 	if q.Until != nil {
-		until = seqOf(ring, *q.Until, now)
+		until = startSeq(o, *q.Until, now)
 		opening = &v1alpha1.StreamMessage{Type: v1alpha1.MessageHeartbeat, Until: &until}
 	}
 	if q.Tail > 0 && !q.Snapshot {
@@ -277,6 +283,18 @@ func (s *stream) serve(r *http.Request, q *v1alpha1.EventQuery, o StreamOptions)
 		ring.Read(&s.batch, cursor, streamBatch)
 		b := &s.batch
 		b.Bound(until)
+		if b.MissedTo != 0 && resuming && o.History != nil {
+			// The client asked for events older than the buffer keeps:
+			// the history has them, or says which it lacks.
+			var err error
+			if cursor, err = s.sendHistory(r, q, o.History, cursor, b.MissedTo); err != nil {
+				return err
+			}
+			if err := s.flush(); err != nil {
+				return err
+			}
+			continue
+		}
 		if b.MissedTo != 0 {
 			if !resuming {
 				_ = s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageLagging, Seq: cursor})
@@ -292,7 +310,7 @@ func (s *stream) serve(r *http.Request, q *v1alpha1.EventQuery, o StreamOptions)
 		resuming = false
 		if len(b.Events) > 0 {
 			var err error
-			if cursor, err = s.sendEvents(q); err != nil {
+			if cursor, err = s.sendEvents(q, b); err != nil {
 				return err
 			}
 		}
@@ -333,4 +351,48 @@ func (s *stream) serve(r *http.Request, q *v1alpha1.EventQuery, o StreamOptions)
 			return nil
 		}
 	}
+}
+
+// startSeq returns the sequence number after which a stream bounded by m
+// starts (or ends): seqOf over the ring, or over the history when m is a
+// time older than the ring's oldest event.
+func startSeq(o StreamOptions, m v1alpha1.Mark, now time.Time) uint64 {
+	seq := seqOf(o.Ring, m, now)
+	if o.History == nil || !m.IsAge || m.Age == 0 || seq+1 >= o.Ring.FirstSeq() {
+		return seq
+	}
+	if h, err := o.History.SeqAt(now.Add(-m.Age)); err == nil {
+		return h
+	}
+	return seq
+}
+
+// sendHistory writes the events after cursor up to upto from h, a gap
+// message for those h lacks, and returns the new cursor: upto.
+func (s *stream) sendHistory(r *http.Request, q *v1alpha1.EventQuery, h History, cursor, upto uint64) (uint64, error) {
+	for cursor < upto {
+		b := &s.history
+		if err := h.Read(b, cursor, streamBatch); err != nil {
+			klog.FromContext(r.Context()).Error(err, "Reading the history of a stream; its events count as missed", "from", cursor+1, "to", upto)
+			*b = eventring.Batch{MissedFrom: cursor + 1, MissedTo: upto}
+		}
+		b.Bound(upto)
+		if b.MissedTo == 0 && len(b.Events) == 0 {
+			// Nothing more in the history: the rest is missed.
+			b.MissedFrom, b.MissedTo = cursor+1, upto
+		}
+		if b.MissedTo != 0 {
+			if err := s.send(v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, From: b.MissedFrom, To: b.MissedTo}); err != nil {
+				return cursor, err
+			}
+			cursor = b.MissedTo
+		}
+		if len(b.Events) > 0 {
+			var err error
+			if cursor, err = s.sendEvents(q, b); err != nil {
+				return cursor, err
+			}
+		}
+	}
+	return cursor, nil
 }

@@ -18,6 +18,10 @@ const (
 	EventKindConfig = "config"
 	// EventKindPLEG is a pod lifecycle event of the PLEG.
 	EventKindPLEG = "pleg"
+	// EventKindBoundary marks the start of an agent process that keeps a
+	// journal: the events before it are an earlier process's, and
+	// Boundary says what lies between. Every event filter keeps it.
+	EventKindBoundary = "boundary"
 )
 
 // Stream message types besides events.
@@ -38,7 +42,8 @@ const (
 	// it may resume with ?since=Seq.
 	MessageLagging = "lagging"
 	// MessageReset says the client resumed with the epoch of another agent
-	// process (the agent restarted): sequence numbers start again, and the
+	// process (the agent restarted without a journal, or with a new one):
+	// sequence numbers start again, and the
 	// stream continues from the oldest event the new agent kept (after a
 	// gap message when that is not event 1). Events of the old agent that
 	// the client did not read are lost.
@@ -57,8 +62,10 @@ const (
 type StreamMessage struct {
 	// Type is one of the Message* constants.
 	Type string `json:"type"`
-	// Epoch identifies the agent process; sequence numbers are only
-	// comparable within one epoch. Resume with ?since=<seq>&epoch=<epoch>.
+	// Epoch names the numbering of the sequence numbers: the agent
+	// process's, or its journal's, which the next process continues;
+	// sequence numbers are only comparable within one epoch. Resume with
+	// ?since=<seq>&epoch=<epoch>.
 	Epoch string `json:"epoch"`
 	Event *Event `json:"event,omitempty"`
 	// Seq is the sequence number the message refers to (heartbeat, lagging,
@@ -83,8 +90,10 @@ type Event struct {
 	// Time is when the agent published the event (config) or when the
 	// relist that found it started (pleg).
 	Time metav1.MicroTime `json:"time"`
-	// Kind is config or pleg.
+	// Kind is config, pleg or boundary.
 	Kind string `json:"kind"`
+	// Boundary (boundary) is the agent start the event marks.
+	Boundary *Boundary `json:"boundary,omitempty"`
 
 	// Op (config) is the notification: ADD, UPDATE, DELETE, REMOVE,
 	// RECONCILE or SET; Source the source it came from; Pods the pods.
@@ -139,4 +148,36 @@ type PodRef struct {
 	// Admission is the kubelet's admission verdict on the pod, on the
 	// pods of an ADD.
 	Admission *Admission `json:"admission,omitempty"`
+}
+
+// Boundary is an agent process's start over its journal (an event of kind
+// boundary, at the time the process started).
+type Boundary struct {
+	// Down, when an earlier process recorded events, is when no agent
+	// watched the node: from the last moment the earlier process was
+	// known alive to this one's start. The kubelet went on without podsrc
+	// then: what it did is not in the sequence.
+	Down *TimeGap `json:"down,omitempty"`
+	// PreviousStop is how the earlier process ended: StopClean, or
+	// StopUnclean (killed, crashed, or the node went down), empty on the
+	// journal's first start.
+	PreviousStop string `json:"previousStop,omitempty"`
+	// Damage, when set, says the journal was damaged and what the agent
+	// did about it (the file it moved aside, the events it kept).
+	Damage string `json:"damage,omitempty"`
+	// AgentVersion and KubeletMinor are the starting agent's.
+	AgentVersion string `json:"agentVersion,omitempty"`
+	KubeletMinor string `json:"kubeletMinor,omitempty"`
+}
+
+// How an agent process ended (Boundary.PreviousStop).
+const (
+	StopClean   = "clean"
+	StopUnclean = "unclean"
+)
+
+// TimeGap is a stretch of time, Start to End, nothing was recorded in.
+type TimeGap struct {
+	Start metav1.MicroTime `json:"start"`
+	End   metav1.MicroTime `json:"end"`
 }

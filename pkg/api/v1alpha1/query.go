@@ -337,6 +337,10 @@ func (q *EventQuery) Match(e Event) (out Event, keep, trimmed bool) {
 			return e, false, false
 		}
 	}
+	if e.Kind == EventKindBoundary {
+		// Where the agent was not watching matters to every filter.
+		return e, true, false
+	}
 	if !q.kindPasses(e.Kind) || !passes(q.Handlers, e.Handler, strings.EqualFold) {
 		return e, false, false
 	}

@@ -1,0 +1,145 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/journal"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/nodeenv"
+	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve"
+	"github.com/podsrc/podsrc/pkg/source"
+)
+
+// startJournaled runs an agent process with a file source on manifests and
+// its journal in dir, with an event ring of 4 events, so that streams read
+// most history from the journal.
+func startJournaled(t *testing.T, dir, manifests string) *testAgent {
+	t.Helper()
+	cfg := &Config{
+		Node:          nodeenv.Env{NodeName: "node-1"},
+		Sources:       source.Config{StaticPodPath: manifests, FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second},
+		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
+		ListenAddress: "127.0.0.1:0",
+		Mode:          merge.Incremental,
+		EventBuffer:   4,
+		Heartbeat:     200 * time.Millisecond,
+		Limits:        serve.DefaultLimits(),
+		Journal:       JournalConfig{Dir: dir, MaxBytes: journal.DefaultMaxBytes, MaxAge: journal.DefaultMaxAge},
+	}
+	a, err := New(cfg, kubeletminor.V136, yamlDecoder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.journal == nil {
+		t.Fatal("the agent runs without its journal")
+	}
+	restored := a.ring.LastSeq()
+	ta := runAgent(t, a, context.Background())
+	ta.manifests = manifests
+	// Run published its boundary, and its sources are running.
+	ta.waitFor(t, "the agent to be ready", func() bool { return a.ring.LastSeq() > restored && a.podConfig.Ready() })
+	return ta
+}
+
+// addPod writes a manifest and waits for the event that adds its pod.
+func (ta *testAgent) addPod(t *testing.T, name string) {
+	t.Helper()
+	before := ta.ring.LastSeq()
+	ta.writeManifest(t, name+".yaml", fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: c\n    image: busybox\n", name))
+	ta.waitFor(t, "the event of "+name, func() bool { return ta.ring.LastSeq() > before })
+}
+
+// TestJournalKeepsEventsAcrossRestarts restarts the agent over its journal:
+// a stream since a time before the restart gets every event of the first
+// process, event by event as it served them, then the second process's
+// boundary with the time no agent watched, then its own events, numbered on
+// without a gap; a stream that resumes across the restart in the first
+// process's epoch continues the same way.
+func TestJournalKeepsEventsAcrossRestarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "journal")
+	manifests := t.TempDir()
+
+	first := startJournaled(t, dir, manifests)
+	for _, name := range []string{"web", "db", "cache", "queue", "proxy", "batch"} {
+		first.addPod(t, name)
+	}
+	last := first.ring.LastSeq()
+	epoch := first.ring.Epoch()
+	// Most of these are in the journal only: the ring keeps 4.
+	before, _ := first.stream(t, fmt.Sprintf("?since=0&until=%d", last)).ReadToEnd(t)
+	if len(before) != int(last) || before[0].Kind != v1alpha1.EventKindBoundary || before[0].Boundary.Down != nil || before[0].Boundary.PreviousStop != "" {
+		t.Fatalf("the first process served %d events starting with %+v, want %d starting with a first start's boundary", len(before), before[0], last)
+	}
+	first.stop()
+	stoppedAt := time.Now()
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("journal directory: %v, mode %v; want 0700", err, st.Mode().Perm())
+	}
+
+	second := startJournaled(t, dir, manifests)
+	startedAt := time.Now()
+	if second.ring.Epoch() != epoch {
+		t.Fatalf("the second process's epoch is %s, want the journal's %s", second.ring.Epoch(), epoch)
+	}
+	// The file source adds the six pods again.
+	second.waitFor(t, "the second process's events", func() bool { return second.ring.LastSeq() >= last+2 })
+	now := second.ring.LastSeq()
+
+	check := func(t *testing.T, query string, from uint64) {
+		t.Helper()
+		got, _ := second.stream(t, query).ReadToEnd(t)
+		var want []v1alpha1.Event
+		for _, e := range before {
+			if e.Seq > from {
+				want = append(want, e)
+			}
+		}
+		if len(got) < len(want)+1 {
+			t.Fatalf("got %d events, want at least %d", len(got), len(want)+1)
+		}
+		if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
+			t.Fatalf("the first process's events differ after the restart (-before +after):\n%s", diff)
+		}
+		b := got[len(want)]
+		if b.Seq != last+1 || b.Kind != v1alpha1.EventKindBoundary || b.Boundary == nil {
+			t.Fatalf("event after the first process's last: %+v, want the boundary %d", b, last+1)
+		}
+		if b.Boundary.PreviousStop != v1alpha1.StopClean || b.Boundary.Down == nil {
+			t.Fatalf("boundary %+v, want a clean stop and the time no agent watched", *b.Boundary)
+		}
+		down := b.Boundary.Down
+		if down.Start.After(stoppedAt) || down.End.Time.Before(stoppedAt) || down.End.After(startedAt) || down.Start.Before(&before[len(before)-1].Time) {
+			t.Fatalf("down %v to %v, want from the first process's last moment (stopped by %v, last event %v) to the second's start (by %v)",
+				down.Start, down.End, stoppedAt, before[len(before)-1].Time, startedAt)
+		}
+		for i, e := range got[len(want):] {
+			if e.Seq != last+1+uint64(i) {
+				t.Fatalf("event %d after the boundary is %d, want %d", i, e.Seq, last+1+uint64(i))
+			}
+		}
+	}
+	t.Run("metrics", func(t *testing.T) {
+		_, body := second.get(t, "/metrics")
+		for _, m := range []string{"podsrc_journal_bytes ", "podsrc_journal_events ", "podsrc_journal_oldest_event_timestamp_seconds ",
+			"podsrc_journal_write_errors_total 0", `podsrc_journal_dropped_events_total{bound="size"} 0`, "podsrc_journal_commit_duration_seconds_count "} {
+			if !strings.Contains(string(body), "\n"+m) {
+				t.Errorf("/metrics lacks %q", m)
+			}
+		}
+	})
+	t.Run("since 2h", func(t *testing.T) { check(t, fmt.Sprintf("?since=2h&until=%d", now), 0) })
+	t.Run("resumed across the restart", func(t *testing.T) {
+		check(t, fmt.Sprintf("?since=%d&epoch=%s&until=%d", last-3, epoch, now), last-3)
+	})
+}

@@ -1,0 +1,473 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
+)
+
+// waitLimit bounds every wait in these tests.
+const waitLimit = 20 * time.Second
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// process is one agent process's journal and ring in a test.
+type process struct {
+	j    *Journal
+	ring *eventring.Ring
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// start opens the journal in dir as an agent does: its ring continues the
+// journal's numbering and hands it every event; its writer runs.
+func start(t *testing.T, dir string, o Options) *process {
+	t.Helper()
+	o.Dir = dir
+	j, err := Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring := eventring.NewWithEpoch(100, j.Epoch(), o.Now)
+	kept, err := j.Newest(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring.Restore(kept, j.LastSeq())
+	ring.SetSink(j)
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &process{j: j, ring: ring, stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		j.Run(ctx)
+	}()
+	t.Cleanup(p.close)
+	return p
+}
+
+// close stops the writer, which commits what is pending and records a
+// clean stop, and closes the store; once only.
+func (p *process) close() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.stop()
+	<-p.done
+	_ = p.j.Close()
+}
+
+// publish publishes n config events at the clock's time and waits until
+// the journal stored them; it returns the last sequence number.
+func (p *process) publish(t *testing.T, n int, now func() time.Time) uint64 {
+	t.Helper()
+	var last uint64
+	for i := range n {
+		last = p.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceFile,
+			Time: metav1.NewMicroTime(now()), Pods: []v1alpha1.PodRef{{Name: fmt.Sprintf("pod-%d", i), Namespace: "default"}}})
+	}
+	awaitStored(t, p.j, last)
+	return last
+}
+
+// awaitStored waits until j stored event seq.
+func awaitStored(t *testing.T, j *Journal, seq uint64) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 5*time.Millisecond, waitLimit, true, func(context.Context) (bool, error) {
+		return j.LastSeq() >= seq, nil
+	})
+	if err != nil {
+		t.Fatalf("the journal did not store event %d (it has %d): %v", seq, j.LastSeq(), err)
+	}
+}
+
+// readAll returns every event after after the journal holds, and the gaps
+// it reports, as "from-to".
+func readAll(t *testing.T, j *Journal, after uint64) (seqs []uint64, gaps []string) {
+	t.Helper()
+	var b eventring.Batch
+	for {
+		if err := j.Read(&b, after, 7); err != nil {
+			t.Fatal(err)
+		}
+		if b.MissedTo != 0 {
+			gaps = append(gaps, fmt.Sprintf("%d-%d", b.MissedFrom, b.MissedTo))
+			after = b.MissedTo
+		}
+		if len(b.Events) == 0 {
+			return seqs, gaps
+		}
+		for i, e := range b.Events {
+			if want := fmt.Sprintf(`"seq":%d,`, e.Seq); !strings.Contains(string(b.Lines[i]), want) {
+				t.Fatalf("line %q is not event %d's", b.Lines[i], e.Seq)
+			}
+			seqs = append(seqs, e.Seq)
+			after = e.Seq
+		}
+	}
+}
+
+// seqRange returns from..to.
+func seqRange(from, to uint64) []uint64 {
+	var out []uint64
+	for s := from; s <= to; s++ {
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestRestartsContinueTheNumbering(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	o := Options{Now: c.Now}
+
+	p := start(t, dir, o)
+	if f := p.j.Found(); !f.Fresh || f.Damage != "" {
+		t.Fatalf("first open found %+v, want a fresh journal", f)
+	}
+	epoch := p.j.Epoch()
+	if last := p.publish(t, 30, c.Now); last != 30 {
+		t.Fatalf("last event %d, want 30", last)
+	}
+	c.Add(time.Minute)
+	p.close()
+
+	for restart := 1; restart <= 3; restart++ {
+		c.Add(10 * time.Second)
+		p = start(t, dir, o)
+		f := p.j.Found()
+		if f.Fresh || f.Damage != "" || f.Stopped.IsZero() || f.LastAlive.IsZero() {
+			t.Fatalf("restart %d found %+v, want a clean stop", restart, f)
+		}
+		if p.j.Epoch() != epoch {
+			t.Fatalf("restart %d: epoch %s, want the journal's %s", restart, p.j.Epoch(), epoch)
+		}
+		if p.ring.LastSeq() != uint64(30*restart) {
+			t.Fatalf("restart %d: the ring continues after %d, want %d", restart, p.ring.LastSeq(), 30*restart)
+		}
+		if last := p.publish(t, 30, c.Now); last != uint64(30*(restart+1)) {
+			t.Fatalf("restart %d: last event %d, want %d", restart, last, 30*(restart+1))
+		}
+		p.close()
+	}
+	p = start(t, dir, o)
+	seqs, gaps := readAll(t, p.j, 0)
+	if !slices.Equal(seqs, seqRange(1, 120)) || len(gaps) > 0 {
+		t.Fatalf("journal holds %v with gaps %v, want 1..120 without", seqs, gaps)
+	}
+}
+
+// TestKillKeepsTheCommittedEvents stops a process without its last commit
+// and clean stop, as kill -9 does: the committed events stay, and the next
+// process finds an unclean stop with the time it was last known alive.
+func TestKillKeepsTheCommittedEvents(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	j, err := Open(t.Context(), Options{Dir: dir, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring := eventring.NewWithEpoch(100, j.Epoch(), c.Now)
+	ring.SetSink(j)
+	for range 10 {
+		ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted"})
+	}
+	alive := c.Now()
+	j.commit(false)
+	c.Add(time.Minute)
+	// Appended, never committed: the kill loses them.
+	for range 5 {
+		ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied"})
+	}
+	if err := j.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	p := start(t, dir, Options{Now: c.Now})
+	f := p.j.Found()
+	if !f.Stopped.IsZero() || !f.LastAlive.Equal(alive) || f.Damage != "" {
+		t.Fatalf("found %+v, want an unclean stop last alive at %v", f, alive)
+	}
+	if p.j.LastSeq() != 10 {
+		t.Fatalf("last event %d, want the 10 committed", p.j.LastSeq())
+	}
+	if seq := p.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted"}); seq != 11 {
+		t.Fatalf("next event %d, want 11", seq)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	t.Run("size", func(t *testing.T) {
+		c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+		p := start(t, t.TempDir(), Options{Now: c.Now, MaxBytes: 8 << 10})
+		last := p.publish(t, 400, c.Now)
+		s := p.j.Stats()
+		if s.Bytes > 8<<10 || s.Dropped[BoundSize] == 0 || s.Dropped[BoundAge] != 0 {
+			t.Fatalf("stats %+v, want at most 8 KiB and events dropped by size only", s)
+		}
+		if s.LastSeq != last || s.FirstSeq <= 1 || uint64(s.Events) != last-s.FirstSeq+1 || s.Dropped[BoundSize] != s.FirstSeq-1 {
+			t.Fatalf("stats %+v, want the newest events up to %d without holes", s, last)
+		}
+		seqs, gaps := readAll(t, p.j, 0)
+		if want := fmt.Sprintf("1-%d", s.FirstSeq-1); len(gaps) != 1 || gaps[0] != want || !slices.Equal(seqs, seqRange(s.FirstSeq, last)) {
+			t.Fatalf("read %v with gaps %v, want gap %s then %d..%d", seqs, gaps, want, s.FirstSeq, last)
+		}
+	})
+	t.Run("age", func(t *testing.T) {
+		c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+		p := start(t, t.TempDir(), Options{Now: c.Now, MaxAge: time.Hour})
+		p.publish(t, 20, c.Now)
+		c.Add(30 * time.Minute)
+		p.publish(t, 10, c.Now)
+		c.Add(40 * time.Minute)
+		last := p.publish(t, 5, c.Now)
+		s := p.j.Stats()
+		if s.Dropped[BoundAge] != 20 || s.Dropped[BoundSize] != 0 || s.FirstSeq != 21 || s.LastSeq != last {
+			t.Fatalf("stats %+v, want the 20 events older than an hour dropped by age", s)
+		}
+		if want := c.Now().Add(-40 * time.Minute); !s.Oldest.Equal(want) {
+			t.Fatalf("oldest %v, want %v", s.Oldest, want)
+		}
+	})
+}
+
+func TestSeqAt(t *testing.T) {
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	p := start(t, t.TempDir(), Options{Now: c.Now, MaxAge: 3 * time.Hour})
+	t0 := c.Now()
+	for range 5 {
+		p.publish(t, 10, c.Now) // 10 events each minute
+		c.Add(time.Minute)
+	}
+	tests := []struct {
+		at   time.Time
+		want uint64
+	}{
+		{at: t0.Add(-time.Hour), want: 0},
+		{at: t0, want: 0},
+		{at: t0.Add(30 * time.Second), want: 10},
+		{at: t0.Add(2 * time.Minute), want: 20},
+		{at: t0.Add(4*time.Minute + time.Second), want: 50},
+		{at: t0.Add(time.Hour), want: 50},
+	}
+	for _, tt := range tests {
+		got, err := p.j.SeqAt(tt.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("SeqAt(t0+%v) = %d, want %d", tt.at.Sub(t0), got, tt.want)
+		}
+	}
+	// Once the oldest are dropped, a time before the oldest kept starts
+	// before the dropped ones, which readers then get as a gap.
+	c.Add(3*time.Hour - 2*time.Minute)
+	p.publish(t, 1, c.Now)
+	if first := p.j.Stats().FirstSeq; first <= 1 {
+		t.Fatalf("first event %d, want the oldest dropped", first)
+	}
+	if got, _ := p.j.SeqAt(t0); got != 0 {
+		t.Fatalf("SeqAt(t0) = %d, want 0 after a drop", got)
+	}
+}
+
+// TestDamagedStores opens stores damaged in several ways: each is detected,
+// moved aside, and the events still readable are kept in a fresh store
+// that continues the numbering when its meta survived.
+func TestDamagedStores(t *testing.T) {
+	tests := []struct {
+		name string
+		// damage damages the store at path, whose pages take used bytes.
+		damage func(t *testing.T, path string, used int64)
+		// keepsEpoch says the meta page is expected to survive.
+		keepsEpoch bool
+	}{
+		{name: "truncated to half", damage: func(t *testing.T, path string, used int64) { truncate(t, path, used/2) }},
+		{name: "truncated mid-page", damage: func(t *testing.T, path string, used int64) { truncate(t, path, used-1000) }},
+		{name: "truncated to nothing", damage: func(t *testing.T, path string, used int64) { truncate(t, path, 0) }},
+		{name: "all garbage", damage: func(t *testing.T, path string, used int64) { garble(t, path, 0, used) }},
+		{name: "garbage after the meta pages", damage: func(t *testing.T, path string, used int64) { garble(t, path, 4*4096, used/3) }, keepsEpoch: true},
+		{name: "not a database", damage: func(t *testing.T, path string, used int64) {
+			if err := os.WriteFile(path, []byte("hello, this is not bbolt\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+			p := start(t, dir, Options{Now: c.Now})
+			epoch := p.j.Epoch()
+			// Large enough for many pages and several levels.
+			last := p.publish(t, 3000, c.Now)
+			p.close()
+			path := filepath.Join(dir, FileName)
+			tt.damage(t, path, usedBytes(t, path))
+
+			p = start(t, dir, Options{Now: c.Now})
+			f := p.j.Found()
+			if f.Damage == "" || f.MovedTo == "" {
+				t.Fatalf("found %+v, want the damage detected", f)
+			}
+			if _, err := os.Stat(f.MovedTo); err != nil {
+				t.Fatalf("the damaged store is not kept aside: %v", err)
+			}
+			seqs, _ := readAll(t, p.j, 0)
+			if len(seqs) != f.Kept {
+				t.Fatalf("the fresh store holds %d events, Found says %d were kept", len(seqs), f.Kept)
+			}
+			for _, s := range seqs {
+				if s < 1 || s > last {
+					t.Fatalf("kept event %d, which was never written", s)
+				}
+			}
+			if tt.keepsEpoch && (p.j.Epoch() != epoch || f.Kept == 0) {
+				t.Fatalf("epoch %s with %d events kept, want the journal's %s and some events", p.j.Epoch(), f.Kept, epoch)
+			}
+			// The fresh store works, after the newest event it kept.
+			next := p.publish(t, 3, c.Now)
+			if len(seqs) > 0 && next != seqs[len(seqs)-1]+3 {
+				t.Fatalf("new events end at %d, want 3 after %d", next, seqs[len(seqs)-1])
+			}
+			p.close()
+			p = start(t, dir, Options{Now: c.Now})
+			if f := p.j.Found(); f.Damage != "" {
+				t.Fatalf("the fresh store is damaged too: %+v", f)
+			}
+		})
+	}
+}
+
+// usedBytes returns the bytes of the pages of the store at path (its file
+// may be longer).
+func usedBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var used int64
+	_ = db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
+	return used
+}
+
+func truncate(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// garble overwrites n bytes of path from off with random bytes.
+func garble(t *testing.T, path string, off, n int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, n)
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	if _, err := f.WriteAt(buf, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentReaders reads and searches the journal from several
+// goroutines while events are written: every read is in order, without
+// holes (run with -race).
+func TestConcurrentReaders(t *testing.T) {
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	p := start(t, t.TempDir(), Options{Now: c.Now})
+	const total = 2000
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 4 {
+		wg.Go(func() {
+			var b eventring.Batch
+			var after uint64
+			for after < total {
+				if err := p.j.Read(&b, after, 50); err != nil {
+					errs <- err
+					return
+				}
+				if b.MissedTo != 0 {
+					errs <- fmt.Errorf("gap %d-%d in a journal without bounds reached", b.MissedFrom, b.MissedTo)
+					return
+				}
+				for _, e := range b.Events {
+					if e.Seq != after+1 {
+						errs <- fmt.Errorf("event %d after %d", e.Seq, after)
+						return
+					}
+					after = e.Seq
+				}
+				if _, err := p.j.SeqAt(c.Now()); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	p.publish(t, total, c.Now)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestOpenRefusesAnotherFormat keeps a journal of another record format
+// rather than misread it.
+func TestOpenRefusesAnotherFormat(t *testing.T) {
+	dir := t.TempDir()
+	p := start(t, dir, Options{})
+	p.close()
+	j, err := Open(t.Context(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, []byte("0")) }); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	if _, err := Open(t.Context(), Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), `record format "0"`) {
+		t.Fatalf("opening a journal of record format 0: %v, want a refusal naming the format", err)
+	}
+}
