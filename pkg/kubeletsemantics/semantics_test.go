@@ -14,10 +14,10 @@ import (
 // minor is an error, never a silent default.
 func TestOf(t *testing.T) {
 	want := map[kubeletminor.Minor]Semantics{
-		kubeletminor.V133: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
-		kubeletminor.V134: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
-		kubeletminor.V135: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135},
-		kubeletminor.V136: {merge.KubeletV133ToV136, pleg.KubeletV136},
+		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135},
+		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135},
+		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135},
+		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137},
 	}
 	for _, m := range kubeletminor.Supported {
 		if got, err := Of(m); err != nil || got != want[m] {
@@ -53,8 +53,8 @@ func TestEveryReproducedMinorHasSemantics(t *testing.T) {
 // podsrc does not reproduce is an error, never a silent default.
 func TestMergeOf(t *testing.T) {
 	for version, want := range map[string]merge.Semantics{
-		"v1.27.16": merge.KubeletV127, "v1.33.13": merge.KubeletV133ToV136, "v1.34.0": merge.KubeletV133ToV136,
-		"v1.35.4": merge.KubeletV133ToV136, "v1.36.3": merge.KubeletV133ToV136,
+		"v1.27.16": merge.KubeletV127, "v1.33.13": merge.KubeletV133ToV137, "v1.34.0": merge.KubeletV133ToV137,
+		"v1.35.4": merge.KubeletV133ToV137, "v1.36.3": merge.KubeletV133ToV137,
 	} {
 		if got, err := MergeOf(version); err != nil || got != want {
 			t.Errorf("MergeOf(%s) = %v, %v; want %v", version, got, err, want)
@@ -71,7 +71,7 @@ func TestMergeOf(t *testing.T) {
 // minor podsrc does not reproduce is an error, never a silent default.
 func TestPLEGOf(t *testing.T) {
 	for version, want := range map[string]pleg.Semantics{
-		"v1.33.13": pleg.KubeletV133ToV135, "v1.34.0": pleg.KubeletV133ToV135, "v1.35.4": pleg.KubeletV133ToV135, "v1.36.3": pleg.KubeletV136,
+		"v1.33.13": pleg.KubeletV133ToV135, "v1.34.0": pleg.KubeletV133ToV135, "v1.35.4": pleg.KubeletV133ToV135, "v1.36.3": pleg.KubeletV136ToV137,
 	} {
 		if got, err := PLEGOf(version); err != nil || got != want {
 			t.Errorf("PLEGOf(%s) = %v, %v; want %v", version, got, err, want)
