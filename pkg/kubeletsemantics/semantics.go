@@ -27,6 +27,7 @@ var byMinor = map[kubeletminor.Minor]Semantics{
 	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135},
 	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135},
 	kubeletminor.V136: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137},
+	kubeletminor.V137: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137},
 }
 
 // mergeV127 is the minor of the kubelet the historical merge traces were
