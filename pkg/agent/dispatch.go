@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
-	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -29,7 +28,7 @@ const (
 const minDeadContainerInPod = 1
 
 // syncLoop is the dispatch of the kubelet's syncLoopIteration (k8s.io/kubernetes
-// pkg/kubelet/kubelet.go), the same in v1.33 to v1.36 but for the words of a
+// pkg/kubelet/kubelet.go), the same in v1.33 to v1.37 but for the words of a
 // SET: a config notification goes to the handler of its op; a PLEG event
 // goes to HandlePodSyncs unless it is a ContainerRemoved or its pod is not
 // in the pod manager, and a ContainerDied also has cleanUpContainersInPod
@@ -44,12 +43,13 @@ type syncLoop struct {
 	keep int
 }
 
-// newSyncLoop returns the sync loop of a kubelet minor podsrc reproduces;
+// newSyncLoop returns the sync loop of a kubelet minor podsrc reproduces,
+// whose loop has a case for a SET or not (kubeletsemantics);
 // maxDeadPerContainer is its --maximum-dead-containers-per-container.
-func newSyncLoop(kubelet kubeletminor.Minor, maxDeadPerContainer int) syncLoop {
-	s := syncLoop{setIgnored: ignoredSetV133, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
-	if kubelet >= kubeletminor.V136 {
-		s.setIgnored = ignoredSetV136
+func newSyncLoop(setCase bool, maxDeadPerContainer int) syncLoop {
+	s := syncLoop{setIgnored: ignoredSetV136, keep: max(maxDeadPerContainer, minDeadContainerInPod)}
+	if setCase {
+		s.setIgnored = ignoredSetV133
 	}
 	return s
 }

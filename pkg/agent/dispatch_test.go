@@ -11,6 +11,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/kubeletsemantics"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/pleg"
 )
@@ -30,10 +31,15 @@ func TestSyncLoopConfig(t *testing.T) {
 		{kubeletminor.V134, "Kubelet does not support snapshot update"},
 		{kubeletminor.V135, "Kubelet does not support snapshot update"},
 		{kubeletminor.V136, "Invalid operation type received"},
+		{kubeletminor.V137, "Invalid operation type received"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.minor.String(), func(t *testing.T) {
-			s := newSyncLoop(tt.minor, 1)
+			sem, err := kubeletsemantics.Of(tt.minor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newSyncLoop(sem.SyncLoopSetCase, 1)
 			for op, want := range handlers {
 				d := s.config(op)
 				wantIgnored := ""
@@ -55,7 +61,7 @@ func TestSyncLoopConfig(t *testing.T) {
 // kubelet's floor of one.
 func TestSyncLoopKeep(t *testing.T) {
 	for flag, want := range map[int]int{-1: 1, 0: 1, 1: 1, 3: 3} {
-		s := newSyncLoop(kubeletminor.V136, flag)
+		s := newSyncLoop(false, flag)
 		if s.keep != want {
 			t.Errorf("--maximum-dead-containers-per-container=%d keeps %d, want %d", flag, s.keep, want)
 		}

@@ -26,5 +26,5 @@ func semanticsFor(kubelet kubeletminor.Minor, maxDeadPerContainer int) (semantic
 	if err != nil {
 		return semantics{}, fmt.Errorf("the agent's kubelet minor: %w", err)
 	}
-	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: newSyncLoop(kubelet, maxDeadPerContainer)}, nil
+	return semantics{merge: s.Merge, pleg: s.PLEG, syncLoop: newSyncLoop(s.SyncLoopSetCase, maxDeadPerContainer)}, nil
 }

@@ -1,6 +1,6 @@
 // Package kubeletsemantics says, for each kubelet minor, which of the merge's
-// and the PLEG's semantics reproduce it. It is the one place that maps a
-// minor to them: the agent asks it once for the minor it was built for, and
+// and the PLEG's semantics reproduce it, and how its sync loop words an
+// ignored SET. It is the one place that maps a minor to behaviours: the agent asks it once for the minor it was built for, and
 // the merge's and the PLEG's conformance replays for the kubelet each trace
 // was recorded from. pkg/merge and pkg/pleg take the semantics as values and
 // know nothing of minors.
@@ -15,17 +15,23 @@ import (
 )
 
 // Semantics is how one kubelet minor podsrc reproduces merges its pod
-// sources' updates and runs its generic PLEG, where minors differ.
+// sources' updates, runs its generic PLEG and dispatches in its sync loop,
+// where minors differ.
 type Semantics struct {
 	Merge merge.Semantics
 	PLEG  pleg.Semantics
+	// SyncLoopSetCase is true where the kubelet's sync loop has a case of
+	// its own for a SET notification, which it logs as unsupported (v1.33
+	// to v1.35, whose pod config has snapshot modes); from v1.36 a SET
+	// falls to the loop's default case.
+	SyncLoopSetCase bool
 }
 
 // byMinor is the semantics of each minor podsrc reproduces.
 var byMinor = map[kubeletminor.Minor]Semantics{
-	kubeletminor.V133: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135},
-	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135},
-	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135},
+	kubeletminor.V133: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoopSetCase: true},
+	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoopSetCase: true},
+	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoopSetCase: true},
 	kubeletminor.V136: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137},
 	kubeletminor.V137: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137},
 }

@@ -14,11 +14,11 @@ import (
 // minor is an error, never a silent default.
 func TestOf(t *testing.T) {
 	want := map[kubeletminor.Minor]Semantics{
-		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135},
-		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135},
-		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135},
-		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137},
-		kubeletminor.V137: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137},
+		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, true},
+		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, true},
+		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, true},
+		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, false},
+		kubeletminor.V137: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, false},
 	}
 	for _, m := range kubeletminor.Supported {
 		if got, err := Of(m); err != nil || got != want[m] {
