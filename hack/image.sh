@@ -42,8 +42,8 @@ trap 'rm -rf "$work"' EXIT
 # agent_dir is the module of the agent build for kubelet minor $1.
 agent_dir() {
 	case $1 in
-	133 | 134 | 135 | 136) echo "$ROOT/cmd/podsrc-agent/kubelet$1" ;;
-	*) die "no agent build for kubelet minor $1 (PODSRC_AGENT_MINORS: 133 134 135 136)" ;;
+	133 | 134 | 135 | 136 | 137) echo "$ROOT/cmd/podsrc-agent/kubelet$1" ;;
+	*) die "no agent build for kubelet minor $1 (PODSRC_AGENT_MINORS: 133 134 135 136 137)" ;;
 	esac
 }
 

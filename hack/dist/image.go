@@ -48,6 +48,7 @@ var agentBuilds = []agentBuild{
 	{kubeletminor.V134, "cmd/podsrc-agent/kubelet134"},
 	{kubeletminor.V135, "cmd/podsrc-agent/kubelet135"},
 	{kubeletminor.V136, "cmd/podsrc-agent/kubelet136"},
+	{kubeletminor.V137, "cmd/podsrc-agent/kubelet137"},
 }
 
 // imageTag is the tag of the release's image for nodes of kubelet minor m,

@@ -180,8 +180,8 @@ func TestAgentImageRunsTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name != "podsrc-agent_v0.3.0-kubelet1.36.oci.tar" {
-		t.Fatalf("archive %s, want podsrc-agent_v0.3.0-kubelet1.36.oci.tar", name)
+	if name != "podsrc-agent_v0.3.0-kubelet1.37.oci.tar" {
+		t.Fatalf("archive %s, want podsrc-agent_v0.3.0-kubelet1.37.oci.tar", name)
 	}
 	idx, _ := openImage(t, out, name)
 	bin := filepath.Join(t.TempDir(), "podsrc-agent")

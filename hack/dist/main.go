@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/podsrc/podsrc/internal/krew"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
 // platforms are the os/arch pairs released.
@@ -80,6 +81,9 @@ pod files, the static pod URL, the API server), which of them are seen and
 ready, how their updates merge into ADD, UPDATE, DELETE, REMOVE and
 RECONCILE, and what the kubelet's PLEG reports from the container runtime,
 without reading kubelet logs at -v=4.
+
+It reproduces kubelets ` + kubeletminor.Supported[0].String() + ` to ` + kubeletminor.Supported[len(kubeletminor.Supported)-1].String() + `; kubectl podsrc deploy gives
+each node the agent of its kubelet's minor.
 
 Each archive also holds ` + completionShim + ` (.cmd on Windows): linked
 next to the plugin on the PATH, it completes kubectl podsrc <TAB> through

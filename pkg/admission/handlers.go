@@ -28,11 +28,15 @@ const (
 	HandlerPredicate = "predicate"
 	// HandlerPodFeatures is the kubelet's pod features handler.
 	HandlerPodFeatures = "podfeatures"
+	// HandlerDeclaredFeatures is the kubelet's declared features handler
+	// (v1.36 on, gate NodeDeclaredFeatures): the node features a pod needs
+	// against those the kubelet declares in its Node's status.
+	HandlerDeclaredFeatures = "declaredfeatures"
 )
 
 // HandlerOrder lists the handler names in the order the kubelet chains
 // them; a Config's Handlers follow it.
-var HandlerOrder = []string{HandlerEviction, HandlerSysctl, HandlerPredicate, HandlerPodFeatures}
+var HandlerOrder = []string{HandlerEviction, HandlerSysctl, HandlerPredicate, HandlerPodFeatures, HandlerDeclaredFeatures}
 
 // Config configures a minor's chain.
 type Config struct {

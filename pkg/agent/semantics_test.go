@@ -29,8 +29,9 @@ func TestNewRefusesAnUnsupportedKubelet(t *testing.T) {
 		{minor: kubeletminor.V134, version: "v1.34.4"},
 		{minor: kubeletminor.V135, version: "v1.35.4"},
 		{minor: kubeletminor.V136, version: "v1.36.3"},
-		{minor: 32, version: "v1.32.1", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
-		{minor: 27, version: "v1.27.16", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
+		{minor: kubeletminor.V137, version: "v1.37.2"},
+		{minor: 32, version: "v1.32.1", err: "podsrc reproduces kubelet v1.33 to v1.37 only"},
+		{minor: 27, version: "v1.27.16", err: "podsrc reproduces kubelet v1.33 to v1.37 only"},
 		{minor: 0, version: "v0.0.0-dev", err: "the agent's kubelet minor"},
 	}
 	for _, tt := range tests {

@@ -33,7 +33,7 @@ func TestSkewedAgentReportsItself(t *testing.T) {
 		{name: "same minor", kubelet: "v1.36.0"},
 		{name: "unknown kubelet"},
 		{name: "older minor", kubelet: "v1.34.4", skew: []string{"the node runs kubelet v1.34.4 but this agent reproduces kubelet v1.36.3", "run kubectl podsrc deploy"}},
-		{name: "unsupported minor", kubelet: "v1.31.2-eks-1", skew: []string{"the node runs kubelet v1.31.2-eks-1", "podsrc reproduces kubelet v1.33 to v1.36 only"}},
+		{name: "unsupported minor", kubelet: "v1.31.2-eks-1", skew: []string{"the node runs kubelet v1.31.2-eks-1", "podsrc reproduces kubelet v1.33 to v1.37 only"}},
 		{name: "unreadable version", kubelet: "unknown", skew: []string{`the node's kubelet version "unknown" cannot be read`}},
 	}
 	for _, tt := range tests {

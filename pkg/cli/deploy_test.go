@@ -46,13 +46,13 @@ func TestWarnUnsupported(t *testing.T) {
 	o := &DeployOptions{CommonOptions: NewCommonOptions(genericiooptions.IOStreams{ErrOut: &errOut}), namespace: "podsrc-system"}
 	o.warnUnsupported([]deploy.NodeLayout{
 		{Node: "a", Kubelet: "v1.31.4", Minor: 31},
-		{Node: "b", Kubelet: "v1.37.0", Minor: 37},
+		{Node: "b", Kubelet: "v1.38.0", Minor: 38},
 		{Node: "c", Kubelet: "v1.31.4", Minor: 31},
 		{Node: "d", Kubelet: ""},
 	})
 	want := []string{
-		`Warning: nodes a and c run kubelet "v1.31.4", which podsrc does not reproduce (kubelet v1.33 to v1.36); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
-		`Warning: node b runs kubelet "v1.37.0", which podsrc does not reproduce (kubelet v1.33 to v1.36); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
+		`Warning: nodes a and c run kubelet "v1.31.4", which podsrc does not reproduce (kubelet v1.33 to v1.37); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
+		`Warning: node b runs kubelet "v1.38.0", which podsrc does not reproduce (kubelet v1.33 to v1.37); no agent is deployed there (a kubectl-podsrc release that reproduces it would deploy one).`,
 		`Warning: node d reports no kubelet version podsrc can read (status.nodeInfo.kubeletVersion ""); no agent is deployed there: run kubectl podsrc deploy again once 'kubectl get nodes d' shows it.`,
 	}
 	if got := strings.TrimSpace(errOut.String()); got != strings.Join(want, "\n") {

@@ -170,12 +170,12 @@ func TestSkewWarnings(t *testing.T) {
 				{Node: "a", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
 				{Node: "c", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
 				{Node: "d", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.35.0"},
-				{Node: "e", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.37.1"},
+				{Node: "e", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.38.1"},
 				{Node: "h", Agent: agent(same, "v1alpha1"), NodeKubeletVersion: "v1.36.0"},
 			},
 			want: []string{
 				"nodes a, b, c, d, f and 1 more run kubelet v1.35.0, but their agents reproduce kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; run kubectl podsrc deploy, which gives each node the agent of its kubelet's minor",
-				"node e runs kubelet v1.37.1, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; podsrc reproduces kubelet v1.33 to v1.36 only",
+				"node e runs kubelet v1.38.1, but its agent reproduces kubelet v1.36.3: what podsrc shows may differ from what this kubelet does; podsrc reproduces kubelet v1.33 to v1.37 only",
 			},
 		},
 	}

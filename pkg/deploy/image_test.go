@@ -16,6 +16,7 @@ func TestImageFor(t *testing.T) {
 	}{
 		{base: "ghcr.io/podsrc/podsrc-agent:v0.3.0", minor: kubeletminor.V134, want: "ghcr.io/podsrc/podsrc-agent:v0.3.0-kubelet1.34"},
 		{base: "ghcr.io/podsrc/podsrc-agent:v0.3.0", minor: kubeletminor.V136, want: "ghcr.io/podsrc/podsrc-agent:v0.3.0-kubelet1.36"},
+		{base: "ghcr.io/podsrc/podsrc-agent:v0.3.0", minor: kubeletminor.V137, want: "ghcr.io/podsrc/podsrc-agent:v0.3.0-kubelet1.37"},
 		{base: "registry.example:5000/podsrc-agent:dev", minor: kubeletminor.V133, want: "registry.example:5000/podsrc-agent:dev-kubelet1.33"},
 		{base: "registry.example:5000/podsrc-agent", minor: kubeletminor.V135, want: "registry.example:5000/podsrc-agent:kubelet1.35"},
 		{base: "podsrc-agent", minor: kubeletminor.V135, want: "podsrc-agent:kubelet1.35"},

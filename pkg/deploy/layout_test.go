@@ -103,7 +103,7 @@ func TestGroupNodes(t *testing.T) {
 	k3s := AssumeLayout(&corev1.Node{Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.0+k3s1"}}}).Layout
 	crio := kubeadm
 	crio.RuntimeEndpoint = crioSocket
-	const v133, v134, v136 = kubeletminor.V133, kubeletminor.V134, kubeletminor.V136
+	const v133, v134, v136, v137 = kubeletminor.V133, kubeletminor.V134, kubeletminor.V136, kubeletminor.V137
 	tests := []struct {
 		name        string
 		nodes       []NodeLayout
@@ -113,7 +113,7 @@ func TestGroupNodes(t *testing.T) {
 		wantErr     string
 	}{{
 		name: "no nodes: one default group of the fallback and the newest minor, for nodes that join later",
-		want: []Group{{Layout: kubeadm, Minor: v136, Default: true}},
+		want: []Group{{Layout: kubeadm, Minor: v137, Default: true}},
 	}, {
 		name:  "one layout, one minor",
 		nodes: []NodeLayout{{Node: "b", Layout: kubeadm, Minor: v136}, {Node: "a", Layout: kubeadm, Minor: v136}},
@@ -127,15 +127,17 @@ func TestGroupNodes(t *testing.T) {
 		want: sortedByKey(Group{Layout: k3s, Minor: v136, Nodes: []string{"w1", "w2", "w3"}, Default: true},
 			Group{Layout: kubeadm, Minor: v136, Nodes: []string{"cp"}}, Group{Layout: crio, Minor: v136, Nodes: []string{"c1"}}),
 	}, {
-		name: "one layout, three minors: a group per minor, the older ones by minor",
+		name: "one layout, four minors: a group per minor, the others by minor",
 		nodes: []NodeLayout{
 			{Node: "new-1", Layout: kubeadm, Minor: v136}, {Node: "old-1", Layout: kubeadm, Minor: v134}, {Node: "new-2", Layout: kubeadm, Minor: v136},
 			{Node: "oldest", Layout: kubeadm, Minor: v133}, {Node: "old-2", Layout: kubeadm, Minor: v134}, {Node: "new-3", Layout: kubeadm, Minor: v136},
+			{Node: "newest", Layout: kubeadm, Minor: v137},
 		},
 		want: []Group{
 			{Layout: kubeadm, Minor: v136, Nodes: []string{"new-1", "new-2", "new-3"}, Default: true},
 			{Layout: kubeadm, Minor: v133, Nodes: []string{"oldest"}},
 			{Layout: kubeadm, Minor: v134, Nodes: []string{"old-1", "old-2"}},
+			{Layout: kubeadm, Minor: v137, Nodes: []string{"newest"}},
 		},
 	}, {
 		name: "unsupported and unreadable minors are left out",
@@ -148,7 +150,7 @@ func TestGroupNodes(t *testing.T) {
 	}, {
 		name:        "only unsupported nodes: the default group is for nodes that join later",
 		nodes:       []NodeLayout{{Node: "old", Layout: crio, Kubelet: "v1.31.4", Minor: 31}},
-		want:        []Group{{Layout: kubeadm, Minor: v136, Default: true}},
+		want:        []Group{{Layout: kubeadm, Minor: v137, Default: true}},
 		unsupported: []string{"old"},
 	}, {
 		name:    "a tie is the user's to break, never the hash's",

@@ -19,10 +19,11 @@ const (
 	V134 Minor = 34
 	V135 Minor = 35
 	V136 Minor = 36
+	V137 Minor = 37
 )
 
 // Supported lists the minors podsrc reproduces, oldest first.
-var Supported = []Minor{V133, V134, V135, V136}
+var Supported = []Minor{V133, V134, V135, V136, V137}
 
 // String returns the minor as a version, such as "v1.34".
 func (m Minor) String() string { return fmt.Sprintf("v1.%d", int(m)) }

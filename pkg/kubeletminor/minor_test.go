@@ -15,9 +15,10 @@ func TestParse(t *testing.T) {
 		{version: "v1.34.0", want: V134},
 		{version: "v1.35.4", want: V135},
 		{version: "v1.36.3", want: V136},
+		{version: "v1.37.2", want: V137},
 		{version: " v1.34.2-eks-1 ", want: V134},
-		{version: "v1.32.9", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
-		{version: "v1.37.0", err: "podsrc reproduces kubelet v1.33 to v1.36 only"},
+		{version: "v1.32.9", err: "podsrc reproduces kubelet v1.33 to v1.37 only"},
+		{version: "v1.38.0", err: "podsrc reproduces kubelet v1.33 to v1.37 only"},
 		{version: "v1.27.16", err: "kubelet v1.27.16: podsrc reproduces"},
 		{version: "v2.34.0", err: "not a Kubernetes 1.x version"},
 		{version: "", err: `kubelet version ""`},
@@ -52,8 +53,8 @@ func TestCheckSupported(t *testing.T) {
 			t.Errorf("%v.CheckSupported() = %v", m, err)
 		}
 	}
-	for _, m := range []Minor{0, 27, 32, 37} {
-		if err := m.CheckSupported(); err == nil || !strings.Contains(err.Error(), "kubelet "+m.String()+": podsrc reproduces kubelet v1.33 to v1.36 only") {
+	for _, m := range []Minor{0, 27, 32, 38} {
+		if err := m.CheckSupported(); err == nil || !strings.Contains(err.Error(), "kubelet "+m.String()+": podsrc reproduces kubelet v1.33 to v1.37 only") {
 			t.Errorf("%v.CheckSupported() = %v; want the reproduced minors", m, err)
 		}
 	}
@@ -63,8 +64,8 @@ func TestSkewAdvice(t *testing.T) {
 	for version, want := range map[string]string{
 		"v1.34.4": "run kubectl podsrc deploy",
 		"v1.36.0": "run kubectl podsrc deploy",
-		"v1.32.9": "podsrc reproduces kubelet v1.33 to v1.36 only",
-		"v1.40.0": "podsrc reproduces kubelet v1.33 to v1.36 only",
+		"v1.32.9": "podsrc reproduces kubelet v1.33 to v1.37 only",
+		"v1.40.0": "podsrc reproduces kubelet v1.33 to v1.37 only",
 		"unknown": "run kubectl podsrc deploy",
 	} {
 		if got := SkewAdvice(version); !strings.Contains(got, want) {

@@ -26,10 +26,11 @@ type Semantics struct {
 
 // byMinor is the semantics of each minor podsrc reproduces.
 var byMinor = map[kubeletminor.Minor]Semantics{
-	kubeletminor.V133: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
-	kubeletminor.V134: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
-	kubeletminor.V135: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
-	kubeletminor.V136: {Merge: merge.KubeletV133ToV136, PLEG: pleg.KubeletV136, SyncLoop: syncloop.SetInvalid},
+	kubeletminor.V133: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
+	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
+	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
+	kubeletminor.V136: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid},
+	kubeletminor.V137: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid},
 }
 
 // mergeV127 is the minor of the kubelet the historical merge traces were

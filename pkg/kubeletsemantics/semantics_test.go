@@ -15,10 +15,11 @@ import (
 // minor is an error, never a silent default.
 func TestOf(t *testing.T) {
 	want := map[kubeletminor.Minor]Semantics{
-		kubeletminor.V133: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
-		kubeletminor.V134: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
-		kubeletminor.V135: {merge.KubeletV133ToV136, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
-		kubeletminor.V136: {merge.KubeletV133ToV136, pleg.KubeletV136, syncloop.SetInvalid},
+		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
+		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
+		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
+		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid},
+		kubeletminor.V137: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid},
 	}
 	for _, m := range kubeletminor.Supported {
 		if got, err := Of(m); err != nil || got != want[m] {
@@ -28,8 +29,8 @@ func TestOf(t *testing.T) {
 	if len(want) != len(kubeletminor.Supported) {
 		t.Errorf("the test knows %d minors, kubeletminor supports %v", len(want), kubeletminor.Supported)
 	}
-	for _, m := range []kubeletminor.Minor{0, 27, 32, 37} {
-		if got, err := Of(m); err == nil || !strings.Contains(err.Error(), "podsrc reproduces kubelet v1.33 to v1.36 only") {
+	for _, m := range []kubeletminor.Minor{0, 27, 32, 38} {
+		if got, err := Of(m); err == nil || !strings.Contains(err.Error(), "podsrc reproduces kubelet v1.33 to v1.37 only") {
 			t.Errorf("Of(%v) = %+v, %v; want an error", m, got, err)
 		}
 	}
@@ -54,14 +55,14 @@ func TestEveryReproducedMinorHasSemantics(t *testing.T) {
 // podsrc does not reproduce is an error, never a silent default.
 func TestMergeOf(t *testing.T) {
 	for version, want := range map[string]merge.Semantics{
-		"v1.27.16": merge.KubeletV127, "v1.33.13": merge.KubeletV133ToV136, "v1.34.0": merge.KubeletV133ToV136,
-		"v1.35.4": merge.KubeletV133ToV136, "v1.36.3": merge.KubeletV133ToV136,
+		"v1.27.16": merge.KubeletV127, "v1.33.13": merge.KubeletV133ToV137, "v1.34.0": merge.KubeletV133ToV137,
+		"v1.35.4": merge.KubeletV133ToV137, "v1.36.3": merge.KubeletV133ToV137, "v1.37.2": merge.KubeletV133ToV137,
 	} {
 		if got, err := MergeOf(version); err != nil || got != want {
 			t.Errorf("MergeOf(%s) = %v, %v; want %v", version, got, err, want)
 		}
 	}
-	for _, version := range []string{"v1.28.0", "v1.32.9", "v1.37.0", ""} {
+	for _, version := range []string{"v1.28.0", "v1.32.9", "v1.38.0", ""} {
 		if got, err := MergeOf(version); err == nil || !strings.Contains(err.Error(), "merge") {
 			t.Errorf("MergeOf(%q) = %v, %v; want an error", version, got, err)
 		}
@@ -72,13 +73,13 @@ func TestMergeOf(t *testing.T) {
 // minor podsrc does not reproduce is an error, never a silent default.
 func TestPLEGOf(t *testing.T) {
 	for version, want := range map[string]pleg.Semantics{
-		"v1.33.13": pleg.KubeletV133ToV135, "v1.34.0": pleg.KubeletV133ToV135, "v1.35.4": pleg.KubeletV133ToV135, "v1.36.3": pleg.KubeletV136,
+		"v1.33.13": pleg.KubeletV133ToV135, "v1.34.0": pleg.KubeletV133ToV135, "v1.35.4": pleg.KubeletV133ToV135, "v1.36.3": pleg.KubeletV136ToV137, "v1.37.2": pleg.KubeletV136ToV137,
 	} {
 		if got, err := PLEGOf(version); err != nil || got != want {
 			t.Errorf("PLEGOf(%s) = %v, %v; want %v", version, got, err, want)
 		}
 	}
-	for _, version := range []string{"v1.32.0", "v1.37.0", "v1.27.16", "garbage"} {
+	for _, version := range []string{"v1.32.0", "v1.38.0", "v1.27.16", "garbage"} {
 		if got, err := PLEGOf(version); err == nil || !strings.Contains(err.Error(), "PLEG") {
 			t.Errorf("PLEGOf(%s) = %v, %v; want an error", version, got, err)
 		}

@@ -48,13 +48,13 @@ func ParseMode(s string) (Mode, error) {
 type Semantics int
 
 const (
-	// KubeletV133ToV136 is the behaviour of kubelets v1.33 to v1.36: an update
+	// KubeletV133ToV137 is the behaviour of kubelets v1.33 to v1.37: an update
 	// also copies metadata.generation into the stored pod. It is the
 	// default. (v1.36 dropped the notification modes and the input
-	// operations other than SET; v1.33 to v1.35 still have them, and the
+	// operations other than SET, and v1.37 has neither; v1.33 to v1.35 still have them, and the
 	// merge offers them whatever the semantics. No trace of v1.33 to v1.35
 	// exercises them yet.)
-	KubeletV133ToV136 Semantics = iota
+	KubeletV133ToV137 Semantics = iota
 	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
 	// generation the pod was first seen with.
 	KubeletV127
@@ -63,8 +63,8 @@ const (
 // String returns the kubelet versions the semantics follow.
 func (s Semantics) String() string {
 	switch s {
-	case KubeletV133ToV136:
-		return "v1.33-v1.36"
+	case KubeletV133ToV137:
+		return "v1.33-v1.37"
 	case KubeletV127:
 		return "v1.27"
 	}

@@ -6,7 +6,9 @@ import "fmt"
 // minors differ. pkg/kubeletsemantics says which a kubelet minor has.
 //
 // The generic PLEG of kubelet v1.33, v1.34 and v1.35 is one file (their
-// generic.go differs only in a cache mutex). Against v1.36 it differs in:
+// generic.go differs only in a cache mutex). Against v1.36 and v1.37 (whose
+// relists differ only in taking a context and a logger from it, and in
+// PLEGOnDemandRelist, GA in v1.37, beta and on in v1.36) it differs in:
 //   - PodSync: v1.36 sends a PodSync for a pod it reinspected successfully
 //     without finding a change; v1.33 to v1.35 send nothing for it.
 //   - Watch conditions (v1.33 to v1.35; the pod workers set them for
@@ -24,8 +26,9 @@ import "fmt"
 type Semantics int
 
 const (
-	// KubeletV136 is the PLEG of kubelet v1.36. It is the default.
-	KubeletV136 Semantics = iota
+	// KubeletV136ToV137 is the PLEG of kubelets v1.36 and v1.37. It is the
+	// default.
+	KubeletV136ToV137 Semantics = iota
 	// KubeletV133ToV135 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
 	// a reinspection that found no change.
 	KubeletV133ToV135
@@ -34,8 +37,8 @@ const (
 // String returns the kubelet minors the semantics follow.
 func (s Semantics) String() string {
 	switch s {
-	case KubeletV136:
-		return "v1.36"
+	case KubeletV136ToV137:
+		return "v1.36-v1.37"
 	case KubeletV133ToV135:
 		return "v1.33-v1.35"
 	}
@@ -44,4 +47,4 @@ func (s Semantics) String() string {
 
 // syncsAfterReinspection reports whether a reinspection that found no change
 // yields a PodSync.
-func (s Semantics) syncsAfterReinspection() bool { return s == KubeletV136 }
+func (s Semantics) syncsAfterReinspection() bool { return s == KubeletV136ToV137 }

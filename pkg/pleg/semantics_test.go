@@ -8,7 +8,7 @@ import (
 
 // TestSemanticsReinspection replays the same runtime states with each
 // minor's semantics: a change whose inspection fails, then either the old
-// state again (v1.36 sends PodSync, v1.33-v1.35 nothing) or the pod gone
+// state again (v1.36 and v1.37 send PodSync, v1.33-v1.35 nothing) or the pod gone
 // while its status error is still injected (no status call is made, so the
 // removal is reported as usual).
 func TestSemanticsReinspection(t *testing.T) {
@@ -28,7 +28,7 @@ func TestSemanticsReinspection(t *testing.T) {
 		semantics Semantics
 		relists   []relist
 	}{
-		{"v1.36 back to the recorded state", KubeletV136, []relist{
+		{"v1.36-v1.37 back to the recorded state", KubeletV136ToV137, []relist{
 			{pods: []tracePod{running}, want: started},
 			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
 			{pods: []tracePod{running}, want: []traceEvent{{PodID: "pod-1", Type: string(PodSync)}}},
@@ -46,7 +46,7 @@ func TestSemanticsReinspection(t *testing.T) {
 			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
 		}},
 	}
-	for _, sem := range []Semantics{KubeletV133ToV135, KubeletV136} {
+	for _, sem := range []Semantics{KubeletV133ToV135, KubeletV136ToV137} {
 		tests = append(tests, struct {
 			name      string
 			semantics Semantics

@@ -31,6 +31,12 @@ type Kubelet struct {
 	// a terminal phase nor failed by the kubelet, the pod judged included)
 	// and killPodNow (the pod is failed).
 	Handlers func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error)
+	// DeclareFeatures is what the kubelet declares as its node's features
+	// (nodedeclaredfeatures.DefaultFramework.DiscoverNodeFeatures on the
+	// process-wide feature gates, the runtime's features by their CRI names
+	// and the kubelet's version), for a minor that chains the declared
+	// features handler; nil for the others.
+	DeclareFeatures func(runtimeFeatures map[string]bool, version string) ([]string, error)
 }
 
 // kubeletState is what the oracle keeps of the kubelet: its pod manager
@@ -116,7 +122,7 @@ func (s *kubeletState) handleAdditions(handlers []admission.Judge, pods []*v1.Po
 // runKubelet runs a scenario through the kubelet's code and returns the
 // results of each step.
 func runKubelet(ctx context.Context, k Kubelet, sc Scenario) ([][]Result, error) {
-	s := &kubeletState{node: sc.Node.DeepCopy(), pods: map[types.UID]*v1.Pod{}, failed: map[types.UID]bool{}, k: k}
+	s := &kubeletState{node: Trace{Node: sc.Node, NodeFeatures: sc.NodeFeatures}.NodeWithFeatures().DeepCopy(), pods: map[types.UID]*v1.Pod{}, failed: map[types.UID]bool{}, k: k}
 	judges, err := k.Handlers(ctx, sc.AllowedUnsafeSysctls, s.callbacks())
 	if err != nil {
 		return nil, err

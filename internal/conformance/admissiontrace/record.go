@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	"github.com/podsrc/podsrc/internal/conformance"
 	"github.com/podsrc/podsrc/pkg/admission"
@@ -26,6 +29,10 @@ type Scenario struct {
 	Handlers             []string
 	Node                 *v1.Node
 	AllowedUnsafeSysctls []string
+	// NodeFeatures is what the kubelet's declared features come from, for
+	// a scenario that chains the declared features handler; its Declared
+	// is what the recorded kubelet declares.
+	NodeFeatures *NodeFeatures
 	// Steps are the ADD notifications, each in the order sent.
 	Steps [][]*v1.Pod
 }
@@ -52,7 +59,7 @@ func Record(t *testing.T, k Kubelet) {
 		}
 		scenarios = append(scenarios, Scenario{
 			Name: name, Description: f.Description, Handlers: f.Handlers,
-			Node: f.Node, AllowedUnsafeSysctls: f.AllowedUnsafeSysctls, Steps: stepPods(f.Steps),
+			Node: f.Node, AllowedUnsafeSysctls: f.AllowedUnsafeSysctls, NodeFeatures: f.NodeFeatures, Steps: stepPods(f.Steps),
 		})
 	}
 	has, err := k.Handlers(t.Context(), nil, admission.Callbacks{})
@@ -63,6 +70,10 @@ func Record(t *testing.T, k Kubelet) {
 		sc.Handlers = slices.DeleteFunc(slices.Clone(sc.Handlers), func(h string) bool { _, ok := has[h]; return !ok })
 		t.Run(sc.Name, func(t *testing.T) {
 			path := filepath.Join(conformance.Dir(Sub), prefix+sc.Name+".json")
+			sc, err := declare(t, k, sc)
+			if err != nil {
+				t.Fatalf("the node features of kubelet %s: %v", k.Version, err)
+			}
 			results, err := runKubelet(t.Context(), k, sc)
 			if err != nil {
 				t.Fatalf("running kubelet %s: %v", k.Version, err)
@@ -72,6 +83,34 @@ func Record(t *testing.T, k Kubelet) {
 			}
 		})
 	}
+}
+
+// declare gives a scenario that chains the declared features handler the
+// features kubelet k declares, with the scenario's feature gates set for
+// the rest of the test and k's version; one that does not chain it keeps
+// no NodeFeatures, as the traces without the handler have none.
+func declare(t *testing.T, k Kubelet, sc Scenario) (Scenario, error) {
+	if !slices.Contains(sc.Handlers, admission.HandlerDeclaredFeatures) {
+		sc.NodeFeatures = nil
+		return sc, nil
+	}
+	if k.DeclareFeatures == nil {
+		return sc, fmt.Errorf("kubelet %s chains the declared features handler but declares no features", k.Version)
+	}
+	nf := NodeFeatures{Version: k.Version, RuntimeFeatures: map[string]bool{}}
+	if sc.NodeFeatures != nil {
+		nf.FeatureGates, nf.RuntimeFeatures = sc.NodeFeatures.FeatureGates, sc.NodeFeatures.RuntimeFeatures
+	}
+	for gate, on := range nf.FeatureGates {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(gate), on)
+	}
+	declared, err := k.DeclareFeatures(nf.RuntimeFeatures, nf.Version)
+	if err != nil {
+		return sc, err
+	}
+	nf.Declared = declared
+	sc.NodeFeatures = &nf
+	return sc, nil
 }
 
 func scenarioNamed(scenarios []Scenario, name string) bool {
@@ -98,6 +137,9 @@ func writeOrCheck(path, kubelet string, sc Scenario, results [][]Result) error {
 		if !reflect.DeepEqual(normalized(results), normalized(want)) {
 			return fmt.Errorf("kubelet %s gives other results than %s (delete it to record it anew):\ngot  %+v\nwant %+v", kubelet, path, results, want)
 		}
+		if got, want := declaredOf(sc.NodeFeatures), declaredOf(old.NodeFeatures); !slices.Equal(got, want) {
+			return fmt.Errorf("kubelet %s declares other node features than %s (delete it to record it anew): %q, not %q", kubelet, path, got, want)
+		}
 		return nil
 	case !errors.Is(err, os.ErrNotExist):
 		return err
@@ -110,6 +152,15 @@ func writeOrCheck(path, kubelet string, sc Scenario, results [][]Result) error {
 		return fmt.Errorf("writing admission trace: %w", err)
 	}
 	return nil
+}
+
+// declaredOf is the features a trace's kubelet declares; none without
+// NodeFeatures.
+func declaredOf(nf *NodeFeatures) []string {
+	if nf == nil {
+		return nil
+	}
+	return nf.Declared
 }
 
 // normalized gives none preempted one form, as a trace leaves it out.
@@ -134,14 +185,15 @@ func encode(kubelet, name string, sc Scenario, results [][]Result) ([]byte, erro
 		Results []Result          `json:"results"`
 	}
 	tr := struct {
-		Kubelet              string   `json:"kubelet"`
-		Name                 string   `json:"name"`
-		Description          string   `json:"description"`
-		Handlers             []string `json:"handlers"`
-		Node                 *v1.Node `json:"node,omitempty"`
-		AllowedUnsafeSysctls []string `json:"allowedUnsafeSysctls,omitempty"`
-		Steps                []step   `json:"steps"`
-	}{Kubelet: kubelet, Name: name, Description: sc.Description, Handlers: sc.Handlers, Node: sc.Node, AllowedUnsafeSysctls: sc.AllowedUnsafeSysctls}
+		Kubelet              string        `json:"kubelet"`
+		Name                 string        `json:"name"`
+		Description          string        `json:"description"`
+		Handlers             []string      `json:"handlers"`
+		Node                 *v1.Node      `json:"node,omitempty"`
+		AllowedUnsafeSysctls []string      `json:"allowedUnsafeSysctls,omitempty"`
+		NodeFeatures         *NodeFeatures `json:"nodeFeatures,omitempty"`
+		Steps                []step        `json:"steps"`
+	}{Kubelet: kubelet, Name: name, Description: sc.Description, Handlers: sc.Handlers, Node: sc.Node, AllowedUnsafeSysctls: sc.AllowedUnsafeSysctls, NodeFeatures: sc.NodeFeatures}
 	for i, pods := range sc.Steps {
 		s := step{Pods: []json.RawMessage{}, Results: results[i]}
 		for _, p := range pods {

@@ -5,6 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+
 	"github.com/podsrc/podsrc/internal/conformance"
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
@@ -12,7 +16,9 @@ import (
 
 // Replay replays every admission trace recorded from the kubelet minor of
 // kubeletVersion through an admission.Admitter with the chain newHandlers
-// builds for the trace's handlers and allowed unsafe sysctls, and compares
+// builds for the trace's handlers and allowed unsafe sysctls, under the
+// feature gates the trace's kubelet had, on its Node as the kubelet's node
+// status shows it (with the features it declares), and compares
 // every result with the kubelet's: the pod, its admission, reason and
 // message, the pods preempted and their order, and why a pod was skipped.
 // It fails when that minor has no trace, so that a module never passes on
@@ -42,12 +48,17 @@ func Replay(t *testing.T, kubeletVersion string, newHandlers admission.NewHandle
 }
 
 func replayTrace(t *testing.T, tr Trace, newHandlers admission.NewHandlers) {
+	if tr.NodeFeatures != nil {
+		for gate, on := range tr.NodeFeatures.FeatureGates {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(gate), on)
+		}
+	}
 	h, err := newHandlers(t.Context(), admission.Config{Handlers: tr.Handlers, AllowedUnsafeSysctls: tr.AllowedUnsafeSysctls})
 	if err != nil {
 		t.Fatalf("building the handlers %q: %v", tr.Handlers, err)
 	}
 	a := admission.NewAdmitter(h, nil)
-	a.SetNode(tr.Node)
+	a.SetNode(tr.NodeWithFeatures())
 	for i, step := range tr.Steps {
 		for _, diff := range Compare(a.Add(step.Pods), step.Results, tr.Handlers) {
 			t.Errorf("step %d: %s", i, diff)

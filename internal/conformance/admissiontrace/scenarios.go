@@ -2,6 +2,7 @@ package admissiontrace
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -36,7 +37,9 @@ func Scenarios() []Scenario {
 		j := i * 7 % 15
 		sameTime = append(sameTime, apiPod(fmt.Sprintf("p%02d", j), 1+j%3, requests("cpu", "100m")))
 	}
-	all := admission.HandlerOrder
+	// The scenarios need no node feature, so they leave the declared
+	// features handler out, as the traces with no nodeFeatures do.
+	all := slices.DeleteFunc(slices.Clone(admission.HandlerOrder), func(h string) bool { return h == admission.HandlerDeclaredFeatures })
 	return []Scenario{
 		{Name: "out-of-ephemeral-storage", Description: "a pod asking for more ephemeral storage than allocatable", Handlers: all, Node: node("2", "4Gi", "110"),
 			Steps: [][]*v1.Pod{{apiPod("scratch", 1, requests("ephemeral-storage", "30Gi"))}}},

@@ -33,7 +33,35 @@ type Trace struct {
 	// Node is the kubelet's Node object; absent when the scenario has none.
 	Node                 *v1.Node `json:"node,omitempty"`
 	AllowedUnsafeSysctls []string `json:"allowedUnsafeSysctls,omitempty"`
-	Steps                []Step   `json:"steps"`
+	// NodeFeatures is what the kubelet's node declared features come
+	// from, and what it declared; only traces that chain the declared
+	// features handler have it.
+	NodeFeatures *NodeFeatures `json:"nodeFeatures,omitempty"`
+	Steps        []Step        `json:"steps"`
+}
+
+// NodeFeatures is the kubelet's node declared features: its feature gates
+// as the scenario sets them (every other gate has its default), the
+// features its container runtime reports, its version, and the features
+// it declares from them (sorted), which its Node's status carries.
+type NodeFeatures struct {
+	FeatureGates    map[string]bool `json:"featureGates,omitempty"`
+	RuntimeFeatures map[string]bool `json:"runtimeFeatures"`
+	Version         string          `json:"version"`
+	Declared        []string        `json:"declared"`
+}
+
+// NodeWithFeatures returns the trace's Node as the kubelet's node status
+// shows it with its declared features and its version; nil without a
+// Node.
+func (tr Trace) NodeWithFeatures() *v1.Node {
+	if tr.Node == nil || tr.NodeFeatures == nil {
+		return tr.Node
+	}
+	n := tr.Node.DeepCopy()
+	n.Status.DeclaredFeatures = tr.NodeFeatures.Declared
+	n.Status.NodeInfo.KubeletVersion = tr.NodeFeatures.Version
+	return n
 }
 
 // Step is one ADD notification and what the kubelet made of each pod.

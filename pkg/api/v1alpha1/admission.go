@@ -14,7 +14,8 @@ type Admission struct {
 	// pod's status.message to "Pod was rejected: " followed by it.
 	Message string `json:"message,omitempty"`
 	// Handler names the admit handler that refused the pod (sysctl,
-	// predicate, podfeatures); empty when the pod was admitted.
+	// predicate, podfeatures, declaredfeatures); empty when the pod was
+	// admitted.
 	Handler string `json:"handler,omitempty"`
 	// Preempts are the pods the kubelet's critical pod preemption evicts
 	// to admit this one, in the order it evicts them (evicted even if a

@@ -2,7 +2,7 @@
 // through the kubelet's internal Pod type: decoding with API defaulting, the
 // generated UID, the static pod defaults, validation, conversion to v1 and the
 // API-reference rules. What differs between minors comes in a Specifics, from
-// each minor's module (cmd/podsrc-agent/kubelet133 to kubelet136).
+// each minor's module (cmd/podsrc-agent/kubelet133 to kubelet137).
 //
 // The package is built against the k8s.io/kubernetes of whichever minor's
 // module links it: this module requires the oldest supported minor, so Go's
@@ -144,12 +144,12 @@ func (k kubelet) applyDefaults(pod *api.Pod, loc staticpod.Location) {
 	pod.Status.Phase = api.PodPending
 }
 
-// checkReferences bans every API object reference where the minor's gate is
-// on. Otherwise (gate off, or a minor without it) a single pod meets the
-// older ClusterTrustBundle and ResourceClaims checks on its converted form;
-// a nil converted pod (a list item) meets none.
+// checkReferences bans every API object reference where the minor bans
+// them, or its gate is on. Otherwise (gate off, or a minor without it) a
+// single pod meets the older ClusterTrustBundle and ResourceClaims checks
+// on its converted form; a nil converted pod (a list item) meets none.
 func (k kubelet) checkReferences(pod *api.Pod, converted *v1.Pod) error {
-	if k.m.ReferenceGate != "" && utilfeature.DefaultFeatureGate.Enabled(k.m.ReferenceGate) {
+	if k.m.ReferencesBanned || k.m.ReferenceGate != "" && utilfeature.DefaultFeatureGate.Enabled(k.m.ReferenceGate) {
 		_, resource, err := k.m.FindAPIReference(pod)
 		if err != nil {
 			return err

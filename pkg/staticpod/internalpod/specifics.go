@@ -24,12 +24,17 @@ type Specifics struct {
 	DeriveValidationOptions bool
 
 	// ReferenceGate is the feature gate that turns on the ban of every API
-	// object reference (PreventStaticPodAPIReferences, v1.34 on); empty where
-	// the minor has no such gate.
+	// object reference (PreventStaticPodAPIReferences, v1.34 to v1.36);
+	// empty where the minor has no such gate.
 	ReferenceGate featuregate.Feature
+
+	// ReferencesBanned bans every API object reference whatever the gates
+	// (v1.37 on, where PreventStaticPodAPIReferences is gone).
+	ReferencesBanned bool
 
 	// FindAPIReference reports the first API object the pod references, by
 	// its resource name (the minor's podutil.HasAPIObjectReference). It is
-	// used while ReferenceGate is on, and must be set with it.
+	// used while references are banned (ReferencesBanned, or ReferenceGate
+	// on), and must be set with either.
 	FindAPIReference func(*api.Pod) (found bool, resource string, err error)
 }

@@ -8,7 +8,9 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	"k8s.io/kubernetes/pkg/kubelet/preemption"
 	"k8s.io/kubernetes/pkg/kubelet/sysctl"
@@ -41,7 +43,8 @@ func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
 // NewMainKubelet does, on the kubelet's callbacks k: the sysctl allowlist
 // (the safe sysctls the running kernel has, and the allowed unsafe ones),
 // the general predicates with critical pod preemption as their failure
-// handler, and the pod features handler.
+// handler, the pod features handler and, while the gate NodeDeclaredFeatures
+// is on (the default), the declared features handler.
 func kubeletHandlers(ctx context.Context, allowedUnsafeSysctls []string, k admit.Callbacks) (map[string]admit.Judge, error) {
 	allowlist, err := sysctl.NewAllowlist(append(sysctl.SafeSysctlAllowlist(ctx), allowedUnsafeSysctls...))
 	if err != nil {
@@ -49,11 +52,15 @@ func kubeletHandlers(ctx context.Context, allowedUnsafeSysctls []string, k admit
 	}
 	preempt := preemption.NewCriticalPodAdmissionHandler(k.ActivePods, k.Kill, &record.FakeRecorder{})
 	node := func(context.Context, bool) (*v1.Node, error) { return k.Node() }
-	return map[string]admit.Judge{
+	judges := map[string]admit.Judge{
 		admit.HandlerSysctl:      judge(allowlist),
 		admit.HandlerPredicate:   judge(lifecycle.NewPredicateAdmitHandler(node, preempt, keepPluginResources)),
 		admit.HandlerPodFeatures: judge(lifecycle.NewPodFeaturesAdmitHandler()),
-	}, nil
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.NodeDeclaredFeatures) {
+		judges[admit.HandlerDeclaredFeatures] = declaredFeatures(k.Node)
+	}
+	return judges, nil
 }
 
 // judge calls one of the kubelet's admit handlers with what the kubelet's allocation manager

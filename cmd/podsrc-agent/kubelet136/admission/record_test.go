@@ -29,5 +29,6 @@ func TestRecordAdmissionTraces(t *testing.T) {
 		IsMirrorPod:        kubetypes.IsMirrorPod,
 		IsPodPhaseTerminal: podutil.IsPodPhaseTerminal,
 		Handlers:           evictiontrace.WithEviction(kubeletHandlers, startEvictionManager),
+		DeclareFeatures:    declareFeatures,
 	})
 }

@@ -1,0 +1,38 @@
+package admission
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	versionutil "k8s.io/apimachinery/pkg/util/version"
+	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+
+	admit "github.com/podsrc/podsrc/pkg/admission"
+)
+
+// declaredFeatures is v1.37's declared features handler
+// (lifecycle.NewDeclaredFeaturesAdmitHandler) as NewMainKubelet builds it,
+// on the features the kubelet declares in its Node's status and the
+// kubelet version its nodeInfo names. Without a Node it admits: the
+// predicates before it refuse such a pod, as the kubelet's do when it
+// cannot get its node, and the agent gives no verdict without one.
+func declaredFeatures(ctx context.Context, node func() (*v1.Node, error)) admit.Judge {
+	return func(in admit.Input) (bool, string, string) {
+		n, err := node()
+		if err != nil {
+			return true, "", ""
+		}
+		declared := ndf.DefaultFramework.TryMap(n.Status.DeclaredFeatures)
+		return judge(ctx, lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, kubeletVersionOf(n)))(in)
+	}
+}
+
+// kubeletVersionOf is the version of node n's kubelet as its nodeInfo
+// names it, or the linked kubelet's where it names none that parses.
+func kubeletVersionOf(n *v1.Node) *versionutil.Version {
+	if v, err := versionutil.Parse(n.Status.NodeInfo.KubeletVersion); err == nil {
+		return v
+	}
+	return versionutil.MustParse(KubeletVersion())
+}
