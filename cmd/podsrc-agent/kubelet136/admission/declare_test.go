@@ -13,7 +13,9 @@ import (
 // features discovery asks for them, by name.
 type kubeletGates struct{ featuregate.FeatureGate }
 
-func (g kubeletGates) Enabled(name string) bool { return g.FeatureGate.Enabled(featuregate.Feature(name)) }
+func (g kubeletGates) Enabled(name string) bool {
+	return g.FeatureGate.Enabled(featuregate.Feature(name))
+}
 
 // declareFeatures is what kubelet v1.36 declares as its node's features,
 // as its discoverNodeDeclaredFeatures does: the default framework on the
