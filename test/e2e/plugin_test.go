@@ -23,7 +23,9 @@ func testPluginCommands(t *testing.T, e *env) {
 				t.Errorf("kubectl-podsrc %s: %v\n%s", strings.Join(args, " "), err, out)
 				continue
 			}
-			if !strings.Contains(out, c.NodeName) {
+			// pods names a node in a NODE column only for many nodes; the
+			// agent's own pod in its list shows it reached this one.
+			if cmd[0] != "pods" && !strings.Contains(out, c.NodeName) {
 				t.Errorf("kubectl-podsrc %s does not name node %s:\n%s", strings.Join(args, " "), c.NodeName, out)
 			}
 			if cmd[0] == "pods" && !strings.Contains(out, "podsrc-agent-") {

@@ -150,7 +150,7 @@ func testPodQuery(t *testing.T, e *env) {
 			t.Fatalf("pods -n %s -l %s: %v\n%s", client.AgentNamespace, client.AgentSelector, err, out)
 		}
 		for _, l := range lines {
-			if !strings.HasPrefix(l, "podinfo.podsrc.io/podsrc-agent-") {
+			if !strings.HasPrefix(l, "podinfo.podsrc.io/"+c.NodeName+"/podsrc-agent-") {
 				t.Fatalf("pods -n %s -l %s printed %q:\n%s", client.AgentNamespace, client.AgentSelector, l, out)
 			}
 		}

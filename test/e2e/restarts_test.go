@@ -60,12 +60,16 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 	}
 	e.waitEvent(t, mark, "the new agent's ADD of its own pod "+newName, configEvent("ADD", v1alpha1.SourceAPI, "", "", string(newUID)))
 
-	// Across the recreation: a reset (another epoch), then the new agent's
-	// events from its first on, with no hole that is not reported as a gap.
+	// Across the recreation: the new agent's start, marked by a boundary
+	// where its journal continues the old agent's numbering (or a reset,
+	// another epoch, where it has none), then its events from its first
+	// on, with no hole that is not reported as a gap.
 	msgs := e.rec.since(mark)
-	resetAt := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset })
+	resetAt := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool {
+		return m.Type == v1alpha1.MessageReset || (m.Event != nil && m.Event.Kind == v1alpha1.EventKindBoundary)
+	})
 	if resetAt < 0 {
-		t.Fatalf("no reset message after the agent pod was recreated:\n%s", describeMsgs(msgs, 20))
+		t.Fatalf("no reset message or boundary after the agent pod was recreated:\n%s", describeMsgs(msgs, 20))
 	}
 	checkSequence(t, msgs[resetAt:])
 }
@@ -79,6 +83,10 @@ func checkSequence(t *testing.T, msgs []v1alpha1.StreamMessage) {
 	for i, m := range msgs {
 		if m.Epoch != epoch {
 			epoch, last = m.Epoch, 0
+			if i == 0 && m.Type == v1alpha1.MessageEvent {
+				// A check that starts at an event (a boundary) starts there.
+				last = m.Event.Seq - 1
+			}
 		}
 		switch m.Type {
 		case v1alpha1.MessageReset:

@@ -59,9 +59,38 @@ func (tr Trace) NodeWithFeatures() *v1.Node {
 		return tr.Node
 	}
 	n := tr.Node.DeepCopy()
-	n.Status.DeclaredFeatures = tr.NodeFeatures.Declared
 	n.Status.NodeInfo.KubeletVersion = tr.NodeFeatures.Version
-	return n
+	return withDeclaredFeatures(n, tr.NodeFeatures.Declared)
+}
+
+// withDeclaredFeatures returns n with status.declaredFeatures set to
+// declared. It goes through the Node's JSON, since only the k8s.io/api of
+// the minors that declare features has the field: the older minors'
+// modules, which replay no trace with nodeFeatures, build this package too
+// and get n unchanged.
+func withDeclaredFeatures(n *v1.Node, declared []string) *v1.Node {
+	raw, err := json.Marshal(n)
+	if err != nil {
+		panic(fmt.Sprintf("encoding node %s: %v", n.Name, err))
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		panic(fmt.Sprintf("decoding node %s: %v", n.Name, err))
+	}
+	status, _ := obj["status"].(map[string]any)
+	if status == nil {
+		status = map[string]any{}
+		obj["status"] = status
+	}
+	status["declaredFeatures"] = declared
+	if raw, err = json.Marshal(obj); err != nil {
+		panic(fmt.Sprintf("encoding node %s: %v", n.Name, err))
+	}
+	out := &v1.Node{}
+	if err := json.Unmarshal(raw, out); err != nil {
+		panic(fmt.Sprintf("decoding node %s with its declared features: %v", n.Name, err))
+	}
+	return out
 }
 
 // Step is one ADD notification and what the kubelet made of each pod.
