@@ -179,7 +179,7 @@ func TestDeploy(t *testing.T) {
 			t.Fatalf("kubectl podsrc sources %s: %v\n%s", c.NodeName, err, out)
 		}
 		t.Logf("kubectl podsrc sources %s:\n%s", c.NodeName, out)
-		if strings.Contains(string(out), "WARNING") {
+		if strings.Contains(string(out), "Warning:") {
 			t.Errorf("the plugin and the agent are both %s on a kubelet of the minor podsrc reproduces, yet the plugin warns", e2eVersion)
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")

@@ -213,7 +213,7 @@ spec:
 	if err == nil || !strings.Contains(string(readyz), wantSkew) {
 		t.Errorf("/readyz of the skewed agent: %v %q, want 503 saying %q", err, readyz, wantSkew)
 	}
-	if _, errOut := runPlugin(t, c, plugin, "sources", c.NodeName); !strings.Contains(errOut, "WARNING: node "+c.NodeName+" runs kubelet "+version+", but its agent reproduces kubelet v1.36") {
+	if _, errOut := runPlugin(t, c, plugin, "sources", c.NodeName); !strings.Contains(errOut, "Warning: node "+c.NodeName+" runs kubelet "+version+", but its agent reproduces kubelet v1.36") {
 		t.Errorf("kubectl podsrc sources on the skewed node warns %q", errOut)
 	}
 	// The kubelet's UID comes from the runtime's sandbox until the new

@@ -63,7 +63,7 @@ func TestTwoNodes(t *testing.T) {
 			return sources.KubeletSkew != "", nil
 		})
 		_, errOut, _ := runPluginExit(t, c, plugin, "sources", "--all-nodes")
-		want := "WARNING: node " + n2.Name + " runs kubelet " + n2.KubeletVersion + ", but its agent reproduces kubelet v1.36"
+		want := "Warning: node " + n2.Name + " runs kubelet " + n2.KubeletVersion + ", but its agent reproduces kubelet v1.36"
 		if !strings.Contains(errOut, want) || strings.Contains(errOut, "node "+c.NodeName+" runs") {
 			t.Errorf("sources --all-nodes warns %q; want %q, and nothing of %s", errOut, want, c.NodeName)
 		}
