@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -279,12 +280,13 @@ func twoNodesPod(node, image, name string, args ...string) *corev1.Pod {
 	}
 }
 
-// rowsHold reports whether every node has a row that holds its text.
+// rowsHold reports whether every node has a row that names it in a column
+// of its own and holds its text.
 func rowsHold(out string, want map[string]string) bool {
 	for node, text := range want {
 		found := false
 		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(l, node+" ") && strings.Contains(l, text) {
+			if slices.Contains(strings.Fields(l), node) && strings.Contains(l, text) {
 				found = true
 				break
 			}
