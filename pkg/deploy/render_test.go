@@ -204,8 +204,11 @@ func checkJournal(t *testing.T, name string, v corev1.Volume, m corev1.VolumeMou
 	if v.HostPath == nil || v.HostPath.Path != journal.DefaultDir || v.HostPath.Type == nil || *v.HostPath.Type != corev1.HostPathDirectoryOrCreate {
 		t.Errorf("%s: journal volume %+v, want host directory %s, created if missing", name, v.VolumeSource, journal.DefaultDir)
 	}
-	if m.MountPath != journal.DefaultDir || m.ReadOnly || !slices.Contains(args, "--journal-dir="+journal.DefaultDir) {
-		t.Errorf("%s: journal mounted %+v with args %q, want it writable at --journal-dir=%s", name, m, args, journal.DefaultDir)
+	// One directory a node, within the volume: nodes that share a host
+	// keep their own journals.
+	dir := journal.DefaultDir + "/$(NODE_NAME)"
+	if m.MountPath != journal.DefaultDir || m.ReadOnly || !slices.Contains(args, "--journal-dir="+dir) {
+		t.Errorf("%s: journal mounted %+v with args %q, want it writable at %s and --journal-dir=%s", name, m, args, journal.DefaultDir, dir)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -19,6 +20,8 @@ import (
 type inspection struct {
 	// err says what is wrong with the store; nil when it is intact.
 	err error
+	// busy says another process holds the store: it was not inspected.
+	busy bool
 	// meta and records are what could be read of a damaged store, the
 	// records in sequence order.
 	meta    map[string][]byte
@@ -32,7 +35,7 @@ type inspection struct {
 // memory-mapped file and bbolt's panics on a garbled page are damage, not
 // a crash. When the store is damaged, it reads what it can: the records
 // from the first on and from the last back, until either fails.
-func inspect(path string) (in inspection) {
+func inspect(path string, lockTimeout time.Duration) (in inspection) {
 	// The mapped file may be shorter than its pages: a fault on it panics
 	// in this goroutine, and the deferred recovers say what failed.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -48,6 +51,11 @@ func inspect(path string) (in inspection) {
 	closeDB := func(db *bolt.DB) { _, _ = guarded(func() (struct{}, error) { return struct{}{}, db.Close() }) }
 	// The writer will need the free page list: a damaged one is damage.
 	db, err := open(true)
+	if errors.Is(err, bolt.ErrTimeout) {
+		// A writer holds the store's lock: that is not damage.
+		in.busy = true
+		return in
+	}
 	if err == nil {
 		defer closeDB(db)
 		if err = guardedCheck(db, path); err == nil {

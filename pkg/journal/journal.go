@@ -43,9 +43,9 @@ const aliveInterval = 5 * time.Second
 // newer ones are dropped (bound "backlog").
 const maxPending = 1 << 16
 
-// lockTimeout is how long Open waits for another process (an agent still
-// shutting down) to let go of the store.
-const lockTimeout = 10 * time.Second
+// defaultLockTimeout is how long Open waits for another process (an agent
+// still shutting down) to let go of the store.
+const defaultLockTimeout = 10 * time.Second
 
 // Bucket and meta key names.
 var (
@@ -75,6 +75,9 @@ type Options struct {
 	Node, AgentVersion, KubeletMinor string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// LockTimeout is how long Open waits for another process to let go
+	// of the store (10s when not positive).
+	LockTimeout time.Duration
 }
 
 // Found is what Open found of earlier agent processes.
@@ -152,6 +155,9 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = defaultLockTimeout
+	}
 	logger := klog.FromContext(ctx)
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the journal directory %s: %w", o.Dir, err)
@@ -171,7 +177,10 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 	case err != nil:
 		return nil, fmt.Errorf("reading the journal %s: %w", path, err)
 	default:
-		in := inspect(path)
+		in := inspect(path, o.LockTimeout)
+		if in.busy {
+			return nil, fmt.Errorf("the journal %s is in use by another process (another podsrc-agent with the same --journal-dir?); it waited %v for it", path, o.LockTimeout)
+		}
 		if in.err != nil {
 			moved := fmt.Sprintf("%s.corrupt-%s", path, o.Now().UTC().Format("20060102T150405Z"))
 			if err := os.Rename(path, moved); err != nil {
@@ -184,7 +193,7 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 		}
 	}
 
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("opening the journal %s (is another podsrc-agent using it?): %w", path, err)
 	}

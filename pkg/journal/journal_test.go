@@ -471,3 +471,29 @@ func TestOpenRefusesAnotherFormat(t *testing.T) {
 		t.Fatalf("opening a journal of record format 0: %v, want a refusal naming the format", err)
 	}
 }
+
+// TestOpenRefusesAJournalInUse opens a journal a second time while the
+// first holds it, as a second agent given the same --journal-dir would:
+// the second is refused, and the first's store is neither moved aside as
+// damaged nor cut.
+func TestOpenRefusesAJournalInUse(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(t.Context(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if _, err := Open(t.Context(), Options{Dir: dir, LockTimeout: 100 * time.Millisecond}); err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Fatalf("opening a journal in use: %v, want a refusal saying it is in use", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != FileName {
+		t.Fatalf("the journal's directory holds %v, want %s alone", entries, FileName)
+	}
+	if err := check(first.db, first.path); err != nil {
+		t.Fatalf("the first journal after the refused open: %v", err)
+	}
+}
