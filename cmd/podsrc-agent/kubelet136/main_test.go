@@ -81,12 +81,26 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
-	if !sc.Scan() {
-		t.Fatalf("stream ended at once: %v", sc.Err())
-	}
-	var first v1alpha1.StreamMessage
-	if err := json.Unmarshal(sc.Bytes(), &first); err != nil || first.Event == nil || first.Event.Op != v1alpha1.OpAdd {
-		t.Fatalf("first stream message %q: %v", sc.Text(), err)
+	// The agent's start over its fresh journal, then the static pod's ADD.
+	for _, want := range []func(*v1alpha1.Event) bool{
+		func(e *v1alpha1.Event) bool {
+			return e.Kind == v1alpha1.EventKindBoundary && e.Boundary != nil && e.Boundary.PreviousStop == ""
+		},
+		func(e *v1alpha1.Event) bool { return e.Op == v1alpha1.OpAdd },
+	} {
+		var m v1alpha1.StreamMessage
+		for m.Type == "" || m.Type == v1alpha1.MessageHeartbeat {
+			if !sc.Scan() {
+				t.Fatalf("stream ended early: %v", sc.Err())
+			}
+			m = v1alpha1.StreamMessage{}
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("stream message %q: %v", sc.Text(), err)
+			}
+		}
+		if m.Event == nil || !want(m.Event) {
+			t.Fatalf("stream message %q, out of order", sc.Text())
+		}
 	}
 
 	start := time.Now()

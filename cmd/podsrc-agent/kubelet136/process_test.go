@@ -20,9 +20,11 @@ type agentProcess struct {
 }
 
 // startProcess runs bin with args until the test ends (killing it then if
-// it still runs), and logs its output when the test failed.
+// it still runs), and logs its output when the test failed. Its journal is
+// in a directory of the test's unless args give another.
 func startProcess(t *testing.T, bin string, args ...string) *agentProcess {
 	t.Helper()
+	args = append([]string{"--journal-dir=" + t.TempDir()}, args...)
 	p := &agentProcess{cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
 	if err := p.cmd.Start(); err != nil {

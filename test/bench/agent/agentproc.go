@@ -61,7 +61,8 @@ func startStaticAgent(ctx context.Context, bin string, pods int, limitMiB float6
 		return a, fmt.Errorf("agent log: %w", err)
 	}
 	a.cmd = exec.Command(bin, append([]string{"--node-name=bench", "--api-source=false", "--runtime-endpoint=",
-		"--static-pod-path=" + a.dir, "--listen-address=" + a.addr, "--heartbeat=1s"}, args...)...)
+		"--static-pod-path=" + a.dir, "--listen-address=" + a.addr, "--heartbeat=1s",
+		"--journal-dir=" + filepath.Join(a.tmp, "journal")}, args...)...)
 	a.cmd.Env = append(os.Environ(), fmt.Sprintf("GOMEMLIMIT=%dMiB", int(limitMiB)))
 	a.cmd.Stdout, a.cmd.Stderr = a.logFile, a.logFile
 	if err := a.cmd.Start(); err != nil {

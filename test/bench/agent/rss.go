@@ -166,7 +166,8 @@ func rssRun(ctx context.Context, c rssConfig, n int) (res rssResult, err error) 
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	args := []string{"--node-name=bench", "--api-source=false", "--runtime-endpoint=", "--enable-profiling",
-		"--listen-address=127.0.0.1:" + strconv.Itoa(port), "--profiling-address=127.0.0.1:" + strconv.Itoa(profilingPort)}
+		"--listen-address=127.0.0.1:" + strconv.Itoa(port), "--profiling-address=127.0.0.1:" + strconv.Itoa(profilingPort),
+		"--journal-dir=" + filepath.Join(tmp, "journal")}
 	sourceName := v1alpha1.SourceFile
 	switch c.source {
 	case "file":
