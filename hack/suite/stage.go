@@ -61,7 +61,7 @@ type result struct {
 // fails, and the rest of the suite still runs. A hang is called no sooner
 // than hangFloor and no later than hangCap, well inside CI's 90 minutes.
 const (
-	hangAfter = 3
+	hangAfter = 4
 	hangFloor = time.Minute
 	hangCap   = 45 * time.Minute
 )

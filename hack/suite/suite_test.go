@@ -251,7 +251,7 @@ func TestColdGoCacheAfterWarmClusterDoesNotFail(t *testing.T) {
 
 // TestBudgetsFitTheGoal checks that make test's budgets, with every module
 // the budget table knows, add up to less than docs/development.md's goals: 40
-// minutes warm and 75 cold on a 2-core machine.
+// minutes warm and 80 cold on a 2-core machine.
 func TestBudgetsFitTheGoal(t *testing.T) {
 	o := &testOptions{budgetScale: 1}
 	for m := range moduleBudgets {
@@ -262,7 +262,7 @@ func TestBudgetsFitTheGoal(t *testing.T) {
 		warm += s.budget.warm
 		cold += s.budget.cold
 	}
-	if warm >= 40*time.Minute || cold >= 75*time.Minute {
-		t.Errorf("make test's budgets add up to %v warm and %v cold; the goals are under 40m and 75m", warm, cold)
+	if warm >= 40*time.Minute || cold >= 80*time.Minute {
+		t.Errorf("make test's budgets add up to %v warm and %v cold; the goals are under 40m and 80m", warm, cold)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // Budgets of `make test`'s stages on a 2-core machine; docs/development.md
 // has the measured figures they are drawn from, and TestBudgetsFitTheGoal
-// keeps their sums under its goals (40 minutes warm, 75 cold).
+// keeps their sums under its goals (40 minutes warm, 80 cold).
 var (
 	budgetClusterBuild = budget{warm: 2 * time.Minute, cold: 19 * time.Minute}
 	budgetLint         = budget{warm: 3 * time.Minute, cold: 9 * time.Minute}
@@ -32,6 +32,7 @@ var moduleBudgets = map[string]moduleBudget{
 	"cmd/podsrc-agent/kubelet134": kubeletModule,
 	"cmd/podsrc-agent/kubelet135": kubeletModule,
 	"cmd/podsrc-agent/kubelet136": {compile: budget{1 * time.Minute, 3 * time.Minute}, test: budget{2 * time.Minute, 2 * time.Minute}},
+	"cmd/podsrc-agent/kubelet137": {compile: budget{1 * time.Minute, 4 * time.Minute}, test: budget{30 * time.Second, 1 * time.Minute}},
 	// The decode every minor shares has no tests of its own (each minor's
 	// module tests it), so compiling its tests builds little.
 	"pkg/staticpod/internalpod": {compile: budget{30 * time.Second, 90 * time.Second}, test: budget{30 * time.Second, 30 * time.Second}},
