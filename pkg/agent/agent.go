@@ -69,8 +69,10 @@ type Agent struct {
 	// api serves the agent's state (the Agent is its serve.State).
 	api *serve.API
 
-	// journal, when on, keeps the ring's events on the node.
-	journal *journal.Journal
+	// journal, when on, keeps the ring's events on the node; journalErr
+	// says why it could not be opened.
+	journal    *journal.Journal
+	journalErr error
 }
 
 // New returns an agent for cfg reproducing kubelet minor kubelet. decoder
@@ -91,7 +93,8 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		stopping:  make(chan struct{}),
 	}
 	ctx := context.Background()
-	j := openJournal(ctx, cfg, a)
+	j, err := openJournal(ctx, cfg, a)
+	a.journalErr = err
 	a.ring = cfg.Events
 	switch {
 	case a.ring != nil:

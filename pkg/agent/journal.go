@@ -53,11 +53,11 @@ func (c *JournalConfig) Validate() error {
 }
 
 // openJournal opens the journal cfg.Journal names, or returns nil when it
-// is off or cannot be opened: the agent then serves without one, and says
-// so.
-func openJournal(ctx context.Context, cfg *Config, a *Agent) *journal.Journal {
+// is off, or nil and why when it cannot be opened: the agent then serves
+// without one, and says so.
+func openJournal(ctx context.Context, cfg *Config, a *Agent) (*journal.Journal, error) {
 	if cfg.Journal.Dir == "" {
-		return nil
+		return nil, nil
 	}
 	j, err := journal.Open(ctx, journal.Options{
 		Dir: cfg.Journal.Dir, MaxBytes: cfg.Journal.MaxBytes, MaxAge: cfg.Journal.MaxAge,
@@ -65,9 +65,37 @@ func openJournal(ctx context.Context, cfg *Config, a *Agent) *journal.Journal {
 	})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Serving without a journal: events will not outlive this process. Fix the directory, or set --journal-dir=\"\" to turn the journal off", "journalDir", cfg.Journal.Dir)
-		return nil
+		return nil, err
 	}
-	return j
+	return j, nil
+}
+
+// journalStatus is the state of the agent's journal, as sources serves it.
+func (a *Agent) journalStatus() *v1alpha1.JournalStatus {
+	switch {
+	case a.journalErr != nil:
+		return &v1alpha1.JournalStatus{State: v1alpha1.JournalFailed, Error: a.journalErr.Error()}
+	case a.journal == nil:
+		return &v1alpha1.JournalStatus{State: v1alpha1.JournalOff}
+	}
+	st := a.journal.Stats()
+	out := &v1alpha1.JournalStatus{
+		State: v1alpha1.JournalOn, Events: st.Events, Bytes: st.Bytes,
+		MaxBytes: a.cfg.Journal.MaxBytes, MaxAge: metav1.Duration{Duration: a.cfg.Journal.MaxAge},
+		WriteErrors: st.WriteErrors,
+	}
+	if st.Events > 0 {
+		out.Oldest = &metav1.Time{Time: st.Oldest}
+	}
+	for bound, n := range st.Dropped {
+		if n > 0 {
+			if out.Dropped == nil {
+				out.Dropped = map[string]uint64{}
+			}
+			out.Dropped[bound] = n
+		}
+	}
+	return out
 }
 
 // useJournal makes the ring continue the journal's numbering with its

@@ -143,3 +143,57 @@ func TestJournalKeepsEventsAcrossRestarts(t *testing.T) {
 		check(t, fmt.Sprintf("?since=%d&epoch=%s&until=%d", last-3, epoch, now), last-3)
 	})
 }
+
+// TestSourcesShowTheJournal checks the journal's state in the sources the
+// agent serves: on, with its events and bounds; off; and failed, saying why,
+// while the agent serves without it.
+func TestSourcesShowTheJournal(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		dir   string
+		state string
+		error string
+	}{
+		{name: "off", dir: "", state: v1alpha1.JournalOff},
+		{name: "failed", dir: filepath.Join(notADir, "journal"), state: v1alpha1.JournalFailed, error: "creating the journal directory " + filepath.Join(notADir, "journal")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &Config{
+				Node:          nodeenv.Env{NodeName: "node-1"},
+				PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
+				ListenAddress: "127.0.0.1:0",
+				Mode:          merge.Incremental,
+				EventBuffer:   4,
+				Heartbeat:     200 * time.Millisecond,
+				Limits:        serve.DefaultLimits(),
+				Journal:       JournalConfig{Dir: tt.dir, MaxBytes: journal.DefaultMaxBytes, MaxAge: journal.DefaultMaxAge},
+			}
+			a, err := New(cfg, kubeletminor.V136, yamlDecoder{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := a.Sources().Journal
+			if j == nil || j.State != tt.state || !strings.Contains(j.Error, tt.error) || (tt.error == "") != (j.Error == "") {
+				t.Fatalf("journal %+v, want state %s with error %q", j, tt.state, tt.error)
+			}
+		})
+	}
+
+	t.Run("on", func(t *testing.T) {
+		ta := startJournaled(t, filepath.Join(t.TempDir(), "journal"), t.TempDir())
+		ta.addPod(t, "web")
+		var j *v1alpha1.JournalStatus
+		ta.waitFor(t, "the journal to hold the pod's event", func() bool {
+			j = ta.Sources().Journal
+			return j != nil && j.Events >= 2
+		})
+		if j.State != v1alpha1.JournalOn || j.Bytes <= 0 || j.Oldest == nil || j.MaxBytes != journal.DefaultMaxBytes || j.MaxAge.Duration != journal.DefaultMaxAge || j.Error != "" {
+			t.Fatalf("journal %+v, want on with its events, bytes, oldest event and bounds", j)
+		}
+	})
+}

@@ -43,6 +43,7 @@ func (a *Agent) Sources() v1alpha1.SourceList {
 	}
 	out.NodeKubeletVersion = a.nodeKubelet()
 	out.KubeletSkew = a.kubeletSkew(out.NodeKubeletVersion)
+	out.Journal = a.journalStatus()
 	for _, s := range a.sources {
 		st := s.src.Status()
 		out.Items = append(out.Items, sourceInfo(s.name, &st, stats[s.name], a.cfg.ExposePodSpecs))

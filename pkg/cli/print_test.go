@@ -39,6 +39,11 @@ func richAgent(t *testing.T, node string, n int) (*fakeagent.Agent, string) {
 			LastError:     "decoding /etc/kubernetes/manifests/broken.yaml: yaml: line 12: mapping values are not allowed in this context; the file contributes no pod until it is fixed\nat line 12",
 			LastErrorTime: ago(time.Hour)},
 	}
+	fa.Sources.Journal = &v1alpha1.JournalStatus{State: v1alpha1.JournalOn, Events: 1200 * n, Bytes: int64(n) * 3 << 20, Oldest: ago(time.Duration(n) * 2 * time.Hour),
+		MaxBytes: 64 << 20, MaxAge: metav1.Duration{Duration: 7 * 24 * time.Hour}}
+	if n > 1 {
+		fa.Sources.Journal.Dropped = map[string]uint64{"size": 10, "age": 2}
+	}
 	fa.PLEG.Relists, fa.PLEG.Pods, fa.PLEG.LastRelist = uint64(1000*n), 3*n, ago(time.Second)
 	fa.PLEG.RelistDuration = v1alpha1.Latency{Count: 10, P50: 0.01 * float64(n), P99: 0.02 * float64(n), Max: 0.05}
 	fa.PLEG.RuntimeEvents, fa.PLEG.EventRelists = "following", uint64(40*n)

@@ -30,8 +30,10 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			of the node's sources did (READY, the kubelet's readiness to sync pods),
 			how many pods it has and when it last sent a list.
 
-			-o wide adds the last error and the manifests that were rejected or
-			shadowed by another file defining the same pod.` + nodeByNodeHelp),
+			-o wide adds the last error, the manifests that were rejected or
+			shadowed by another file defining the same pod, and the agent's
+			journal (JOURNAL): on with its events, size and oldest event, off, or
+			failed and why, when the node's events will not outlive the agent.` + nodeByNodeHelp),
 		Example: templates.Examples(`
 			# The sources of one node
 			kubectl podsrc sources node-1

@@ -99,7 +99,7 @@ func TestCustomColumnsCompletion(t *testing.T) {
 	got := f.customColumns()
 	want := []string{
 		"custom-columns=NODE:.nodeName,SOURCE:.metadata.name,TARGET:.target,SEEN:.seen,READY:.allSourcesSeen,PODS:.pods,LAST_UPDATE:.lastUpdate",
-		"custom-columns=NODE:.nodeName,SOURCE:.metadata.name,TARGET:.target,SEEN:.seen,READY:.allSourcesSeen,PODS:.pods,LAST_UPDATE:.lastUpdate,UPDATES:.updates,LAST_ERROR:.lastError",
+		"custom-columns=NODE:.nodeName,SOURCE:.metadata.name,TARGET:.target,SEEN:.seen,READY:.allSourcesSeen,PODS:.pods,LAST_UPDATE:.lastUpdate,UPDATES:.updates,LAST_ERROR:.lastError,JOURNAL:.journal.state",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("customColumns = %q, want %q", got, want)

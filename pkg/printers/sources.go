@@ -24,7 +24,7 @@ func (s Sources) Items() []Item {
 		}
 		for _, src := range srcs {
 			src.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindSource)
-			src.NodeName, src.AllSourcesSeen = l.NodeName, l.AllSourcesSeen
+			src.NodeName, src.AllSourcesSeen, src.Journal = l.NodeName, l.AllSourcesSeen, l.Journal
 			out = append(out, Item{Wire: src, Name: src.Name, Node: l.NodeName})
 		}
 	}
@@ -97,6 +97,7 @@ func SourceColumns() Columns[sourceRow] {
 		{Header: "Last Error", Wide: true, Path: ".lastError", Cell: sourceLastError},
 		{Header: "Rejected Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(rejectedFiles(s), "; ")) })},
 		{Header: "Shadowed Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(shadowedFiles(s), "; ")) })},
+		{Header: "Journal", Wide: true, Path: ".journal.state", Cell: func(r sourceRow) any { return journalState(r.Now, r.Source.Journal) }},
 	}
 }
 

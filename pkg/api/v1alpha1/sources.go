@@ -35,18 +35,22 @@ type SourceList struct {
 	// hashes, validation and the merge then follow another kubelet than
 	// the node's. The agent is not ready meanwhile.
 	KubeletSkew string `json:"kubeletSkew,omitempty"`
+	// Journal is the state of the agent's journal.
+	Journal *JournalStatus `json:"journal,omitempty"`
 	// Items has one entry per configured source, sorted by name.
 	Items []Source `json:"items"`
 }
 
 // Source is the state of one pod source.
 type Source struct {
-	// TypeMeta, NodeName and AllSourcesSeen are empty from the agent (its
-	// SourceList carries them); kubectl podsrc sets them on every item of
-	// the flat List it prints, so that one jsonpath fits one node or many.
+	// TypeMeta, NodeName, AllSourcesSeen and Journal are empty from the
+	// agent (its SourceList carries them); kubectl podsrc sets them on
+	// every item of the flat List it prints, so that one jsonpath fits one
+	// node or many.
 	metav1.TypeMeta `json:",inline"`
-	NodeName        string `json:"nodeName,omitempty"`
-	AllSourcesSeen  bool   `json:"allSourcesSeen,omitempty"`
+	NodeName        string         `json:"nodeName,omitempty"`
+	AllSourcesSeen  bool           `json:"allSourcesSeen,omitempty"`
+	Journal         *JournalStatus `json:"journal,omitempty"`
 	// Name is the kubelet's name of the source: file, http or api.
 	Name string `json:"name"`
 	// Target is what the source watches: the static pod path on the host,
