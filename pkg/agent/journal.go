@@ -34,7 +34,7 @@ func DefaultJournalConfig() JournalConfig {
 
 // AddFlags registers the journal's flags on fs.
 func (c *JournalConfig) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.Dir, "journal-dir", c.Dir, "The directory (mode 0700, created if missing; the DaemonSet mounts it from the node) where the agent keeps its events, so that they outlive a restart, an upgrade or a node reboot: events --since and watch --since serve them after one, and each restart shows as a boundary event with the time no agent watched. A damaged journal is moved aside and a fresh one started with what is still readable. Set to \"\" to keep events in memory only.")
+	fs.StringVar(&c.Dir, "journal-dir", c.Dir, "The directory (created with mode 0700 if missing; the DaemonSet mounts it from the node) where the agent keeps its events, so that they outlive a restart, an upgrade or a node reboot: events --since and watch --since serve them after one, and each restart shows as a boundary event with the time no agent watched. A damaged journal is moved aside and a fresh one started with what is still readable. Set to \"\" to keep events in memory only.")
 	fs.Int64Var(&c.MaxBytes, "journal-max-bytes", c.MaxBytes, "The most bytes of events the journal keeps; the oldest are dropped beyond it (podsrc_journal_dropped_events_total{bound=\"size\"}).")
 	fs.DurationVar(&c.MaxAge, "journal-max-age", c.MaxAge, "The oldest events the journal keeps; older ones are dropped (podsrc_journal_dropped_events_total{bound=\"age\"}).")
 }

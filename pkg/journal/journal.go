@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,6 +31,10 @@ const (
 
 // FileName is the journal's file in its directory.
 const FileName = "journal.db"
+
+// corruptSuffix and a time follow FileName in the name of a damaged
+// journal moved aside.
+const corruptSuffix = ".corrupt-"
 
 // FormatVersion is the version of the record format (see the package
 // comment), stored in the meta bucket.
@@ -59,6 +64,9 @@ var (
 	keyKubeletMinor = []byte("kubeletMinor")
 	keyAlive        = []byte("alive")
 	keyStopped      = []byte("stopped")
+	// keyLastSeq is the newest event's sequence number, which outlives
+	// the event when the bounds drop every one.
+	keyLastSeq = []byte("lastSeq")
 )
 
 // Options configure a journal.
@@ -132,8 +140,9 @@ type Stats struct {
 	// their records.
 	Events int
 	Bytes  int64
-	// FirstSeq and LastSeq number the oldest and newest events stored;
-	// Oldest is the oldest's time.
+	// FirstSeq numbers the oldest event stored, Oldest is its time;
+	// LastSeq numbers the newest event ever stored, also once the bounds
+	// dropped it.
 	FirstSeq, LastSeq uint64
 	Oldest            time.Time
 	// Dropped counts the events dropped, by bound: "size", "age" or
@@ -159,12 +168,8 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 		o.LockTimeout = defaultLockTimeout
 	}
 	logger := klog.FromContext(ctx)
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating the journal directory %s: %w", o.Dir, err)
-	}
-	// A directory the DaemonSet's hostPath created is world-readable.
-	if err := os.Chmod(o.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("making the journal directory %s private: %w", o.Dir, err)
+	if err := privateDir(o.Dir, logger); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(o.Dir, FileName)
 	j := &Journal{path: path, opts: o, logger: logger, wake: make(chan struct{}, 1),
@@ -178,14 +183,19 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 		return nil, fmt.Errorf("reading the journal %s: %w", path, err)
 	default:
 		in := inspect(path, o.LockTimeout)
-		if in.busy {
+		switch {
+		case in.busy:
 			return nil, fmt.Errorf("the journal %s is in use by another process (another podsrc-agent with the same --journal-dir?); it waited %v for it", path, o.LockTimeout)
+		case errors.Is(in.err, fs.ErrPermission):
+			// The agent may not read it: that is no damage to cut.
+			return nil, fmt.Errorf("reading the journal %s: %w", path, in.err)
 		}
 		if in.err != nil {
-			moved := fmt.Sprintf("%s.corrupt-%s", path, o.Now().UTC().Format("20060102T150405Z"))
+			moved := fmt.Sprintf("%s%s%s", path, corruptSuffix, o.Now().UTC().Format("20060102T150405Z"))
 			if err := os.Rename(path, moved); err != nil {
 				return nil, fmt.Errorf("moving the damaged journal %s aside: %w", path, err)
 			}
+			removeOlderDamaged(path, moved, logger)
 			j.found.Damage, j.found.MovedTo, j.found.Kept = in.err.Error(), moved, len(in.records)
 			logger.Error(in.err, "The journal is damaged; moved it aside and started a fresh one with the events still readable",
 				"journal", path, "movedTo", moved, "keptEvents", len(in.records))
@@ -203,6 +213,42 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 		return nil, fmt.Errorf("starting the journal %s: %w", path, err)
 	}
 	return j, nil
+}
+
+// removeOlderDamaged removes the damaged journals moved aside before kept,
+// so that damage again and again leaves one file beside the journal, not
+// one each time.
+func removeOlderDamaged(path, kept string, logger klog.Logger) {
+	older, _ := filepath.Glob(path + corruptSuffix + "*")
+	for _, f := range older {
+		if f == kept {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			logger.Error(err, "Removing an older damaged journal", "file", f)
+		}
+	}
+}
+
+// privateDir makes dir, mode 0700, when it is missing. A directory that
+// exists is the operator's (a hostPath, or one shared with others): its
+// mode stays, and the journal file itself is 0600.
+func privateDir(dir string, logger klog.Logger) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("creating the journal directory %s: %w", dir, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading the journal directory %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("the journal directory %s is not a directory", dir)
+	case st.Mode().Perm()&0o077 != 0:
+		logger.Info("The journal's directory is open to others; its file is not", "journalDir", dir, "mode", st.Mode().Perm().String())
+	}
+	return nil
 }
 
 // start reads what earlier processes left in the meta bucket, copies the
@@ -251,7 +297,15 @@ func (j *Journal) start(salvaged *inspection) error {
 		if err := meta.Delete(keyStopped); err != nil {
 			return err
 		}
-		return j.count(events)
+		if err := j.count(events); err != nil {
+			return err
+		}
+		// The numbering goes on after the newest event ever stored, also
+		// when the bounds dropped it.
+		if b := old[string(keyLastSeq)]; len(b) == 8 {
+			j.stats.LastSeq = max(j.stats.LastSeq, binary.BigEndian.Uint64(b))
+		}
+		return nil
 	})
 }
 
@@ -363,6 +417,11 @@ func (j *Journal) commit(stopping bool) {
 			}
 			added++
 			bytes += int64(len(k) + len(r.line))
+		}
+		if len(recs) > 0 {
+			if err := meta.Put(keyLastSeq, seqKey(recs[len(recs)-1].seq)); err != nil {
+				return err
+			}
 		}
 		now := j.opts.Now()
 		if err := meta.Put(keyAlive, []byte(formatTime(now))); err != nil {

@@ -188,6 +188,35 @@ func TestRestartsContinueTheNumbering(t *testing.T) {
 	}
 }
 
+// TestNumberingOutlivesEveryEvent lets the age bound drop every event of
+// an idle node, then restarts: the next process numbers on after the last
+// event ever stored, in the same epoch, so that a stream resuming after it
+// misses nothing.
+func TestNumberingOutlivesEveryEvent(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	o := Options{Now: c.Now, MaxAge: time.Hour}
+	p := start(t, dir, o)
+	epoch := p.j.Epoch()
+	if last := p.publish(t, 10, c.Now); last != 10 {
+		t.Fatalf("last event %d, want 10", last)
+	}
+	c.Add(2 * time.Hour)
+	p.j.commit(false)
+	if st := p.j.Stats(); st.Events != 0 || st.Dropped[BoundAge] != 10 {
+		t.Fatalf("stats %+v, want every event dropped by age", st)
+	}
+	p.close()
+
+	p = start(t, dir, o)
+	if p.j.Epoch() != epoch || p.j.LastSeq() != 10 || p.ring.LastSeq() != 10 {
+		t.Fatalf("restart: epoch %s, journal's last %d, ring's last %d; want epoch %s and 10", p.j.Epoch(), p.j.LastSeq(), p.ring.LastSeq(), epoch)
+	}
+	if last := p.publish(t, 1, c.Now); last != 11 {
+		t.Fatalf("next event %d, want 11", last)
+	}
+}
+
 // TestKillKeepsTheCommittedEvents stops a process without its last commit
 // and clean stop, as kill -9 does: the committed events stay, and the next
 // process finds an unclean stop with the time it was last known alive.
@@ -495,5 +524,65 @@ func TestOpenRefusesAJournalInUse(t *testing.T) {
 	}
 	if err := check(first.db, first.path); err != nil {
 		t.Fatalf("the first journal after the refused open: %v", err)
+	}
+}
+
+// TestOpenKeepsAnExistingDirectorysMode opens journals in a directory it
+// must create, which is private, and in one that exists, whose mode is the
+// operator's and stays.
+func TestOpenKeepsAnExistingDirectorysMode(t *testing.T) {
+	shared := t.TempDir()
+	if err := os.Chmod(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		dir  string
+		mode os.FileMode
+	}{
+		{name: "created", dir: filepath.Join(t.TempDir(), "a", "journal"), mode: 0o700},
+		{name: "existing", dir: shared, mode: 0o755},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, err := Open(t.Context(), Options{Dir: tt.dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			st, err := os.Stat(tt.dir)
+			if err != nil || st.Mode().Perm() != tt.mode {
+				t.Fatalf("the directory's mode %v (%v), want %v", st.Mode().Perm(), err, tt.mode)
+			}
+			if st, err := os.Stat(filepath.Join(tt.dir, FileName)); err != nil || st.Mode().Perm() != 0o600 {
+				t.Fatalf("the journal's file: %v, want mode 0600", err)
+			}
+		})
+	}
+}
+
+// TestDamageAgainKeepsOneDamagedFile damages the journal twice: the second
+// damaged file moved aside replaces the first, so that damage again and
+// again does not fill the node's disk.
+func TestDamageAgainKeepsOneDamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	path := filepath.Join(dir, FileName)
+	var moved []string
+	for range 2 {
+		p := start(t, dir, Options{Now: c.Now})
+		p.publish(t, 10, c.Now)
+		p.close()
+		if err := os.WriteFile(path, []byte("not bbolt\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c.Add(time.Minute)
+		p = start(t, dir, Options{Now: c.Now})
+		moved = append(moved, p.j.Found().MovedTo)
+		p.close()
+	}
+	left, err := filepath.Glob(path + corruptSuffix + "*")
+	if err != nil || len(left) != 1 || left[0] != moved[1] || moved[0] == moved[1] {
+		t.Fatalf("damaged files beside the journal %v (%v), want only the newest of %v", left, err, moved)
 	}
 }
