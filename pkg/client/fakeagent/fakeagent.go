@@ -123,7 +123,8 @@ func (a *Agent) EventQueries() []url.Values {
 	return append([]url.Values(nil), a.queries...)
 }
 
-// StreamStarted receives once for every stream request served.
+// StreamStarted receives once for every stream request served, once the
+// stream's start is set: what is published after it is streamed.
 func (a *Agent) StreamStarted() <-chan struct{} { return a.streamCh }
 
 // ServeHTTP serves the agent's API.

@@ -42,19 +42,30 @@ func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
 	drop := a.dropAfter
 	a.dropAfter = 0
 	a.mu.Unlock()
-	select {
-	case a.streamCh <- struct{}{}:
-	default:
+	// A stream has started once its start is set: a snapshot's once it
+	// is written, so that what is published after starts after it.
+	started := func() {
+		select {
+		case a.streamCh <- struct{}{}:
+		default:
+		}
+	}
+	var snapshotWritten func()
+	if q.Snapshot {
+		snapshotWritten = started
+	} else {
+		started()
 	}
 
 	if drop > 0 || mute {
 		w = &faultWriter{ResponseWriter: w, events: drop, mute: mute, done: r.Context().Done()}
 	}
 	_ = serve.Stream(w, r, &q, serve.StreamOptions{
-		Ring:      ring,
-		Heartbeat: heartbeat,
-		Stopping:  stopped,
-		Snapshot:  a.snapshot,
+		Ring:            ring,
+		Heartbeat:       heartbeat,
+		Stopping:        stopped,
+		Snapshot:        a.snapshot,
+		SnapshotWritten: snapshotWritten,
 	})
 	select {
 	case <-stopped:
