@@ -61,17 +61,24 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 	e.waitEvent(t, mark, "the new agent's ADD of its own pod "+newName, configEvent("ADD", v1alpha1.SourceAPI, "", "", string(newUID)))
 
 	// Across the recreation: the new agent's start, marked by a boundary
-	// where its journal continues the old agent's numbering (or a reset,
-	// another epoch, where it has none), then its events from its first
-	// on, with no hole that is not reported as a gap.
+	// where its journal continues the old agent's numbering in its epoch
+	// (never a reset: the DaemonSet's agent keeps a journal) and says the
+	// old agent stopped cleanly, then its events from its first on, with
+	// no hole that is not reported as a gap.
 	msgs := e.rec.since(mark)
-	resetAt := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool {
-		return m.Type == v1alpha1.MessageReset || (m.Event != nil && m.Event.Kind == v1alpha1.EventKindBoundary)
-	})
-	if resetAt < 0 {
-		t.Fatalf("no reset message or boundary after the agent pod was recreated:\n%s", describeMsgs(msgs, 20))
+	if i := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset }); i >= 0 {
+		t.Fatalf("a reset after the agent pod was recreated: its journal did not continue the numbering:\n%s", describeMsgs(msgs[:i+1], 20))
 	}
-	checkSequence(t, msgs[resetAt:])
+	at := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool {
+		return m.Event != nil && m.Event.Kind == v1alpha1.EventKindBoundary
+	})
+	if at < 0 {
+		t.Fatalf("no boundary after the agent pod was recreated:\n%s", describeMsgs(msgs, 20))
+	}
+	if b := msgs[at]; b.Epoch != msgs[0].Epoch || b.Event.Boundary == nil || b.Event.Boundary.PreviousStop != v1alpha1.StopClean {
+		t.Fatalf("the new agent's boundary %s in epoch %s, want the old agent's epoch %s and a clean stop:\n%s", describeMsgs(msgs[at:at+1], 1), b.Epoch, msgs[0].Epoch, describeMsgs(msgs, 20))
+	}
+	checkSequence(t, msgs[at:])
 }
 
 // checkSequence checks that within each epoch event sequence numbers follow
