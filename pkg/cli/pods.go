@@ -59,7 +59,7 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			kubectl podsrc pods --node-selector=node-role.kubernetes.io/control-plane -l app=web
 
 			# UIDs of the pods on all nodes
-			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.uid}{"\n"}{end}'`),
+			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.metadata.uid}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
