@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -28,7 +29,9 @@ func completionContext(cmd *cobra.Command, o *CommonOptions) (context.Context, c
 // completePods returns the names of node's pods that begin with
 // toComplete, asked of its agent through the client the commands use:
 // NAME in the namespace -n or the kubeconfig's context names,
-// NAMESPACE/NAME otherwise. A completion that fails offers nothing.
+// NAMESPACE/NAME otherwise. A completion that fails offers nothing, nor
+// does a name that is not a valid pod name: it comes from the agent, and
+// the shell would take its line feeds and escapes as they are.
 func completePods(ctx context.Context, o *CommonOptions, node, toComplete string) []string {
 	conn, err := o.Connector()
 	if err != nil {
@@ -50,6 +53,9 @@ func completePods(ctx context.Context, o *CommonOptions, node, toComplete string
 	}
 	var names []string
 	for _, p := range list.Items {
+		if len(validation.IsDNS1123Label(p.Namespace)) > 0 || len(validation.IsDNS1123Subdomain(p.Name)) > 0 {
+			continue
+		}
 		name := p.Namespace + "/" + p.Name
 		if ns != "" {
 			name = p.Name

@@ -40,7 +40,11 @@ func completions(t *testing.T, args ...string) []string {
 // agent stalls or is missing offers nothing within --node-timeout.
 func TestCompletePods(t *testing.T) {
 	fa, u1 := newAgent(t, "node-1")
-	fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: "web-2", Namespace: "shop", UID: "u3", Source: "api"})
+	fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: "web-2", Namespace: "shop", UID: "u3", Source: "api"},
+		// A hostile agent's names, which the shell would take as they are.
+		v1alpha1.PodInfo{Name: "evil\n--all-nodes", Namespace: "shop", UID: "u4"},
+		v1alpha1.PodInfo{Name: "clear\x1b[2J", Namespace: "shop", UID: "u5"},
+		v1alpha1.PodInfo{Name: "web", Namespace: "-n", UID: "u6"})
 	_, u2 := newAgent(t, "node-2")
 	stalled := fakeagent.New("stalled")
 	stalled.Fault = fakeagent.FaultStall
@@ -64,6 +68,8 @@ func TestCompletePods(t *testing.T) {
 		{"why: by prefix", append(slices.Clip(kc), "why", "node-1", "kube"), []string{"kube-system/etcd"}},
 		{"why: -n gives names", append(slices.Clip(kc), "why", "node-1", "-n", "kube-system", ""), []string{"etcd"}},
 		{"why: the context's namespace gives names", append(slices.Clip(inShop), "why", "node-1", ""), []string{"web-2"}},
+		{"why --all: nothing after the node", append(slices.Clip(kc), "why", "node-1", "--all", ""), nil},
+		{"why --all with --agent-url: nothing", append(slices.Clip(direct), "why", "--all", ""), nil},
 		{"why: nothing after the pod", append(slices.Clip(kc), "why", "node-1", "default/web", ""), nil},
 		{"pod: the node's pods", append(slices.Clip(kc), "pod", "node-1", ""), all},
 		{"pod: another node's pods", append(slices.Clip(kc), "pod", "node-2", ""), []string{"default/web", "kube-system/etcd"}},

@@ -76,8 +76,14 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 
 			# Every pod of the node that is not ok
 			kubectl podsrc why node-1 --all`),
-		ValidArgsFunction: completeNodeThenPod(common),
-		RunE:              runOptions(o),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if o.All && (len(args) > 0 || common.Direct()) {
+				// why --all takes the node only.
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeNodeThenPod(common)(cmd, args, toComplete)
+		},
+		RunE: runOptions(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().BoolVar(&o.All, "all", o.All, "Report every pod of the node that is not ok, one line each.")
