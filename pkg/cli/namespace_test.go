@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -69,6 +70,31 @@ func TestContextNamespace(t *testing.T) {
 			}
 			if got := asked[0]["namespace"]; !slices.Equal(got, tc.namespace) {
 				t.Errorf("asked for namespace %q, want %q (query %v)", got, tc.namespace, asked[0])
+			}
+		})
+	}
+}
+
+// TestWhyContextNamespace: why looks for POD in the context's namespace,
+// not in every namespace: default/web is not shop's.
+func TestWhyContextNamespace(t *testing.T) {
+	_, u := newAgent(t, "node-1")
+	api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u}, nodes: []string{"node-1"}})
+	t.Cleanup(api.Close)
+	for _, tc := range []struct {
+		name, namespace, want string
+	}{
+		{"the context's namespace", "shop", `no pod "web" on node node-1`},
+		{"a context without one: every namespace", "", `"name": "web"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kc := kubeconfig(t, api.URL)
+			if tc.namespace != "" {
+				kc = kubeconfigInNamespace(t, api.URL, tc.namespace)
+			}
+			out, errOut, err := run(t, context.Background(), "--kubeconfig", kc, "why", "node-1", "web", "-o", "json")
+			if got := fmt.Sprint(out, errOut, err); !strings.Contains(got, tc.want) {
+				t.Errorf("why printed %q, want %q", got, tc.want)
 			}
 		})
 	}
