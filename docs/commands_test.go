@@ -117,7 +117,7 @@ type commandLine struct {
 // commandLines finds the invocations of kubectl podsrc and podsrc-agent in
 // a line of code.
 func commandLines(code string, plugin *cobra.Command) []commandLine {
-	words := shellWords(code)
+	words := clidoc.ShellWords(code)
 	var out []commandLine
 	for i, w := range words {
 		w = strings.TrimLeft(w, "$<(")

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/podsrc/podsrc/internal/clidoc"
 )
 
 // makefile is what the Makefile declares: its targets with their ## line,
@@ -91,7 +93,7 @@ func TestShownMakeTargetsExist(t *testing.T) {
 	shown := 0
 	for _, p := range pages(t) {
 		for _, code := range p.code {
-			words := shellWords(code)
+			words := clidoc.ShellWords(code)
 			for i, w := range words {
 				if w != "make" {
 					continue

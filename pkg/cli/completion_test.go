@@ -72,25 +72,8 @@ func TestCompletion(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append(append([]string{"__complete"}, cluster...), tc.args...)
-			out, errOut, err := run(t, context.Background(), args...)
-			if err != nil {
-				t.Fatalf("error %v, stderr %s", err, errOut)
-			}
-			var got []string
-			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-				if strings.HasPrefix(l, ":") {
-					if l != ":4" {
-						t.Errorf("directive %s, want :4 (no file completion)", l)
-					}
-					continue
-				}
-				name, _, _ := strings.Cut(l, "\t")
-				got = append(got, name)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("completions %q, want %q; stderr %s", got, tc.want, errOut)
+			if got := completions(t, append(slices.Clip(cluster), tc.args...)...); !slices.Equal(got, tc.want) {
+				t.Errorf("completions %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -46,7 +46,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*), or of the pod of this UID. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Containers, "container", f.Containers, "Only PLEG events of these containers, a glob. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Handlers, "handler", f.Handlers, "Only events the kubelet's sync loop sends to these handlers: "+strings.Join(v1alpha1.Handlers, ", ")+" (in any case; ignored is an event it acts on with none). Repeatable; a leading ! excludes.")
-	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Events of all namespaces (the default unless -n is given).")
+	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Events of all namespaces, even if the kubeconfig's context sets one (the default unless -n is given or the context sets a namespace).")
 	complete := func(values ...[]string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var out []string

@@ -43,7 +43,8 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 			PLEG events that named it, as far back as the agent's buffer goes.
 
 			Name the pod as kubectl podsrc why and events --pod do: NAMESPACE/POD, or
-			POD (in every namespace, or -n; also with the node's name appended, as
+			POD (in -n's namespace, or the one the kubeconfig's context sets, or else
+			in every namespace; also with the node's name appended, as
 			the kubelet names static pods), or its UID. A static pod and its mirror
 			pod share a name: by name you get the static pod, and the mirror pod's
 			UID is listed under Same Name. With --agent-url the node may be left
@@ -58,13 +59,8 @@ func NewCmdPod(common *CommonOptions) *cobra.Command {
 
 			# A pod by UID, as YAML
 			kubectl podsrc pod node-1 3f1c1b0e8d8a4e0c9b3d2a1f0e9d8c7b -o yaml`),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 || common.Direct() {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return completeNodes(common)(cmd, args, toComplete)
-		},
-		RunE: runOptions(o),
+		ValidArgsFunction: completeNodeThenPod(common),
+		RunE:              runOptions(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	return cmd
@@ -167,7 +163,8 @@ func (o *PodOptions) podDetail(ctx context.Context, a *client.Agent) (printers.P
 }
 
 // resolve finds the pod o.ref names among the pods of agent a on node:
-// NAMESPACE/POD, or POD in every namespace (or -n) as it is or with the
+// NAMESPACE/POD, or POD in the namespace targetNamespace gives (every
+// namespace when none) as it is or with the
 // node's name appended, as the kubelet names static pods, or a UID. It
 // returns the pod's UID and the other pods of that name: a static pod and
 // its mirror pod share it, and the static pod is the one the kubelet runs.
@@ -176,10 +173,7 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 	ns, _, qualified := strings.Cut(o.ref, "/")
 	if !qualified {
 		q.Pods = append(q.Pods, o.ref+"-"+strings.ToLower(node))
-		ns = ""
-		if o.ConfigFlags.Namespace != nil {
-			ns = *o.ConfigFlags.Namespace
-		}
+		ns = o.targetNamespace(false)
 	}
 	if ns != "" {
 		q.Namespaces = []string{ns}

@@ -42,7 +42,8 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			or a mirror pod, its sandbox, its containers (running/total) and restarts,
 			and when the kubelet first saw it.
 
-			Unlike kubectl get, all namespaces are shown unless -n is given. -l
+			Unlike kubectl get, all namespaces are shown unless -n is given or the
+			kubeconfig's context sets a namespace, as kubectl takes it (-A: all). -l
 			selects pods by their labels, as in kubectl (pods only the runtime has
 			carry none); nodes are selected with --node-selector. The agents
 			filter by -n, -l and --source, so the pods left out do not cross the
@@ -58,14 +59,14 @@ func NewCmdPods(common *CommonOptions) *cobra.Command {
 			kubectl podsrc pods --node-selector=node-role.kubernetes.io/control-plane -l app=web
 
 			# UIDs of the pods on all nodes
-			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.uid}{"\n"}{end}'`),
+			kubectl podsrc pods --all-nodes -o jsonpath='{range .items[*]}{.nodeName} {.metadata.uid}{"\n"}{end}'`),
 		ValidArgsFunction: completeNodes(common),
 		RunE:              runOptions(o),
 	}
 	o.Nodes.PodSelector = &o.Selector
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.Source, "source", o.Source, "Only pods of this source ("+strings.Join(v1alpha1.Sources, ", ")+").")
-	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Pods of all namespaces (the default unless -n is given).")
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Pods of all namespaces, even if the kubeconfig's context sets one (the default unless -n is given or the context sets a namespace).")
 	_ = cmd.RegisterFlagCompletionFunc("source", completeSources)
 	return cmd
 }
@@ -78,9 +79,7 @@ func completeSources(*cobra.Command, []string, string) ([]string, cobra.ShellCom
 // Complete fills in the nodes, the printer and the query the agents get:
 // they filter the pods, so that those left out do not cross the proxy.
 func (o *PodsOptions) Complete(args []string) error {
-	if o.ConfigFlags.Namespace != nil {
-		o.namespace = *o.ConfigFlags.Namespace
-	}
+	o.namespace = o.targetNamespace(o.AllNamespaces)
 	source := o.Source
 	if source != "" {
 		source = canonical([]string{source}, v1alpha1.Sources)[0]

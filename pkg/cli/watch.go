@@ -122,6 +122,7 @@ func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 	o.nodeOutputOptions.addFlags(cmd)
 	o.Display.AddFlags(cmd)
 	o.Query.AddFlags(cmd, sinceHelp)
+	_ = cmd.RegisterFlagCompletionFunc("pod", completePodFlag(o.CommonOptions))
 	o.Kubelet.AddFlags(cmd)
 	cmd.Flags().IntVar(&o.MaxReconnects, "max-reconnects", o.MaxReconnects, "Give a node up after this many failed reconnections in a row (-1: never).")
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Drop a node's stream and reconnect when nothing, not even a heartbeat (the agent sends one every few seconds), arrived for this long; at least twice the agent's heartbeat.")
@@ -130,11 +131,7 @@ func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 // Complete builds the query and fills in the nodes and the printer.
 func (o *WatchOptions) Complete(args []string) error {
 	o.Nodes.Names = args
-	namespace := ""
-	if o.ConfigFlags.Namespace != nil {
-		namespace = *o.ConfigFlags.Namespace
-	}
-	q, err := o.Query.ToQuery(namespace, o.Now())
+	q, err := o.Query.ToQuery(o.targetNamespace(o.Query.AllNamespaces), o.Now())
 	if err != nil {
 		return err
 	}

@@ -46,11 +46,13 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 
 			TARGET is the manifest's absolute path on the node, a pod's UID,
 			NAMESPACE/POD, or POD:
-			looked for among the node's pods in every namespace (or -n), also with the
+			looked for among the node's pods in -n's namespace, or the one the
+			kubeconfig's context sets, or else in every namespace, also with the
 			node's name appended as the kubelet names static pods, then among the
 			rejected manifests by file name, else taken as a pod of the static pod URL
 			when its last fetch failed or none succeeded yet, or else of the API
-			server (in namespace default when neither TARGET nor -n gives one). With
+			server (in namespace default when neither TARGET, -n nor the context gives
+			one). With
 			--agent-url NODE may be left out; a NODE named must be the agent's.
 
 			The agent gives the node's side; the mirror pod, the pod of the API server,
@@ -75,10 +77,11 @@ func NewCmdWhy(common *CommonOptions) *cobra.Command {
 			# Every pod of the node that is not ok
 			kubectl podsrc why node-1 --all`),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
+			if o.All && (len(args) > 0 || common.Direct()) {
+				// why --all takes the node only.
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return completeNodes(common)(cmd, args, toComplete)
+			return completeNodeThenPod(common)(cmd, args, toComplete)
 		},
 		RunE: runOptions(o),
 	}
@@ -105,11 +108,7 @@ func (o *WhyOptions) Complete(args []string) error {
 	}
 	o.node = args[0]
 	if !o.All {
-		ns := ""
-		if o.ConfigFlags.Namespace != nil {
-			ns = *o.ConfigFlags.Namespace
-		}
-		t, err := why.ParseTarget(args[1], ns)
+		t, err := why.ParseTarget(args[1], o.targetNamespace(false))
 		if err != nil {
 			return err
 		}
