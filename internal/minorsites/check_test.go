@@ -131,6 +131,14 @@ func TestCheckNamesTheMissingPlaces(t *testing.T) {
 			minor:   "Dockerfile (the agent image of the newest minor) names v1.33; it should name the newest minor only",
 			missing: nil,
 		},
+		{
+			name: "the krew manifest gives an older range",
+			breakIt: func(t *testing.T, root string) {
+				write(t, root, "krew/podsrc.yaml", "    It reproduces kubelets v1.33 to v1.33; kubectl podsrc deploy gives\n")
+			},
+			count: 1,
+			minor: "krew/podsrc.yaml (the range of minors, from hack/dist) names v1.33; it should name the newest minor only",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
