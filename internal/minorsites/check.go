@@ -86,6 +86,7 @@ func Check(root string) ([]string, error) {
 		}
 	}
 	newest := all[len(all)-1]
+	problems = append(problems, binaryTestProblems(root, modules)...)
 	for _, s := range Sites {
 		if !s.NewestOnly {
 			continue
@@ -102,6 +103,31 @@ func Check(root string) ([]string, error) {
 		}
 	}
 	return problems, nil
+}
+
+// binaryTestFile marks the module holding the agent binary's own tests
+// (those beside main.go): the newest minor's, which hack/new-minor.sh
+// moves them from.
+const binaryTestFile = "main_test.go"
+
+// binaryTestProblems says which agent modules but the newest hold the
+// agent binary's tests, and whether the newest lacks them.
+func binaryTestProblems(root string, modules []kubeletminor.Minor) []string {
+	if len(modules) == 0 {
+		return nil
+	}
+	newest := ModuleDir(modules[len(modules)-1])
+	var problems []string
+	for _, m := range modules {
+		_, err := os.Stat(filepath.Join(root, ModuleDir(m), binaryTestFile))
+		switch has := err == nil; {
+		case has && ModuleDir(m) != newest:
+			problems = append(problems, fmt.Sprintf("%s holds the agent binary's tests (%s and the other tests beside main.go); the newest minor's module, %s, holds them: git mv them there", ModuleDir(m), binaryTestFile, newest))
+		case !has && ModuleDir(m) == newest:
+			problems = append(problems, fmt.Sprintf("the newest minor's module, %s, has no %s: it holds the agent binary's tests", newest, binaryTestFile))
+		}
+	}
+	return problems
 }
 
 // minorList spells minors as versions: "v1.35, v1.36".

@@ -24,6 +24,7 @@ func fixture(t *testing.T) string {
 	for _, m := range modules {
 		paths = append(paths, filepath.Join(ModuleDir(m), "go.mod"))
 	}
+	paths = append(paths, filepath.Join(ModuleDir(modules[len(modules)-1]), binaryTestFile))
 	for _, p := range paths {
 		data, err := os.ReadFile(filepath.Join(repoRoot, p))
 		if err != nil {
@@ -87,7 +88,7 @@ func TestCheckNamesTheMissingPlaces(t *testing.T) {
 			breakIt: func(t *testing.T, root string) {
 				write(t, root, "cmd/podsrc-agent/kubelet199/go.mod", "module x\n")
 			},
-			count:   1 + newestOnlySites,
+			count:   1 + 2 + newestOnlySites,
 			minor:   "kubelet v1.99 is listed in " + moduleSiteName + " but",
 			missing: everyMinorSite[1:],
 		},
@@ -130,6 +131,28 @@ func TestCheckNamesTheMissingPlaces(t *testing.T) {
 			count:   1,
 			minor:   "Dockerfile (the agent image of the newest minor) names v1.33; it should name the newest minor only",
 			missing: nil,
+		},
+		{
+			name: "the newest module without the agent binary's tests",
+			breakIt: func(t *testing.T, root string) {
+				modules, err := AgentModules(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Remove(filepath.Join(root, ModuleDir(modules[len(modules)-1]), binaryTestFile)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			count: 1,
+			minor: "the newest minor's module, ",
+		},
+		{
+			name: "an older module holds the agent binary's tests",
+			breakIt: func(t *testing.T, root string) {
+				write(t, root, "cmd/podsrc-agent/kubelet133/main_test.go", "package main\n")
+			},
+			count: 1,
+			minor: "cmd/podsrc-agent/kubelet133 holds the agent binary's tests",
 		},
 		{
 			name: "the krew manifest gives an older range",
