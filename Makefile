@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 # Go modules of the project: the root (the plugin and every package), the
 # static pod decoding every kubelet minor shares (internalpod), and one module
-# per kubelet minor (cmd/podsrc-agent/kubelet13N, the newest last) holding
+# per kubelet minor (cmd/podsrc-agent/kubelet1NN, the newest last) holding
 # that minor's agent main and static pod decoder, built against its own
 # k8s.io/kubernetes, whose replace directives must stay out of the root module.
 AGENT_MODULES := cmd/podsrc-agent/kubelet133 cmd/podsrc-agent/kubelet134 cmd/podsrc-agent/kubelet135 cmd/podsrc-agent/kubelet136 cmd/podsrc-agent/kubelet137
@@ -29,12 +29,12 @@ BIN := $(CURDIR)/bin
 TEST_TIMEOUT ?= 60m
 
 .PHONY: build
-build: ## Build kubectl-podsrc and podsrc-agent (for kubelet v1.37) into bin/.
+build: ## Build kubectl-podsrc and podsrc-agent (for the newest kubelet minor) into bin/.
 	go build $(GOFLAGS_BUILD) -o $(BIN)/kubectl-podsrc ./cmd/kubectl-podsrc
 	cd $(NEWEST_AGENT_MODULE) && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent .
 
 .PHONY: build-agents
-build-agents: build ## Also the agents for kubelets v1.33 to v1.36: bin/podsrc-agent-kubelet1.3x.
+build-agents: build ## Also the agents for the older kubelet minors: bin/podsrc-agent-kubelet1.N.
 	@for m in $(filter-out $(NEWEST_AGENT_MODULE),$(AGENT_MODULES)); do \
 	  minor=$${m##*/kubelet1}; \
 	  (cd $$m && go build $(GOFLAGS_BUILD) -tags $(AGENT_TAGS) -o $(BIN)/podsrc-agent-kubelet1.$$minor .) || exit 1; \

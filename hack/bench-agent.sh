@@ -91,8 +91,10 @@ if [[ "$what" == stream || "$what" == all ]]; then
 	run stream ${STREAM_FLAGS:-} || status=1
 fi
 if [[ "$what" == rss || "$what" == hostile || "$what" == fair || "$what" == all ]]; then
-	log "building cmd/podsrc-agent/kubelet136 as it is shipped"
-	(cd "$ROOT_DIR/cmd/podsrc-agent/kubelet136" && go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$out/podsrc-agent" .)
+	# The newest minor's module: the agent the Dockerfile ships.
+	agent_module=$(cd "$ROOT_DIR" && printf '%s\n' cmd/podsrc-agent/kubelet1[0-9][0-9] | sort | tail -n1)
+	log "building $agent_module as it is shipped"
+	(cd "$ROOT_DIR/$agent_module" && go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$out/podsrc-agent" .)
 fi
 if [[ "$what" == rss || "$what" == all ]]; then
 	log "agent RSS (load average: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -39,12 +39,13 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/podsrc-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# agent_dir is the module of the agent build for kubelet minor $1.
+# agent_dir is the module of the agent build for kubelet minor $1: one
+# module per minor (hack/new-minor.sh adds one).
 agent_dir() {
-	case $1 in
-	133 | 134 | 135 | 136 | 137) echo "$ROOT/cmd/podsrc-agent/kubelet$1" ;;
-	*) die "no agent build for kubelet minor $1 (PODSRC_AGENT_MINORS: 133 134 135 136 137)" ;;
-	esac
+	local dir=$ROOT/cmd/podsrc-agent/kubelet$1
+	[[ $1 =~ ^1[0-9][0-9]$ && -f $dir/go.mod ]] ||
+		die "no agent build for kubelet minor $1 (PODSRC_AGENT_MINORS: $(cd "$ROOT/cmd/podsrc-agent" && echo kubelet1* | sed 's/kubelet//g'))"
+	echo "$dir"
 }
 
 read -ra minors <<<"$MINORS"

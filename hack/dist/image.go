@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/podsrc/podsrc/internal/minorsites"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/deploy"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
@@ -41,14 +42,19 @@ type agentBuild struct {
 }
 
 // agentBuilds are the agent's builds, one per kubelet minor podsrc
-// reproduces, the newest last. The Makefile's AGENT_MODULES list the same
-// modules (TestAgentBuildsMatchTheMakefile keeps them together).
-var agentBuilds = []agentBuild{
-	{kubeletminor.V133, "cmd/podsrc-agent/kubelet133"},
-	{kubeletminor.V134, "cmd/podsrc-agent/kubelet134"},
-	{kubeletminor.V135, "cmd/podsrc-agent/kubelet135"},
-	{kubeletminor.V136, "cmd/podsrc-agent/kubelet136"},
-	{kubeletminor.V137, "cmd/podsrc-agent/kubelet137"},
+// reproduces, the newest last, each from that minor's module. The
+// Makefile's AGENT_MODULES list the same modules
+// (TestAgentBuildsMatchTheMakefile and go test ./internal/minorsites keep
+// them together).
+var agentBuilds = buildsOf(kubeletminor.Supported)
+
+// buildsOf is the agent build of each of minors.
+func buildsOf(minors []kubeletminor.Minor) []agentBuild {
+	builds := make([]agentBuild, len(minors))
+	for i, m := range minors {
+		builds[i] = agentBuild{minor: m, dir: minorsites.ModuleDir(m)}
+	}
+	return builds
 }
 
 // imageTag is the tag of the release's image for nodes of kubelet minor m,

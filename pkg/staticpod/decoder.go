@@ -5,7 +5,7 @@
 // its own. That dependency needs replace directives, so the decoding through
 // the internal type lives in a module of its own (github.com/podsrc/podsrc/
 // pkg/staticpod/internalpod) that implements Kubelet, and each minor's module
-// (cmd/podsrc-agent/kubelet133 to kubelet137) builds it against that minor's k8s.io/kubernetes
+// (cmd/podsrc-agent/kubelet1NN for v1.NN) builds it against that minor's k8s.io/kubernetes
 // with the few parts that differ; NewDecoder adds the file and URL flow every
 // minor shares. The root module only knows the interfaces and injects
 // nothing itself.

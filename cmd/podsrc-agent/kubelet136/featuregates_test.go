@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podsrc/podsrc/internal/agentprocess"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -33,7 +34,7 @@ spec:
 // PreventStaticPodAPIReferences is off for the kubelet, the flag
 // overriding the file as in the kubelet.
 func TestProcessFollowsTheKubeletsFeatureGates(t *testing.T) {
-	bin := buildAgent(t)
+	bin := agentprocess.Build(t)
 	tests := []struct {
 		name     string
 		gates    string // the config file's featureGates, YAML flow style
@@ -64,11 +65,11 @@ func TestProcessFollowsTheKubeletsFeatureGates(t *testing.T) {
 			if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, base := startAgent(t, bin, append([]string{"--kubelet-config=" + configPath, "--api-source=false", "--runtime-endpoint="}, tt.args...)...)
+			_, base := agentprocess.StartServing(t, bin, append([]string{"--kubelet-config=" + configPath, "--api-source=false", "--runtime-endpoint="}, tt.args...)...)
 			var pods v1alpha1.PodList
 			var sources v1alpha1.SourceList
-			await(t, "the file source to list the pod or reject its file", func() bool {
-				if getJSON(base+"/api/v1alpha1/pods", &pods) != nil || getJSON(base+"/api/v1alpha1/sources", &sources) != nil {
+			agentprocess.Await(t, "the file source to list the pod or reject its file", func() bool {
+				if agentprocess.GetJSON(base+"/api/v1alpha1/pods", &pods) != nil || agentprocess.GetJSON(base+"/api/v1alpha1/sources", &sources) != nil {
 					return false
 				}
 				return len(pods.Items) > 0 || len(rejected(sources)) > 0

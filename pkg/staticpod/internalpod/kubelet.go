@@ -2,7 +2,7 @@
 // through the kubelet's internal Pod type: decoding with API defaulting, the
 // generated UID, the static pod defaults, validation, conversion to v1 and the
 // API-reference rules. What differs between minors comes in a Specifics, from
-// each minor's module (cmd/podsrc-agent/kubelet133 to kubelet137).
+// each minor's module (cmd/podsrc-agent/kubelet1NN for v1.NN).
 //
 // The package is built against the k8s.io/kubernetes of whichever minor's
 // module links it: this module requires the oldest supported minor, so Go's

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,54 +16,30 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/podsrc/podsrc/internal/agentprocess"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
-
-// waitLimit bounds every wait in these tests.
-const waitLimit = 30 * time.Second
-
-// buildAgent builds this command into a temporary directory.
-func buildAgent(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "podsrc-agent")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// freeAddress returns a loopback address nobody listens on right now.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // TestProcessServesAndStopsOnSIGTERM runs the real binary on a manifest
 // directory, reads its API and stream over loopback, and stops it with
 // SIGTERM while a stream is open: the stream ends cleanly and the process
 // exits 0 within a second.
 func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
-	bin := buildAgent(t)
+	bin := agentprocess.Build(t)
 	dir := t.TempDir()
 	manifest := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: podsrc.local/testimg:v1\n"
 	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddress(t)
-	p := startProcess(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
+	addr := agentprocess.FreeAddress(t)
+	p := agentprocess.Start(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
 		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms")
 
 	base := "http://" + addr
 	var pods v1alpha1.PodList
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, waitLimit, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, agentprocess.WaitLimit, true, func(context.Context) (bool, error) {
 		pods = v1alpha1.PodList{}
-		return getJSON(base+v1alpha1.PodsPath, &pods) == nil && len(pods.Items) == 1, nil
+		return agentprocess.GetJSON(base+v1alpha1.PodsPath, &pods) == nil && len(pods.Items) == 1, nil
 	})
 	if err != nil {
 		t.Fatalf("the agent never listed the static pod (%v): %+v", err, pods)
@@ -104,7 +78,7 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 
 	start := time.Now()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	for sc.Scan() {
@@ -120,11 +94,11 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatalf("stream ended with %v, want a clean end", err)
 	}
 	select {
-	case <-p.done:
-		if p.err != nil {
-			t.Fatalf("agent exited with %v after SIGTERM", p.err)
+	case <-p.Done():
+		if p.Err() != nil {
+			t.Fatalf("agent exited with %v after SIGTERM", p.Err())
 		}
-	case <-time.After(waitLimit):
+	case <-time.After(agentprocess.WaitLimit):
 		t.Fatal("agent still running after SIGTERM")
 	}
 	if d := time.Since(start); d > time.Second {
@@ -135,7 +109,7 @@ func TestProcessServesAndStopsOnSIGTERM(t *testing.T) {
 // TestProcessRefusesBadFlags checks that a bad value stops the agent at
 // start with a message naming the flag.
 func TestProcessRefusesBadFlags(t *testing.T) {
-	bin := buildAgent(t)
+	bin := agentprocess.Build(t)
 	tests := []struct {
 		name string
 		args []string
@@ -160,16 +134,4 @@ func TestProcessRefusesBadFlags(t *testing.T) {
 			}
 		})
 	}
-}
-
-func getJSON(url string, v any) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podsrc/podsrc/internal/agentprocess"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -66,7 +67,7 @@ data:
 // manifests, a static pod URL with credentials that fails, a header flag
 // and profiling: no secret reaches the API, the stream or the log.
 func TestProcessServesNoSecrets(t *testing.T) {
-	bin := buildAgent(t)
+	bin := agentprocess.Build(t)
 	dir := t.TempDir()
 	for name, content := range map[string]string{"db.yaml": secretsManifest, "oops.yaml": configMapManifest} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -79,8 +80,8 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	defer failing.Close()
 	podURL := strings.Replace(failing.URL, "http://", "http://user-c0ffee:password-c0ffee@", 1) + "/pods?token=query-c0ffee"
 
-	addr, profiling := freeAddress(t), freeAddress(t)
-	p := startProcess(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
+	addr, profiling := agentprocess.FreeAddress(t), agentprocess.FreeAddress(t)
+	p := agentprocess.Start(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
 		"--static-pod-url="+podURL, "--static-pod-url-header=Authorization: Bearer flag-c0ffee",
 		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms",
 		"--enable-profiling", "--profiling-address="+profiling, "-v=4")
@@ -88,15 +89,15 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	base := "http://" + addr
 	var sources v1alpha1.SourceList
 	var pods v1alpha1.PodList
-	deadline := time.Now().Add(waitLimit)
+	deadline := time.Now().Add(agentprocess.WaitLimit)
 	for {
 		errs := 0
-		if getJSON(base+"/api/v1alpha1/sources", &sources) == nil {
+		if agentprocess.GetJSON(base+"/api/v1alpha1/sources", &sources) == nil {
 			for _, s := range sources.Items {
 				errs += len(s.RejectedFiles) + min(len(s.LastError), 1)
 			}
 		}
-		if getJSON(base+"/api/v1alpha1/pods", &pods) == nil && len(pods.Items) == 1 && errs == 2 {
+		if agentprocess.GetJSON(base+"/api/v1alpha1/pods", &pods) == nil && len(pods.Items) == 1 && errs == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -136,7 +137,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 		!strings.Contains(served["/api/v1alpha1/sources"], "xxxxx") {
 		t.Errorf("the pod or the masked URL is not served:\n%s\n%s", served["/api/v1alpha1/pods/"+string(pods.Items[0].UID)], served["/api/v1alpha1/sources"])
 	}
-	p.stop()
+	p.Stop()
 
 	everywhere := []string{"annotation-", "hostpath-", "command-", "env-", "probe-", "path-", "header-", "hook-", "configmap-",
 		"user-", "password-", "query-", "flag-"}
@@ -150,7 +151,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	// Credentials stay out of the log too (the kubelet's own messages
 	// about a rejected manifest are logged as they are).
 	for _, s := range []string{"user-", "password-", "query-", "flag-"} {
-		if strings.Contains(p.logs.String(), s+"c0ffee") {
+		if strings.Contains(p.Logs(), s+"c0ffee") {
 			t.Errorf("the log shows %sc0ffee", s)
 		}
 	}
