@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,8 +60,11 @@ func checkQuantities(data []byte) error {
 func walkQuantities(v any, path string, quantity bool) error {
 	switch v := v.(type) {
 	case map[string]any:
-		for k, e := range v {
-			p := path + "." + k
+		// In the keys' order, so that the same manifest gives the same
+		// error.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			e := v[k]
+			p := path + "." + fieldName(k)
 			if quantityMaps[k] {
 				if m, ok := e.(map[string]any); ok {
 					// The resource's name is the manifest's: left out.
@@ -91,6 +96,18 @@ func walkQuantities(v any, path string, quantity bool) error {
 		}
 	}
 	return nil
+}
+
+// fieldShape is the shape of an API field's name.
+var fieldShape = regexp.MustCompile(`^[a-z][A-Za-z0-9]{0,62}$`)
+
+// fieldName is k in an error's path when it is shaped as an API field's
+// name; a key of another shape is the manifest's content, and is left out.
+func fieldName(k string) string {
+	if fieldShape.MatchString(k) {
+		return k
+	}
+	return "*"
 }
 
 // checkQuantity returns an error when the quantity s at path has an

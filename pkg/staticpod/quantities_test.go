@@ -40,6 +40,8 @@ func TestHugeQuantitiesFailTheirFileAlone(t *testing.T) {
 		{"an emptyDir's size limit", pod("  volumes: [{name: v, emptyDir: {sizeLimit: 1e99999999}}]\n"), "quantity at spec.volumes[0].emptyDir.sizeLimit"},
 		{"the pod's overhead", pod("  overhead: {cpu: 1e99999999}\n"), "quantity at spec.overhead"},
 		{"a JSON list's item", `{"kind":"PodList","apiVersion":"v1","items":[{"spec":{"containers":[{"resources":{"requests":{"cpu":"1e200000000"}}}]}}]}`, "quantity at items[0].spec.containers[0].resources.requests"},
+		{"an unknown field's name is left out", pod("  \"s3cr3t key!\": {overhead: {cpu: 1e99999999}}\n"), "quantity at spec.*.overhead has"},
+		{"the first in the keys' order", pod("    resources: {requests: {cpu: \"1e200000000\"}}\n  overhead: {cpu: 1e99999999}\n  volumes: [{name: v, emptyDir: {sizeLimit: 1e99999999}}]\n"), "quantity at spec.containers[0].resources.requests"},
 		{"an env value", pod("    env: [{name: N, value: \"1e200000000\"}]\n"), ""},
 		{"an ordinary exponent", pod("    resources: {requests: {cpu: \"1e3\", memory: 1e1000000}}\n"), ""},
 	}
