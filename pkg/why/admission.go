@@ -47,11 +47,14 @@ func (a *analysis) admission() result {
 	if reason == "" {
 		reason = "a reason the kubelet does not give (left out)"
 	}
-	if message == "" {
+	switch {
+	case message == "" && v.ReadBack:
 		// The agent quotes a message read back from a pod's status only
 		// when the kubelet writes it whole, or with --expose-pod-specs.
 		message = "(the agent leaves the message out; its --expose-pod-specs serves it)"
-	} else {
+	case message == "":
+		message = "(no message)"
+	default:
 		evidence = append(evidence, "the kubelet's status.message: Pod was rejected: "+message)
 	}
 	msg := "rejected by the kubelet's admission (" + from + "): " + reason + ": " + message

@@ -100,6 +100,20 @@ func analyzeCases() []analyzeCase {
 			notFix: "makes a new one",
 		},
 		{
+			name: "a verdict podsrc reproduces without a message blames no flag",
+			facts: func() Facts {
+				f := rejectedAPI("OutOfcpu", nil)()
+				for i := range f.Pods {
+					if a := f.Pods[i].Admission; a != nil && a.ReadBack {
+						f.Pods[i].Admission = &v1alpha1.Admission{Reason: a.Reason, Handler: "predicate"}
+					}
+				}
+				return f
+			},
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			msg: "as podsrc reproduces the kubelet's admit handlers): OutOfcpu: (no message)",
+		},
+		{
 			name: "rejected for cpu: the pods that hold it and the request to lower",
 			facts: rejectedAPI("OutOfcpu", func(pod *corev1.Pod, _ *corev1.Node) {
 				pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}
