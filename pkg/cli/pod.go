@@ -192,7 +192,7 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 		// command that lists them.
 		if all, err := a.Pods(ctx, v1alpha1.PodQuery{}); err == nil {
 			if m := closeMatches(o.ref, podNames(all.Items, qualified)); len(m) > 0 {
-				hint = "did you mean " + strings.Join(m, " or ") + "?"
+				hint = didYouMean(m)
 			}
 		}
 		if !qualified {

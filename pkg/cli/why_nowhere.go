@@ -60,7 +60,7 @@ func nowhere(t why.Target, s why.Subject, f why.Facts) error {
 	}
 	msg := looked
 	if m := closeMatches(targetText(t), candidates); len(m) > 0 {
-		msg += "; did you mean " + strings.Join(m, " or ") + "?"
+		msg += "; " + didYouMean(m)
 	} else {
 		msg += fmt.Sprintf("; kubectl podsrc pods %s lists the node's pods", shell.Operands(f.Node))
 	}
@@ -193,6 +193,16 @@ func closeMatches(s string, candidates []string) []string {
 		out = append(out, m.text)
 	}
 	return out
+}
+
+// didYouMean suggests the close matches, each quoted as a shell word: the
+// agent gave them, and an operator may paste one.
+func didYouMean(matches []string) string {
+	quoted := make([]string, len(matches))
+	for i, m := range matches {
+		quoted[i] = shell.Quote(m)
+	}
+	return "did you mean " + strings.Join(quoted, " or ") + "?"
 }
 
 // editDistance is the Levenshtein distance of a and b, in bytes.

@@ -357,3 +357,19 @@ func TestWhyAllNodeTimeoutBoundsTheAnalysis(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and the error naming --node-timeout", status, errOut.String())
 	}
 }
+
+func TestDidYouMeanQuotes(t *testing.T) {
+	tests := []struct {
+		matches []string
+		want    string
+	}{
+		{[]string{"etcd-node-1"}, "did you mean etcd-node-1?"},
+		{[]string{"default/web", "/etc/kubernetes/manifests/etcd.yaml"}, "did you mean default/web or /etc/kubernetes/manifests/etcd.yaml?"},
+		{[]string{"--server=https://evil", "a b;rm -rf x"}, `did you mean '--server=https://evil' or 'a b;rm -rf x'?`},
+	}
+	for _, tt := range tests {
+		if got := didYouMean(tt.matches); got != tt.want {
+			t.Errorf("didYouMean(%q) = %q, want %q", tt.matches, got, tt.want)
+		}
+	}
+}
