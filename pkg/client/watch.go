@@ -70,6 +70,8 @@ type NoAnswerError struct {
 	Last   error
 }
 
+// Error says the node did not answer within the timeout, and its last
+// error.
 func (e *NoAnswerError) Error() string {
 	if e.Last != nil {
 		return fmt.Sprintf("%v within %s (last: %v)", ErrNoAnswer, e.Within, e.Last)

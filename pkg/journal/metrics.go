@@ -42,6 +42,7 @@ func (m *Metrics) Collectors() []prometheus.Collector {
 // statsCollector reports a journal's Stats.
 type statsCollector struct{ m *Metrics }
 
+// Describe implements prometheus.Collector.
 func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.m.bytes
 	ch <- c.m.events
@@ -50,6 +51,7 @@ func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.m.dropped
 }
 
+// Collect implements prometheus.Collector: the journal's stats now.
 func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c.m.j.Stats()
 	ch <- prometheus.MustNewConstMetric(c.m.bytes, prometheus.GaugeValue, float64(s.Bytes))

@@ -27,6 +27,8 @@ type Observer interface {
 // noObserver is the Observer of a PLEG given none.
 type noObserver struct{}
 
+// RelistStarted, CallDone, PodInspected, EventComputed and RelistDone
+// implement Observer: they take nothing.
 func (noObserver) RelistStarted(time.Duration, bool)                     {}
 func (noObserver) CallDone(string, time.Duration, bool)                  {}
 func (noObserver) PodInspected(PodInspection)                            {}

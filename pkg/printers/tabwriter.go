@@ -41,11 +41,6 @@ func (a *alignWriter) Write(p []byte) (int, error) {
 	return a.buf.Write(p)
 }
 
-// Held returns how many bytes are held until Flush.
-func (a *alignWriter) Held() int {
-	return a.buf.Len()
-}
-
 // Flush writes the lines held, their cells padded to the widths of their
 // columns: the widest cell of each column so far, last cells (not ended by
 // a tab) as they are, and no line ends in padding.
