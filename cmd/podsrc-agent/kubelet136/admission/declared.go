@@ -2,7 +2,6 @@ package admission
 
 import (
 	v1 "k8s.io/api/core/v1"
-	versionutil "k8s.io/apimachinery/pkg/util/version"
 	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
@@ -22,15 +21,6 @@ func declaredFeatures(node func() (*v1.Node, error)) admit.Judge {
 			return true, "", ""
 		}
 		declared := ndf.DefaultFramework.TryMap(n.Status.DeclaredFeatures)
-		return judge(lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, kubeletVersionOf(n)))(in)
+		return judge(lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, admit.NodeKubeletVersion(n, KubeletVersion())))(in)
 	}
-}
-
-// kubeletVersionOf is the version of node n's kubelet as its nodeInfo
-// names it, or the linked kubelet's where it names none that parses.
-func kubeletVersionOf(n *v1.Node) *versionutil.Version {
-	if v, err := versionutil.Parse(n.Status.NodeInfo.KubeletVersion); err == nil {
-		return v
-	}
-	return versionutil.MustParse(KubeletVersion())
 }

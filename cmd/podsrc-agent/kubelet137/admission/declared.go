@@ -4,7 +4,6 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
-	versionutil "k8s.io/apimachinery/pkg/util/version"
 	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
@@ -24,15 +23,6 @@ func declaredFeatures(ctx context.Context, node func() (*v1.Node, error)) admit.
 			return true, "", ""
 		}
 		declared := ndf.DefaultFramework.TryMap(n.Status.DeclaredFeatures)
-		return judge(ctx, lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, kubeletVersionOf(n)))(in)
+		return judge(ctx, lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, admit.NodeKubeletVersion(n, KubeletVersion())))(in)
 	}
-}
-
-// kubeletVersionOf is the version of node n's kubelet as its nodeInfo
-// names it, or the linked kubelet's where it names none that parses.
-func kubeletVersionOf(n *v1.Node) *versionutil.Version {
-	if v, err := versionutil.Parse(n.Status.NodeInfo.KubeletVersion); err == nil {
-		return v
-	}
-	return versionutil.MustParse(KubeletVersion())
 }
