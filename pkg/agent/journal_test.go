@@ -159,7 +159,7 @@ func TestSourcesShowTheJournal(t *testing.T) {
 		error string
 	}{
 		{name: "off", dir: "", state: v1alpha1.JournalOff},
-		{name: "failed", dir: filepath.Join(notADir, "journal"), state: v1alpha1.JournalFailed, error: "creating the journal directory " + filepath.Join(notADir, "journal")},
+		{name: "failed", dir: filepath.Join(notADir, "journal"), state: v1alpha1.JournalFailed, error: "journal directory " + filepath.Join(notADir, "journal")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
