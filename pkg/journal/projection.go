@@ -19,6 +19,8 @@ var keyExposePodSpecs = []byte("exposePodSpecs")
 // returns the fresh bucket and how many events it dropped. The numbering
 // goes on after the newest event dropped (keyLastSeq), in the same epoch,
 // so that a stream resuming in it is told of the dropped ones as a gap.
+// The key holds the last writer's setting only, so every event goes, also
+// those an earlier writer wrote without exposure.
 //
 // A journal written with less exposure than now keeps its events: they
 // show no more than this agent would. A journal without the key was
