@@ -62,10 +62,15 @@ func openJournal(ctx context.Context, cfg *Config, a *Agent) (*journal.Journal, 
 	j, err := journal.Open(ctx, journal.Options{
 		Dir: cfg.Journal.Dir, MaxBytes: cfg.Journal.MaxBytes, MaxAge: cfg.Journal.MaxAge,
 		Node: cfg.Node.NodeName, AgentVersion: version.Version, KubeletMinor: a.kubelet.String(),
+		ExposePodSpecs: cfg.ExposePodSpecs,
 	})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Serving without a journal: events will not outlive this process. Fix the directory, or set --journal-dir=\"\" to turn the journal off", "journalDir", cfg.Journal.Dir)
 		return nil, err
+	}
+	if n := j.Found().Discarded; n > 0 {
+		klog.FromContext(ctx).Info("Dropped the journal's events recorded with --expose-pod-specs: this agent runs without it and does not serve them",
+			"journalDir", cfg.Journal.Dir, "discardedEvents", n, "lastSeq", j.LastSeq())
 	}
 	return j, nil
 }
@@ -130,6 +135,9 @@ func (a *Agent) boundary(now time.Time) v1alpha1.Event {
 	}
 	if f.Damage != "" {
 		b.Damage = fmt.Sprintf("%s; moved to %s, kept %d events", f.Damage, f.MovedTo, f.Kept)
+	}
+	if f.Discarded > 0 {
+		b.Discarded = fmt.Sprintf("%d events recorded with --expose-pod-specs were dropped: this agent runs without it", f.Discarded)
 	}
 	return v1alpha1.Event{Kind: v1alpha1.EventKindBoundary, Time: metav1.NewMicroTime(now), Boundary: b}
 }

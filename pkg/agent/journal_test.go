@@ -23,8 +23,8 @@ import (
 
 // startJournaled runs an agent process with a file source on manifests and
 // its journal in dir, with an event ring of 4 events, so that streams read
-// most history from the journal.
-func startJournaled(t *testing.T, dir, manifests string) *testAgent {
+// most history from the journal; set changes the config before it starts.
+func startJournaled(t *testing.T, dir, manifests string, set ...func(*Config)) *testAgent {
 	t.Helper()
 	cfg := &Config{
 		Node:          nodeenv.Env{NodeName: "node-1"},
@@ -36,6 +36,9 @@ func startJournaled(t *testing.T, dir, manifests string) *testAgent {
 		Heartbeat:     200 * time.Millisecond,
 		Limits:        serve.DefaultLimits(),
 		Journal:       JournalConfig{Dir: dir, MaxBytes: journal.DefaultMaxBytes, MaxAge: journal.DefaultMaxAge},
+	}
+	for _, f := range set {
+		f(cfg)
 	}
 	a, err := New(cfg, kubeletminor.V136, yamlDecoder{})
 	if err != nil {
@@ -142,6 +145,67 @@ func TestJournalKeepsEventsAcrossRestarts(t *testing.T) {
 	t.Run("resumed across the restart", func(t *testing.T) {
 		check(t, fmt.Sprintf("?since=%d&epoch=%s&until=%d", last-3, epoch, now), last-3)
 	})
+}
+
+// TestRestartWithoutExposedPodSpecs restarts an agent that served pod
+// specs in full (--expose-pod-specs) without the flag: the second process
+// serves none of the first one's journaled lines, a stream since the start
+// reports them as a gap, and its boundary says they were dropped.
+func TestRestartWithoutExposedPodSpecs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "journal")
+	manifests := t.TempDir()
+
+	first := startJournaled(t, dir, manifests, func(c *Config) { c.ExposePodSpecs = true })
+	for _, name := range []string{"web", "db", "cache", "queue", "proxy", "batch"} {
+		first.addPod(t, name)
+	}
+	last := first.ring.LastSeq()
+	epoch := first.ring.Epoch()
+	first.stop()
+
+	second := startJournaled(t, dir, manifests)
+	if second.ring.Epoch() != epoch {
+		t.Fatalf("the second process's epoch is %s, want the journal's %s", second.ring.Epoch(), epoch)
+	}
+	second.waitFor(t, "the second process's events", func() bool { return second.ring.LastSeq() >= last+2 })
+	now := second.ring.LastSeq()
+	for _, query := range []string{
+		fmt.Sprintf("?since=0&until=%d", now),
+		fmt.Sprintf("?since=2h&until=%d", now),
+		fmt.Sprintf("?since=%d&epoch=%s&until=%d", last-3, epoch, now),
+	} {
+		t.Run(query, func(t *testing.T) {
+			s := second.stream(t, query)
+			var events []v1alpha1.Event
+			var gapTo uint64
+			for m := s.NextOf(t); m.Type != v1alpha1.MessageEnd; m = s.NextOf(t) {
+				switch m.Type {
+				case v1alpha1.MessageGap:
+					if len(events) > 0 || m.To != last {
+						t.Fatalf("gap %d-%d after %d events, want one up to %d before any", m.From, m.To, len(events), last)
+					}
+					gapTo = m.To
+				case v1alpha1.MessageEvent:
+					if m.Event.Seq <= last {
+						t.Fatalf("the second process served event %d, recorded with --expose-pod-specs", m.Event.Seq)
+					}
+					events = append(events, *m.Event)
+				default:
+					t.Fatalf("unexpected message %+v", m)
+				}
+			}
+			if gapTo != last {
+				t.Fatalf("no gap reported for the dropped events 1..%d", last)
+			}
+			if len(events) == 0 || events[0].Seq != last+1 || events[0].Boundary == nil {
+				t.Fatalf("events %+v, want the boundary %d first", events, last+1)
+			}
+			want := fmt.Sprintf("%d events recorded with --expose-pod-specs were dropped: this agent runs without it", last)
+			if b := events[0].Boundary; b.Discarded != want || b.Damage != "" || b.PreviousStop != v1alpha1.StopClean {
+				t.Fatalf("boundary %+v, want a clean stop and discarded %q", *b, want)
+			}
+		})
+	}
 }
 
 // TestSourcesShowTheJournal checks the journal's state in the sources the

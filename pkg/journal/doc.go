@@ -27,6 +27,11 @@
 //     far behind that maxPending events wait, newer ones are dropped and
 //     counted under the bound "backlog". A dropped event leaves a hole in
 //     the numbering, which readers report as a gap, never silently.
+//   - Projection. The store records whether its lines were written with
+//     pod specs exposed (Options.ExposePodSpecs). Open under a setting that
+//     does not expose them drops the events written with it, unserved
+//     (Found.Discarded), and the numbering goes on after them in the same
+//     epoch: readers report them as a gap.
 //
 // Record format (the contract for exporting a journal to an archive and
 // replaying it): bucket "events" maps a sequence number (8 bytes, big
@@ -34,8 +39,9 @@
 // v1alpha1.StreamMessage of type "event", JSON, without its newline. An
 // export is therefore the stream's NDJSON. Bucket "meta" holds the format
 // version (FormatVersion), the epoch, the node, the agent's version and
-// kubelet minor, the last time the writer knew the agent alive and, after a
-// clean stop, the time of that stop. Inputs a replay needs beyond the
+// kubelet minor, whether pod specs were exposed ("exposePodSpecs"), the
+// newest sequence number, the last time the writer knew the agent alive
+// and, after a clean stop, the time of that stop. Inputs a replay needs beyond the
 // events (source bodies, runtime states, the Node) go in buckets of their
 // own, keyed by the sequence number of the event they led to.
 package journal

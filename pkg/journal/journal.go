@@ -86,6 +86,10 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process to let go
 	// of the store (10s when not positive).
 	LockTimeout time.Duration
+	// ExposePodSpecs says the agent serves pod specs in full, so that the
+	// lines it journals may quote them. Open drops the events written
+	// with it when it is now false (Found.Discarded).
+	ExposePodSpecs bool
 }
 
 // Found is what Open found of earlier agent processes.
@@ -101,6 +105,9 @@ type Found struct {
 	Damage  string
 	MovedTo string
 	Kept    int
+	// Discarded counts the events written with pod specs exposed that
+	// Open dropped, unserved, because Options.ExposePodSpecs is now false.
+	Discarded int
 }
 
 // Journal is an agent's events on disk; the package comment lists what it
@@ -295,6 +302,9 @@ func (j *Journal) start(salvaged *inspection) error {
 			}
 		}
 		if err := meta.Delete(keyStopped); err != nil {
+			return err
+		}
+		if events, j.found.Discarded, err = j.discardExposed(tx, meta, events, old); err != nil {
 			return err
 		}
 		if err := j.count(events); err != nil {

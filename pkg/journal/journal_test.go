@@ -586,3 +586,81 @@ func TestDamageAgainKeepsOneDamagedFile(t *testing.T) {
 		t.Fatalf("damaged files beside the journal %v (%v), want only the newest of %v", left, err, moved)
 	}
 }
+
+// TestOpenUnderAnotherProjection reopens a journal with pod specs exposed
+// or not: events written with them exposed are dropped when the next
+// process does not expose them, and the numbering goes on in the same
+// epoch, so that a reader is told of the dropped ones as a gap.
+func TestOpenUnderAnotherProjection(t *testing.T) {
+	tests := []struct {
+		name        string
+		was, now    bool
+		wantDropped bool
+	}{
+		{name: "exposed, then not", was: true, now: false, wantDropped: true},
+		{name: "not exposed, then exposed", was: false, now: true},
+		{name: "exposed both times", was: true, now: true},
+		{name: "exposed neither time", was: false, now: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+			p := start(t, dir, Options{Now: c.Now, ExposePodSpecs: tt.was})
+			epoch := p.j.Epoch()
+			p.publish(t, 10, c.Now)
+			p.close()
+
+			p = start(t, dir, Options{Now: c.Now, ExposePodSpecs: tt.now})
+			f, st := p.j.Found(), p.j.Stats()
+			if p.j.Epoch() != epoch || p.j.LastSeq() != 10 || p.ring.LastSeq() != 10 {
+				t.Fatalf("epoch %s, journal's last %d, ring's last %d; want epoch %s and 10", p.j.Epoch(), p.j.LastSeq(), p.ring.LastSeq(), epoch)
+			}
+			if last := p.publish(t, 5, c.Now); last != 15 {
+				t.Fatalf("next events end at %d, want 15", last)
+			}
+			seqs, gaps := readAll(t, p.j, 0)
+			if tt.wantDropped {
+				if f.Discarded != 10 || st.Events != 0 {
+					t.Fatalf("found %+v and stats %+v, want 10 events discarded and none held", f, st)
+				}
+				if !slices.Equal(seqs, seqRange(11, 15)) || !slices.Equal(gaps, []string{"1-10"}) {
+					t.Fatalf("journal holds %v with gaps %v, want 11..15 after the gap 1-10", seqs, gaps)
+				}
+				return
+			}
+			if f.Discarded != 0 || !slices.Equal(seqs, seqRange(1, 15)) || len(gaps) > 0 {
+				t.Fatalf("found %+v; journal holds %v with gaps %v, want nothing discarded and 1..15", f, seqs, gaps)
+			}
+		})
+	}
+}
+
+// TestOpenWithoutAProjectionKeepsTheEvents reopens a journal written
+// before the projection was recorded: it counts as written under the
+// current setting, and keeps its events.
+func TestOpenWithoutAProjectionKeepsTheEvents(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	p := start(t, dir, Options{Now: c.Now, ExposePodSpecs: true})
+	p.publish(t, 10, c.Now)
+	p.close()
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(keyExposePodSpecs) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	p = start(t, dir, Options{Now: c.Now})
+	if f := p.j.Found(); f.Discarded != 0 {
+		t.Fatalf("found %+v, want nothing discarded", f)
+	}
+	if seqs, gaps := readAll(t, p.j, 0); !slices.Equal(seqs, seqRange(1, 10)) || len(gaps) > 0 {
+		t.Fatalf("journal holds %v with gaps %v, want 1..10", seqs, gaps)
+	}
+}

@@ -31,5 +31,8 @@ func boundaryDetail(b *v1alpha1.Boundary) string {
 	if b.Damage != "" {
 		parts = append(parts, "journal damaged: "+b.Damage)
 	}
+	if b.Discarded != "" {
+		parts = append(parts, "journal events not served: "+b.Discarded)
+	}
 	return strings.Join(parts, "; ")
 }

@@ -25,6 +25,8 @@ func TestBoundaryRow(t *testing.T) {
 			want: []string{"restarted (its last stop was unclean)", "from 2026-03-01T03:12:00Z to 2026-03-01T03:13:35Z (1m35s)"}},
 		{name: "damaged journal", boundary: &v1alpha1.Boundary{PreviousStop: v1alpha1.StopClean, Damage: "a write was cut short; moved to /var/lib/podsrc/journal.db.corrupt-x, kept 10 events"},
 			want: []string{"restarted (its last stop was clean)", "journal damaged: a write was cut short"}},
+		{name: "exposed events dropped", boundary: &v1alpha1.Boundary{PreviousStop: v1alpha1.StopClean, Discarded: "12 events recorded with --expose-pod-specs were dropped: this agent runs without it"},
+			want: []string{"restarted (its last stop was clean)", "journal events not served: 12 events recorded with --expose-pod-specs were dropped"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -165,6 +165,11 @@ type Boundary struct {
 	// Damage, when set, says the journal was damaged and what the agent
 	// did about it (the file it moved aside, the events it kept).
 	Damage string `json:"damage,omitempty"`
+	// Discarded, when set, says the journal held events written by an
+	// agent that served pod specs in full (--expose-pod-specs), which this
+	// one does not: they were dropped unserved, and a stream from before
+	// this start reports them as a gap.
+	Discarded string `json:"discarded,omitempty"`
 	// AgentVersion and KubeletMinor are the starting agent's.
 	AgentVersion string `json:"agentVersion,omitempty"`
 	KubeletMinor string `json:"kubeletMinor,omitempty"`
