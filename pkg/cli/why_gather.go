@@ -29,6 +29,8 @@ type gatherer struct {
 	sources  *v1alpha1.SourceList
 	pods     *v1alpha1.PodList
 	pleg     *v1alpha1.PLEGStatus
+	// locator finds the targets among sources and pods.
+	locator *why.Locator
 	// history is the whole of the agent's history, for why --all
 	// (wholeHistory); a single report asks for its pod's alone
 	// (podHistory), so that the other pods' events never cross the proxy.
@@ -66,6 +68,7 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if g.pods, err = a.Pods(ctx, v1alpha1.PodQuery{}); err != nil {
 		return nil, err
 	}
+	g.locator = why.NewLocator(g.node(), g.sources, g.pods.Items)
 	if g.pleg, err = a.PLEG(ctx); err != nil {
 		return nil, err
 	}
@@ -111,7 +114,7 @@ func (g *gatherer) node() string { return g.nodeName }
 // report analyzes the pod t names.
 func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport, error) {
 	t = g.byUID(t)
-	s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+	s, err := g.locator.Locate(t)
 	if err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
@@ -247,7 +250,7 @@ func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 			if err := ectx.Err(); err != nil {
 				return err
 			}
-			s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+			s, err := g.locator.Locate(t)
 			if err != nil {
 				return nil
 			}
