@@ -23,6 +23,8 @@ import (
 type gatherer struct {
 	agent   *client.Agent
 	cluster clusterFacts
+	// analyze analyzes one pod's facts (WhyOptions.analyze).
+	analyze func(ctx context.Context, f why.Facts) v1alpha1.WhyReport
 	now     func() time.Time
 	// nodeName is the node the report is about (see newGatherer).
 	nodeName string
@@ -46,7 +48,7 @@ type gatherer struct {
 // newGatherer asks the agent for its sources, pods and PLEG, and its whole
 // history for why --all, and the API server for the node.
 func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gatherer, error) {
-	g := &gatherer{agent: a, now: o.Now, wholeHistory: o.All}
+	g := &gatherer{agent: a, analyze: o.analyze, now: o.Now, wholeHistory: o.All}
 	g.readHistory = func(ctx context.Context, filter v1alpha1.EventQuery) ([]v1alpha1.Event, bool, error) {
 		return o.history(ctx, a, filter)
 	}
@@ -125,7 +127,7 @@ func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport
 	if err := nowhere(t, s, f); err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
-	return why.Analyze(f), nil
+	return g.analyze(ctx, f), nil
 }
 
 // byUID returns t naming by namespace and name the pod whose UID it is, if
@@ -258,7 +260,7 @@ func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 			if err != nil {
 				return err
 			}
-			if r := why.Analyze(f); r.Verdict != v1alpha1.VerdictOK {
+			if r := g.analyze(ectx, f); r.Verdict != v1alpha1.VerdictOK {
 				reports[i] = &r
 			}
 			return nil
