@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -356,6 +358,28 @@ func TestWhyAllNodeTimeoutBoundsTheAnalysis(t *testing.T) {
 	for _, err := range analyzed {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("an analysis ended with %v, want the deadline", err)
+		}
+	}
+}
+
+// BenchmarkWhyAll runs why --all on a node of 5,000 pods of the API server,
+// the agent and the API server answering over loopback and from memory.
+func BenchmarkWhyAll(b *testing.B) {
+	fa := whyFakeAgent()
+	for i := range 5000 {
+		name := fmt.Sprintf("pod-%05d", i)
+		fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: name, Namespace: "default", UID: types.UID("uid-" + name),
+			Source: v1alpha1.SourceAPI, Admission: &v1alpha1.Admission{Admitted: true}})
+	}
+	srv := httptest.NewServer(fa)
+	b.Cleanup(srv.Close)
+	for b.Loop() {
+		var out, errOut bytes.Buffer
+		common := NewCommonOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		common.Now = func() time.Time { return whyNow }
+		common.clientset = whyCluster()
+		if status := execute(context.Background(), common, []string{"why", whyNode, "--all", "--agent-url", srv.URL, "--node-timeout", "0"}); status == 1 {
+			b.Fatalf("exit 1: %s", errOut.String())
 		}
 	}
 }
