@@ -24,6 +24,7 @@ type WhyOptions struct {
 	// analyze analyzes one pod's facts within ctx, the node's deadline;
 	// why.Analyze unless a test sets it.
 	analyze func(ctx context.Context, f why.Facts) v1alpha1.WhyReport
+
 	node    string
 	target  why.Target
 	printer printers.Printer
