@@ -29,23 +29,29 @@ func Execute(ctx context.Context, streams genericiooptions.IOStreams, args []str
 func execute(ctx context.Context, common *CommonOptions, args []string) int {
 	root := newRootCommand(common)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		var status exitStatus
-		if errors.As(err, &status) {
-			return int(status)
-		}
-		var run runError
-		switch {
-		case errors.Is(err, errFailed):
-		case errors.As(err, &run):
-			printers.PrintLine(common.ErrOut, "error: %v", err)
-		default:
-			// ErrOut escapes controls but line feeds and tabs.
-			fmt.Fprintf(common.ErrOut, "error: %s\n", strings.TrimRight(err.Error(), "\n"))
-		}
-		return 1
+	return exitCode(common, root.ExecuteContext(ctx))
+}
+
+// exitCode is the exit code of a command that ended with err, which it
+// prints to common.ErrOut unless printed already.
+func exitCode(common *CommonOptions, err error) int {
+	if err == nil {
+		return 0
 	}
-	return 0
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status)
+	}
+	var run runError
+	switch {
+	case errors.Is(err, errFailed):
+	case errors.As(err, &run):
+		printers.PrintLine(common.ErrOut, "error: %v", err)
+	default:
+		// ErrOut escapes controls but line feeds and tabs.
+		fmt.Fprintf(common.ErrOut, "error: %s\n", strings.TrimRight(err.Error(), "\n"))
+	}
+	return 1
 }
 
 // newRootCommand builds the command tree on common, which tests may adjust.

@@ -21,16 +21,27 @@ type WhyOptions struct {
 	// All reports every pod of the node that is not ok.
 	All bool
 
+	// analyze analyzes one pod's facts within ctx, the node's deadline;
+	// why.Analyze unless a test sets it.
+	analyze func(ctx context.Context, f why.Facts) v1alpha1.WhyReport
+
 	node    string
 	target  why.Target
 	printer printers.Printer
 }
 
-// NewCmdWhy returns the why command.
-func NewCmdWhy(common *CommonOptions) *cobra.Command {
-	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags()}
+// newWhyOptions returns the defaults of why on common.
+func newWhyOptions(common *CommonOptions) *WhyOptions {
+	o := &WhyOptions{CommonOptions: common, PrintFlags: printers.NewPrintFlags(),
+		analyze: func(_ context.Context, f why.Facts) v1alpha1.WhyReport { return why.Analyze(f) }}
 	// why --all prints a list; one report is printed as it is.
 	o.PrintFlags.List = true
+	return o
+}
+
+// NewCmdWhy returns the why command.
+func NewCmdWhy(common *CommonOptions) *cobra.Command {
+	o := newWhyOptions(common)
 	cmd := &cobra.Command{
 		Use:   "why [NODE] (TARGET | --all)",
 		Short: "Explain why a pod does not run on a node as configured",

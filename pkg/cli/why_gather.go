@@ -23,12 +23,16 @@ import (
 type gatherer struct {
 	agent   *client.Agent
 	cluster clusterFacts
+	// analyze analyzes one pod's facts (WhyOptions.analyze).
+	analyze func(ctx context.Context, f why.Facts) v1alpha1.WhyReport
 	now     func() time.Time
 	// nodeName is the node the report is about (see newGatherer).
 	nodeName string
 	sources  *v1alpha1.SourceList
 	pods     *v1alpha1.PodList
 	pleg     *v1alpha1.PLEGStatus
+	// locator finds the targets among sources and pods.
+	locator *why.Locator
 	// history is the whole of the agent's history, for why --all
 	// (wholeHistory); a single report asks for its pod's alone
 	// (podHistory), so that the other pods' events never cross the proxy.
@@ -44,7 +48,7 @@ type gatherer struct {
 // newGatherer asks the agent for its sources, pods and PLEG, and its whole
 // history for why --all, and the API server for the node.
 func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gatherer, error) {
-	g := &gatherer{agent: a, now: o.Now, wholeHistory: o.All}
+	g := &gatherer{agent: a, analyze: o.analyze, now: o.Now, wholeHistory: o.All}
 	g.readHistory = func(ctx context.Context, filter v1alpha1.EventQuery) ([]v1alpha1.Event, bool, error) {
 		return o.history(ctx, a, filter)
 	}
@@ -66,6 +70,7 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 	if g.pods, err = a.Pods(ctx, v1alpha1.PodQuery{}); err != nil {
 		return nil, err
 	}
+	g.locator = why.NewLocator(g.node(), g.sources, g.pods.Items)
 	if g.pleg, err = a.PLEG(ctx); err != nil {
 		return nil, err
 	}
@@ -111,7 +116,7 @@ func (g *gatherer) node() string { return g.nodeName }
 // report analyzes the pod t names.
 func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport, error) {
 	t = g.byUID(t)
-	s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+	s, err := g.locator.Locate(t)
 	if err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
@@ -122,7 +127,7 @@ func (g *gatherer) report(ctx context.Context, t why.Target) (v1alpha1.WhyReport
 	if err := nowhere(t, s, f); err != nil {
 		return v1alpha1.WhyReport{}, err
 	}
-	return why.Analyze(f), nil
+	return g.analyze(ctx, f), nil
 }
 
 // byUID returns t naming by namespace and name the pod whose UID it is, if
@@ -247,7 +252,7 @@ func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 			if err := ectx.Err(); err != nil {
 				return err
 			}
-			s, err := why.Locate(t, g.node(), g.sources, g.pods.Items)
+			s, err := g.locator.Locate(t)
 			if err != nil {
 				return nil
 			}
@@ -255,7 +260,7 @@ func (g *gatherer) all(ctx context.Context) ([]v1alpha1.WhyReport, error) {
 			if err != nil {
 				return err
 			}
-			if r := why.Analyze(f); r.Verdict != v1alpha1.VerdictOK {
+			if r := g.analyze(ectx, f); r.Verdict != v1alpha1.VerdictOK {
 				reports[i] = &r
 			}
 			return nil

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/podsrc/podsrc/internal/shell"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
@@ -122,33 +123,16 @@ func (a *analysis) holders() string {
 	return strings.Join(names, ", ")
 }
 
-// podRequest is the pod's request of res as the kubelet counts it: the
-// sum of its containers' and sidecars', or an init container's when more.
+// podRequest is the pod's request of res as the kubelet counts it on
+// admission: its pod-level request when set, else the larger of its
+// containers' and sidecars' sum and each init container's with the
+// sidecars started before it, plus the pod's overhead.
 func podRequest(pod *corev1.Pod, res corev1.ResourceName) (resource.Quantity, bool) {
 	if pod == nil {
 		return resource.Quantity{}, false
 	}
-	var sum resource.Quantity
-	found := false
-	for _, c := range pod.Spec.Containers {
-		if q, ok := c.Resources.Requests[res]; ok {
-			sum.Add(q)
-			found = true
-		}
-	}
-	for _, c := range pod.Spec.InitContainers {
-		q, ok := c.Resources.Requests[res]
-		if !ok {
-			continue
-		}
-		found = true
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			sum.Add(q)
-		} else if q.Cmp(sum) > 0 {
-			sum = q.DeepCopy()
-		}
-	}
-	return sum, found
+	q, ok := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})[res]
+	return q, ok
 }
 
 // hostPorts are the host ports the pod asks for, as PORT/PROTOCOL.

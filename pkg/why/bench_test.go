@@ -38,3 +38,22 @@ func BenchmarkAnalyze(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLocateAll locates every pod of a node of 10,000 pods with one
+// Locator, as why --all does.
+func BenchmarkLocateAll(b *testing.B) {
+	f := baseFacts()
+	var pods []v1alpha1.PodInfo
+	for i := range 10000 {
+		pods = append(pods, apiPod(fmt.Sprintf("ns-%d", i%10), fmt.Sprintf("pod-%d", i)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l := NewLocator(testNode, f.Sources, pods)
+		for i := range pods {
+			if s, err := l.Locate(nameTarget(pods[i].Namespace, pods[i].Name)); err != nil || s.Info != &pods[i] {
+				b.Fatalf("pod %d: %+v, %v", i, s, err)
+			}
+		}
+	}
+}

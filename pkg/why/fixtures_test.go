@@ -88,7 +88,7 @@ func specOf(info v1alpha1.PodInfo, mirrorHash string) *corev1.Pod {
 func withPods(f Facts, t Target, pods ...v1alpha1.PodInfo) Facts {
 	f.Pods = append(f.Pods, pods...)
 	f.Target = t
-	s, err := Locate(t, f.Node, f.Sources, f.Pods)
+	s, err := NewLocator(f.Node, f.Sources, f.Pods).Locate(t)
 	if err != nil {
 		panic(err)
 	}

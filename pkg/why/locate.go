@@ -23,25 +23,73 @@ type Subject struct {
 	Info *v1alpha1.PodInfo
 }
 
-// Locate finds what t names among what the agent of node holds. A path is
-// a manifest (whether it decoded or not); a name is looked for among the
-// configured pods, also with the node's name appended as the kubelet names
-// static pods, then among the rejected manifests by file name; a name
-// found nowhere is taken as a pod of the static pod URL when that fails
-// now, else of the API server (in namespace default when none was given).
-// A name several namespaces have is an error.
-func Locate(t Target, node string, sources *v1alpha1.SourceList, pods []v1alpha1.PodInfo) (Subject, error) {
+// Locator finds what targets name among what the agent of one node
+// holds. It indexes the agent's pods and manifests once, so that why --all
+// locates each of a node's pods without scanning all of them.
+type Locator struct {
+	node string
+	// byName holds the configured pods of each name, in the agent's order.
+	byName map[string][]*v1alpha1.PodInfo
+	// byOrigin holds the first configured pod of each manifest path.
+	byOrigin map[string]*v1alpha1.PodInfo
+	// shadowed holds the pod, as NAMESPACE/NAME, a shadowed manifest would
+	// define, by path.
+	shadowed map[string]string
+	// rejected holds the first rejected manifest of each file name
+	// without its extension.
+	rejected map[string]string
+	// urlFailing says a static pod URL fails now or has not been read.
+	urlFailing bool
+}
+
+// NewLocator indexes the sources and pods the agent of node holds.
+func NewLocator(node string, sources *v1alpha1.SourceList, pods []v1alpha1.PodInfo) *Locator {
+	l := &Locator{node: node, byName: map[string][]*v1alpha1.PodInfo{}, byOrigin: map[string]*v1alpha1.PodInfo{},
+		shadowed: map[string]string{}, rejected: map[string]string{}}
+	for i := range pods {
+		p := &pods[i]
+		if p.Source == "" {
+			continue
+		}
+		l.byName[p.Name] = append(l.byName[p.Name], p)
+		if _, ok := l.byOrigin[p.Origin]; !ok && p.Source == v1alpha1.SourceFile {
+			l.byOrigin[p.Origin] = p
+		}
+	}
+	if src := findSource(sources, v1alpha1.SourceFile); src != nil {
+		for _, sh := range src.ShadowedFiles {
+			l.shadowed[sh.Path] = sh.Pod
+		}
+		for _, r := range src.RejectedFiles {
+			base := path.Base(r.Path)
+			if stem := strings.TrimSuffix(base, path.Ext(base)); l.rejected[stem] == "" {
+				l.rejected[stem] = r.Path
+			}
+		}
+	}
+	if src := findSource(sources, v1alpha1.SourceHTTP); src != nil {
+		l.urlFailing = failingNow(src) || !src.Seen
+	}
+	return l
+}
+
+// Locate finds what t names. A path is a manifest (whether it decoded or
+// not); a name is looked for among the configured pods, also with the
+// node's name appended as the kubelet names static pods, then among the
+// rejected manifests by file name; a name found nowhere is taken as a pod
+// of the static pod URL when that fails now, else of the API server (in
+// namespace default when none was given). A name several namespaces have
+// is an error.
+func (l *Locator) Locate(t Target) (Subject, error) {
 	if t.Path != "" {
-		return locatePath(t.Path, sources, pods), nil
+		return l.locatePath(t.Path), nil
 	}
 	var found []*v1alpha1.PodInfo
-	for _, name := range []string{t.Name, t.Name + "-" + strings.ToLower(node)} {
-		for i := range pods {
-			p := &pods[i]
-			if p.Source == "" || p.Name != name || (t.Namespace != "" && p.Namespace != t.Namespace) {
-				continue
+	for _, name := range []string{t.Name, t.Name + "-" + strings.ToLower(l.node)} {
+		for _, p := range l.byName[name] {
+			if t.Namespace == "" || p.Namespace == t.Namespace {
+				found = append(found, p)
 			}
-			found = append(found, p)
 		}
 		if len(found) > 0 {
 			break
@@ -64,25 +112,20 @@ func Locate(t Target, node string, sources *v1alpha1.SourceList, pods []v1alpha1
 		}
 	}
 	if len(names) > 1 {
-		return Subject{}, fmt.Errorf("%q names several pods on node %s: %s; say NAMESPACE/POD", t.Raw, node, strings.Join(names, ", "))
+		return Subject{}, fmt.Errorf("%q names several pods on node %s: %s; say NAMESPACE/POD", t.Raw, l.node, strings.Join(names, ", "))
 	}
 	if chosen != nil {
 		return subjectOf(chosen), nil
 	}
-	if src := findSource(sources, v1alpha1.SourceFile); src != nil {
-		for _, r := range src.RejectedFiles {
-			base := path.Base(r.Path)
-			if strings.TrimSuffix(base, path.Ext(base)) == t.Name {
-				return Subject{Source: v1alpha1.SourceFile, Path: r.Path}, nil
-			}
-		}
+	if p, ok := l.rejected[t.Name]; ok {
+		return Subject{Source: v1alpha1.SourceFile, Path: p}, nil
 	}
 	ns := t.Namespace
 	if ns == "" {
 		ns = "default"
 	}
 	// A static pod URL that fails now may be why the pod is nowhere.
-	if src := findSource(sources, v1alpha1.SourceHTTP); src != nil && (failingNow(src) || !src.Seen) {
+	if l.urlFailing {
 		return Subject{Source: v1alpha1.SourceHTTP, Namespace: ns, Name: t.Name}, nil
 	}
 	return Subject{Source: v1alpha1.SourceAPI, Namespace: ns, Name: t.Name}, nil
@@ -91,19 +134,13 @@ func Locate(t Target, node string, sources *v1alpha1.SourceList, pods []v1alpha1
 // locatePath finds the manifest at p: the pod it defines when that is in
 // the merged configuration, otherwise only its path (and, for a shadowed
 // file, the pod it would define).
-func locatePath(p string, sources *v1alpha1.SourceList, pods []v1alpha1.PodInfo) Subject {
-	for i := range pods {
-		if pods[i].Source == v1alpha1.SourceFile && pods[i].Origin == p {
-			return subjectOf(&pods[i])
-		}
+func (l *Locator) locatePath(p string) Subject {
+	if pod, ok := l.byOrigin[p]; ok {
+		return subjectOf(pod)
 	}
 	s := Subject{Source: v1alpha1.SourceFile, Path: p}
-	if src := findSource(sources, v1alpha1.SourceFile); src != nil {
-		for _, sh := range src.ShadowedFiles {
-			if sh.Path == p {
-				s.Namespace, s.Name, _ = strings.Cut(sh.Pod, "/")
-			}
-		}
+	if pod, ok := l.shadowed[p]; ok {
+		s.Namespace, s.Name, _ = strings.Cut(pod, "/")
 	}
 	return s
 }
