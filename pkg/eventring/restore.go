@@ -1,15 +1,23 @@
 package eventring
 
 // Restore makes r continue a numbering that an earlier process left at
-// last, keeping the events of kept, the newest of which must be last and
-// which must follow each other without holes (as journal.Journal.Newest
-// returns them, their lines encoded with r's epoch). Events before the
+// last, keeping the newest events of kept (in sequence order, as
+// journal.Journal.Newest returns them, their lines encoded with r's epoch)
+// that follow each other up to last: numbers the ring cannot hold, as
+// those an unclean stop skipped, end what it keeps. Events before the
 // oldest kept are evicted ones to readers: a gap. Call it before the first
 // Publish.
 func (r *Ring) Restore(kept Batch, last uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(kept.Events)
+	// The newest kept that are last, last-1, and so on without a hole.
+	held := 0
+	for held < n && kept.Events[n-1-held].Seq == last-uint64(held) {
+		held++
+	}
+	kept.Events, kept.Lines = kept.Events[n-held:], kept.Lines[n-held:]
+	n = held
 	if n > len(r.slots) {
 		kept.Events, kept.Lines = kept.Events[n-len(r.slots):], kept.Lines[n-len(r.slots):]
 		n = len(r.slots)

@@ -41,6 +41,10 @@ func TestRestoreContinuesTheNumbering(t *testing.T) {
 		{name: "older ones in the journal only", capacity: 10, from: 4, to: 9, last: 9, wantFirst: 4},
 		{name: "more than the ring holds", capacity: 3, from: 1, to: 9, last: 9, wantFirst: 7},
 		{name: "none kept", capacity: 3, from: 1, to: 0, last: 12, wantFirst: 0},
+		// After an unclean stop the numbering skips what the killed
+		// process may have served unstored: the ring holds none of the
+		// stored ones, which stay the journal's.
+		{name: "numbers skipped after the newest kept", capacity: 10, from: 1, to: 6, last: 6 + 1000, wantFirst: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

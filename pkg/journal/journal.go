@@ -48,6 +48,10 @@ const aliveInterval = 5 * time.Second
 // newer ones are dropped (bound "backlog").
 const maxPending = 1 << 16
 
+// maxUnstored bounds the events a process served and never stored when it
+// is killed: the writer's batch being committed, and the pending ones.
+const maxUnstored = 2 * maxPending
+
 // defaultLockTimeout is how long Open waits for another process (an agent
 // still shutting down) to let go of the store.
 const defaultLockTimeout = 10 * time.Second
@@ -149,7 +153,8 @@ type Stats struct {
 	Bytes  int64
 	// FirstSeq numbers the oldest event stored, Oldest is its time;
 	// LastSeq numbers the newest event ever stored, also once the bounds
-	// dropped it.
+	// dropped it, or, after a process that did not stop cleanly, the last
+	// it may have served: the next process numbers on from it.
 	FirstSeq, LastSeq uint64
 	Oldest            time.Time
 	// Dropped counts the events dropped, by bound: "size", "age" or
@@ -253,7 +258,7 @@ func privateDir(dir string, logger klog.Logger) error {
 	case !st.IsDir():
 		return fmt.Errorf("the journal directory %s is not a directory", dir)
 	case st.Mode().Perm()&0o077 != 0:
-		logger.Info("The journal's directory is open to others; its file is not", "journalDir", dir, "mode", st.Mode().Perm().String())
+		logger.V(1).Info("The journal's directory is open to others; its file is not", "journalDir", dir, "mode", st.Mode().Perm().String())
 	}
 	return nil
 }
@@ -314,6 +319,14 @@ func (j *Journal) start(salvaged *inspection) error {
 		// when the bounds dropped it.
 		if b := old[string(keyLastSeq)]; len(b) == 8 {
 			j.stats.LastSeq = max(j.stats.LastSeq, binary.BigEndian.Uint64(b))
+		}
+		// A process that did not stop cleanly may have served events its
+		// writer never stored. The numbering skips as many as it could
+		// have, so that no number of the epoch names two events, and a
+		// stream resuming among them is told of a gap.
+		if !j.found.Fresh && j.found.Stopped.IsZero() {
+			j.stats.LastSeq += maxUnstored
+			return meta.Put(keyLastSeq, seqKey(j.stats.LastSeq))
 		}
 		return nil
 	})

@@ -58,6 +58,7 @@ func TestAgentOnNode(t *testing.T) {
 	t.Run("rbac", func(t *testing.T) { testRBAC(t, e) })
 	t.Run("url source", func(t *testing.T) { testURLSource(t, e, urls) })
 	t.Run("watch across the agent pod's recreation", func(t *testing.T) { testWatchAcrossRecreate(t, e) })
+	t.Run("kill -9 of the agent", func(t *testing.T) { testKillAgent(t, e) })
 	t.Run("rollout restart and kubelet restart", func(t *testing.T) { testRestarts(t, e) })
 	t.Run("containerd restart", func(t *testing.T) { testContainerdRestart(t, e) })
 }

@@ -81,6 +81,64 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 	checkSequence(t, msgs[at:])
 }
 
+// testKillAgent kills the agent's process with SIGKILL (through the node's
+// containerd) right after a manifest gave it events to write: the kubelet
+// starts its container again, and the new process continues the journal's
+// epoch with a boundary saying the old one did not stop cleanly and when no
+// agent watched. The recorder's stream resumes across it: the numbers the
+// killed process may have served and never stored come as a gap, never as
+// other events, and every event before the kill keeps its number.
+func testKillAgent(t *testing.T, e *env) {
+	c := e.c
+	ctx := context.Background()
+	name, _, err := agentPod(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := c.Client.CoreV1().Pods(client.AgentNamespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil || len(pod.Status.ContainerStatuses) != 1 || pod.Status.ContainerStatuses[0].ContainerID == "" {
+		t.Fatalf("the agent pod %s: %v, container statuses %+v", name, err, pod.Status.ContainerStatuses)
+	}
+	before := pod.Status.ContainerStatuses[0]
+	id := strings.TrimPrefix(before.ContainerID, "containerd://")
+
+	mark := e.rec.mark()
+	c.WriteStaticPod(t, "e2e-kill.yaml", sleepingStaticPod(c, agentTestNS, "kill"))
+	e.waitEvent(t, mark, "the ADD of the static pod kill", configEvent("ADD", v1alpha1.SourceFile, agentTestNS, "kill-"+c.NodeName, ""))
+	kill := exec.Command(c.Env["CTR"], "--address", c.Env["CONTAINERD_SOCKET"], "-n", "k8s.io", "task", "kill", "--signal", "SIGKILL", id)
+	if out, err := kill.CombinedOutput(); err != nil {
+		t.Fatalf("ctr task kill --signal SIGKILL %s: %v\n%s", id, err, out)
+	}
+	e.pollFor(t, "the kubelet to start the agent's container again", restartTimeout, func(ctx context.Context) (bool, string, error) {
+		p, err := c.Client.CoreV1().Pods(client.AgentNamespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil || len(p.Status.ContainerStatuses) != 1 {
+			return false, "", err
+		}
+		cs := p.Status.ContainerStatuses[0]
+		return cs.RestartCount > before.RestartCount && cs.Ready, fmt.Sprintf("restarts %d ready %v", cs.RestartCount, cs.Ready), nil
+	})
+	// The recorder resumed: the new process's boundary, then its events.
+	var msgs []v1alpha1.StreamMessage
+	at := -1
+	e.pollFor(t, "the new process's boundary and an event after it on the stream", restartTimeout, func(context.Context) (bool, string, error) {
+		msgs = e.rec.since(mark)
+		at = slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool {
+			return m.Event != nil && m.Event.Kind == v1alpha1.EventKindBoundary
+		})
+		return at >= 0 && slices.ContainsFunc(msgs[at+1:], func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageEvent }),
+			describeMsgs(msgs, 5), nil
+	})
+	if i := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset }); i >= 0 {
+		t.Fatalf("a reset after the kill: the journal did not continue the numbering:\n%s", describeMsgs(msgs[:i+1], 20))
+	}
+	b := msgs[at]
+	if b.Epoch != msgs[0].Epoch || b.Event.Boundary == nil || b.Event.Boundary.PreviousStop != v1alpha1.StopUnclean || b.Event.Boundary.Down == nil {
+		t.Fatalf("the new process's boundary %s in epoch %s; want the old epoch %s, an unclean stop and the time no agent watched:\n%s",
+			describeMsgs(msgs[at:at+1], 1), b.Epoch, msgs[0].Epoch, describeMsgs(msgs, 20))
+	}
+	checkSequence(t, msgs)
+}
+
 // checkSequence checks that within each epoch event sequence numbers follow
 // one another, or that a gap message announces what is missing.
 func checkSequence(t *testing.T, msgs []v1alpha1.StreamMessage) {
