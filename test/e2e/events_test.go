@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,11 @@ func testEventsHistory(t *testing.T, e *env) {
 	ctx := context.Background()
 	mark := e.rec.mark()
 	pod := apiPod(c, "e2e-events", corev1.RestartPolicyNever, "-sleep", "1s", "-exit", "0")
-	pod.Labels = map[string]string{"app": "e2e-events"}
+	// The node's journal keeps the events of earlier runs' pods of this
+	// name: the label is this run's alone.
+	selector := "app=e2e-events-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	key, value, _ := strings.Cut(selector, "=")
+	pod.Labels = map[string]string{key: value}
 	p, err := c.Client.CoreV1().Pods(agentTestNS).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,13 +90,13 @@ func testEventsHistory(t *testing.T, e *env) {
 	t.Run("everything", func(t *testing.T) {
 		outBytes = map[string]int{}
 		all := events(t)
-		byLabel := events(t, "-l", "app=e2e-events")
+		byLabel := events(t, "-l", selector)
 		// What the agent filters out does not cross the proxy: the
 		// plugin prints what it was sent.
-		t.Logf("events: %d unfiltered (%d bytes), %d with -l app=e2e-events (%d bytes)", len(all), outBytes[""], len(byLabel), outBytes["-l app=e2e-events"])
+		t.Logf("events: %d unfiltered (%d bytes), %d with -l %s (%d bytes)", len(all), outBytes[""], len(byLabel), selector, outBytes["-l "+selector])
 		outBytes = nil
 		if len(byLabel) == 0 || len(byLabel) >= len(all) {
-			t.Errorf("-l app=e2e-events kept %d of %d events", len(byLabel), len(all))
+			t.Errorf("-l %s kept %d of %d events", selector, len(byLabel), len(all))
 		}
 		for i := 1; i < len(all); i++ {
 			if all[i].Seq <= all[i-1].Seq {
@@ -101,20 +106,20 @@ func testEventsHistory(t *testing.T, e *env) {
 	})
 	for _, via := range []string{"node-proxy", "pod-proxy"} {
 		t.Run(via+"/by pod label", func(t *testing.T) {
-			got := events(t, "-l", "app=e2e-events", "--via="+via)
+			got := events(t, "-l", selector, "--via="+via)
 			var config, started, died bool
 			for _, ev := range got {
 				// An agent start over its journal is in every stream, whatever
 				// its filters.
 				if !ofPod(ev) && ev.Kind != v1alpha1.EventKindBoundary {
-					t.Errorf("-l app=e2e-events printed an event of another pod: %+v", ev)
+					t.Errorf("-l %s printed an event of another pod: %+v", selector, ev)
 				}
 				config = config || (ev.Kind == v1alpha1.EventKindConfig && ev.Op == v1alpha1.OpAdd)
 				started = started || ev.Type == "ContainerStarted"
 				died = died || ev.Type == "ContainerDied"
 			}
 			if !config || !started || !died {
-				t.Errorf("-l app=e2e-events: ADD %v, ContainerStarted %v, ContainerDied %v; want all:\n%+v", config, started, died, got)
+				t.Errorf("-l %s: ADD %v, ContainerStarted %v, ContainerDied %v; want all:\n%+v", selector, config, started, died, got)
 			}
 		})
 	}
