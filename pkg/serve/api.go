@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -58,15 +59,17 @@ type API struct {
 	// Streams and Snapshots are the slots of the open event streams and
 	// of the snapshot requests in progress.
 	Streams, Snapshots *Slots
-	// Metrics count the streams; MetricsHandler serves /metrics.
+	// Metrics count the streams; MetricsHandler, when set, serves
+	// /metrics.
 	Metrics        *Metrics
 	MetricsHandler http.Handler
 }
 
 // Handler returns the agent's HTTP API: only GET (and HEAD), from the
-// allowed networks.
+// allowed networks. It routes on the escaped path, so that a pod's UID is
+// one segment of it whatever characters it holds ("/" too).
 func (api *API) Handler() http.Handler {
-	r := mux.NewRouter()
+	r := mux.NewRouter().UseEncodedPath()
 	get := func(path string, h http.HandlerFunc) {
 		r.HandleFunc(path, h).Methods(http.MethodGet, http.MethodHead)
 	}
@@ -84,14 +87,19 @@ func (api *API) Handler() http.Handler {
 	for path, h := range api.probes() {
 		get(path, h)
 	}
-	r.Handle(v1alpha1.MetricsPath, api.MetricsHandler).Methods(http.MethodGet)
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		WriteError(w, http.StatusNotFound, "no such endpoint: "+req.URL.Path+" (see "+strings.Join([]string{v1alpha1.SourcesPath, v1alpha1.PodsPath, v1alpha1.PLEGPath, v1alpha1.EventsPath}, ", ")+")")
-	})
+	if api.MetricsHandler != nil {
+		r.Handle(v1alpha1.MetricsPath, api.MetricsHandler).Methods(http.MethodGet)
+	}
+	r.NotFoundHandler = http.HandlerFunc(NotFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		WriteError(w, http.StatusMethodNotAllowed, "the podsrc agent serves only GET")
 	})
 	return AllowNets(api.AllowedNets, r)
+}
+
+// NotFound answers a path the API does not serve.
+func NotFound(w http.ResponseWriter, r *http.Request) {
+	WriteError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path+" (see "+strings.Join([]string{v1alpha1.SourcesPath, v1alpha1.PodsPath, v1alpha1.PLEGPath, v1alpha1.EventsPath}, ", ")+")")
 }
 
 func (api *API) handleSources(w http.ResponseWriter, _ *http.Request) {
@@ -122,8 +130,14 @@ func (api *API) handlePods(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// handlePod writes one pod; its UID comes escaped (see Handler).
 func (api *API) handlePod(w http.ResponseWriter, r *http.Request) {
-	info, err := api.State.Pod(types.UID(mux.Vars(r)["uid"]))
+	uid, err := url.PathUnescape(mux.Vars(r)["uid"])
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, "bad pod UID in "+r.URL.EscapedPath()+": "+err.Error())
+		return
+	}
+	info, err := api.State.Pod(types.UID(uid))
 	if err != nil {
 		WriteError(w, http.StatusNotFound, err.Error())
 		return

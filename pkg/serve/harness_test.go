@@ -39,13 +39,19 @@ type testAPI struct {
 	url  string
 }
 
-// startAPI serves an API whose ring keeps buffer events.
+// startAPI serves an API over a fakeState whose ring keeps buffer events.
 func startAPI(t *testing.T, buffer int) *testAPI {
+	t.Helper()
+	return startAPIOver(t, fakeState{}, buffer)
+}
+
+// startAPIOver serves an API over state whose ring keeps buffer events.
+func startAPIOver(t *testing.T, state State, buffer int) *testAPI {
 	t.Helper()
 	metrics := NewMetrics()
 	stopping := make(chan struct{})
 	api := &API{
-		State:              fakeState{},
+		State:              state,
 		Ring:               eventring.New(buffer, nil),
 		Heartbeat:          200 * time.Millisecond,
 		StreamWriteTimeout: DefaultStreamWriteTimeout,

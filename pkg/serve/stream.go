@@ -76,8 +76,8 @@ func ParseStreamQuery(v url.Values, ring *eventring.Ring) (v1alpha1.EventQuery, 
 // Stream answers an event stream request with the events of o.Ring that q
 // asks for, as newline-delimited JSON (v1alpha1.StreamMessage): it writes
 // the stream until the client goes, o.Stopping closes, the client falls
-// behind (ErrLagging) or the stream reaches q's Until. The agent and the
-// fake agent serve their streams with it.
+// behind (ErrLagging) or the stream reaches q's Until. API serves its
+// streams with it.
 func Stream(w http.ResponseWriter, r *http.Request, q *v1alpha1.EventQuery, o StreamOptions) error {
 	timeout := o.WriteTimeout
 	if timeout == 0 {

@@ -1,11 +1,12 @@
 // Package fakeagent serves the podsrc agent's HTTP API from canned state, for
-// tests of the client and the kubectl plugin. Its event stream is the
-// agent's own (serve.Stream over an eventring.Ring), and can be told to
-// drop a connection mid-stream.
+// tests of the client and the kubectl plugin. It answers with the agent's
+// own API (serve.API over a serve.State made of the fake's fields, its
+// event stream over an eventring.Ring), with faults around it: a slow
+// node, broken answers, a connection dropped mid-stream, a restart.
 package fakeagent
 
 import (
-	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // Agent is a fake podsrc agent. Set its exported state before serving, or
@@ -56,6 +58,9 @@ type Agent struct {
 	// podQueries are the queries of the pod list requests.
 	podQueries []url.Values
 	streamCh   chan struct{}
+	// api and apiHandler serve the process's API (handlerLocked).
+	api        *serve.API
+	apiHandler http.Handler
 }
 
 // New returns a fake agent for node with a little of everything.
@@ -124,109 +129,95 @@ func (a *Agent) EventQueries() []url.Values {
 }
 
 // StreamStarted receives once for every stream request served, once the
-// stream's start is set: what is published after it is streamed.
+// stream's start is set (see streamWriter): what is published after it is
+// streamed.
 func (a *Agent) StreamStarted() <-chan struct{} { return a.streamCh }
 
-// ServeHTTP serves the agent's API.
+// ServeHTTP serves the agent's API: serve.API's handler over the fake's
+// state (see state), with the fake's faults around it. The probes answer
+// whatever the faults; every other path waits for Hold, then misbehaves as
+// Fault says, and answers 404 under /api/v1alpha1 when Served is another
+// version.
 func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		writeStatus(w, http.StatusMethodNotAllowed, "only GET")
+	p := r.URL.Path
+	if slices.Contains(v1alpha1.ProbePaths, p) {
+		a.handler().ServeHTTP(w, r)
 		return
 	}
 	a.mu.Lock()
 	served, fault, hold := a.Served, a.Fault, a.Hold
 	a.mu.Unlock()
-	p := r.URL.Path
-	probe := slices.Contains(v1alpha1.ProbePaths, p)
-	if hold != nil && !probe {
+	if hold != nil {
 		select {
 		case <-hold:
 		case <-r.Context().Done():
 			return
 		}
 	}
-	if fault != NoFault && !probe && (fault != FaultEndlessLine || p == v1alpha1.EventsPath) && fault != FaultMute {
+	stream := p == v1alpha1.EventsPath
+	if fault != NoFault && fault != FaultMute && (fault != FaultEndlessLine || stream) {
 		serveFault(fault, w, r)
 		return
 	}
-	if strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/"+served+"/") {
-		writeStatus(w, http.StatusNotFound, "no such path "+p)
+	if served != v1alpha1.VersionName && strings.HasPrefix(p, v1alpha1.APIPrefix+"/") {
+		serve.NotFound(w, r)
 		return
 	}
-	switch {
-	case p == v1alpha1.VersionPath:
-		a.writeLocked(w, func() any { return a.Version })
-	case probe:
-		w.Write([]byte("ok"))
-	case p == v1alpha1.SourcesPath:
-		a.writeLocked(w, func() any { return a.Sources })
-	case p == v1alpha1.PLEGPath:
-		a.writeLocked(w, func() any { return a.PLEG })
-	case p == v1alpha1.PodsPath:
-		a.servePods(w, r)
-	case strings.HasPrefix(p, v1alpha1.PodPath("")):
-		uid := strings.TrimPrefix(p, v1alpha1.PodPath(""))
-		a.mu.Lock()
-		var found *v1alpha1.PodInfo
-		for i := range a.Pods.Items {
-			if string(a.Pods.Items[i].UID) == uid {
-				pi := a.Pods.Items[i]
-				pi.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
-				found = &pi
-			}
-		}
-		a.mu.Unlock()
-		if found == nil {
-			writeStatus(w, http.StatusNotFound, "no pod with UID "+uid)
-			return
-		}
-		writeJSON(w, http.StatusOK, found)
-	case p == v1alpha1.EventsPath:
-		a.serveEvents(w, r)
+	a.mu.Lock()
+	switch p {
+	case v1alpha1.PodsPath:
+		a.podQueries = append(a.podQueries, r.URL.Query())
+	case v1alpha1.EventsPath:
+		a.queries = append(a.queries, r.URL.Query())
+	}
+	h, stopped := a.handlerLocked(), a.stopped
+	a.mu.Unlock()
+	if !stream {
+		h.ServeHTTP(w, r)
+		return
+	}
+	h.ServeHTTP(a.streamWriter(w, r, fault == FaultMute), r)
+	select {
+	case <-stopped:
+		// The process is gone; so is its stream.
+		panic(http.ErrAbortHandler)
 	default:
-		writeStatus(w, http.StatusNotFound, "no such path "+p)
 	}
 }
 
-// servePods lists the pods that the query (v1alpha1.PodQuery) keeps, as
-// the agent does.
-func (a *Agent) servePods(w http.ResponseWriter, r *http.Request) {
+// handler returns the API of the agent's process (handlerLocked).
+func (a *Agent) handler() http.Handler {
 	a.mu.Lock()
-	a.podQueries = append(a.podQueries, r.URL.Query())
-	a.mu.Unlock()
-	q, err := v1alpha1.ParsePodQuery(r.URL.Query())
-	if err != nil {
-		writeStatus(w, http.StatusBadRequest, "bad pod list query: "+err.Error())
-		return
+	defer a.mu.Unlock()
+	return a.handlerLocked()
+}
+
+// handlerLocked returns the API of the agent's process: serve.API over
+// its state and its event ring, without limits or metrics to speak of.
+// Restart starts another; so does a change of Heartbeat. Call it locked.
+func (a *Agent) handlerLocked() http.Handler {
+	ring := a.ringLocked()
+	if a.api != nil && a.api.Ring == ring && a.api.Heartbeat == a.Heartbeat {
+		return a.apiHandler
 	}
-	a.writeLocked(w, func() any {
-		l := a.Pods
-		l.Items = nil
-		for _, p := range a.Pods.Items {
-			if q.Match(p) {
-				l.Items = append(l.Items, p)
-			}
-		}
-		return l
-	})
+	metrics := serve.NewMetrics()
+	a.api = &serve.API{
+		State:     state{a},
+		Ring:      ring,
+		Heartbeat: a.Heartbeat,
+		Stopping:  a.stopped,
+		Streams:   unlimited.StreamSlots(metrics.Refused),
+		Snapshots: unlimited.SnapshotSlots(metrics.Refused),
+		Metrics:   metrics,
+	}
+	a.apiHandler = a.api.Handler()
+	return a.apiHandler
 }
 
-// writeLocked writes what get returns under the lock.
-func (a *Agent) writeLocked(w http.ResponseWriter, get func() any) {
-	a.mu.Lock()
-	v := get()
-	a.mu.Unlock()
-	writeJSON(w, http.StatusOK, v)
-}
-
-// writeJSON writes v with code.
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-// writeStatus writes the agent's error body.
-func writeStatus(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, v1alpha1.Status{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindStatus), Code: code, Message: msg})
+// unlimited are the fake's limits: none a test reaches.
+var unlimited = serve.Limits{
+	MaxStreams:          math.MaxInt,
+	MaxStreamsPerPeer:   math.MaxInt,
+	MaxSnapshots:        math.MaxInt,
+	MaxSnapshotsPerPeer: math.MaxInt,
 }

@@ -3,7 +3,6 @@ package fakeagent
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1/querytest"
+	"github.com/podsrc/podsrc/pkg/serve/servetest"
 )
 
 // TestStreamFilters runs the shared filter cases against the fake agent, as
@@ -60,16 +60,8 @@ func TestPodFilters(t *testing.T) {
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
 	get := func(t *testing.T, query string) (int, []byte) {
-		resp, err := http.Get(srv.URL + v1alpha1.PodsPath + "?" + query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, body
+		a := servetest.Do(t, http.MethodGet, srv.URL+v1alpha1.PodsPath+"?"+query)
+		return a.Code, a.Body
 	}
 	querytest.RunPods(t, func(t *testing.T, q v1alpha1.PodQuery) []v1alpha1.PodInfo {
 		code, body := get(t, q.Encode().Encode())

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // Fault makes every answer of the agent but its health endpoints
@@ -64,7 +65,7 @@ func serveFault(f Fault, w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case FaultStatus:
-		writeStatus(w, http.StatusInternalServerError, Payload)
+		serve.WriteError(w, http.StatusInternalServerError, Payload)
 	case FaultText:
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusBadGateway)

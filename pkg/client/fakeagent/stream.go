@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
-	"github.com/podsrc/podsrc/pkg/serve"
 )
 
 // ringLocked returns the event ring of the agent's process, made with
@@ -21,102 +19,54 @@ func (a *Agent) ringLocked() *eventring.Ring {
 	return a.ring
 }
 
-// serveEvents serves the event stream with the agent's own code
-// (serve.Stream) over the fake's event ring, so that it honors the same
-// query (v1alpha1.EventQuery) with the same messages. The fake's own
-// faults come on top: DropNextStreamAfter breaks the connection after that
-// many events, Restart breaks the streams of the process it ends, and
-// FaultMute sends the opening messages and then nothing.
-func (a *Agent) serveEvents(w http.ResponseWriter, r *http.Request) {
-	a.mu.Lock()
-	a.queries = append(a.queries, r.URL.Query())
-	ring, stopped := a.ringLocked(), a.stopped
-	heartbeat, mute := a.Heartbeat, a.Fault == FaultMute
-	a.mu.Unlock()
-	q, err := serve.ParseStreamQuery(r.URL.Query(), ring)
-	if err != nil {
-		writeStatus(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	a.mu.Lock()
-	drop := a.dropAfter
-	a.dropAfter = 0
-	a.mu.Unlock()
-	// A stream has started once its start is set: a snapshot's once it
-	// is written, so that what is published after starts after it.
-	started := func() {
-		select {
-		case a.streamCh <- struct{}{}:
-		default:
-		}
-	}
-	var snapshotWritten func()
-	if q.Snapshot {
-		snapshotWritten = started
-	} else {
-		started()
-	}
-
-	if drop > 0 || mute {
-		w = &faultWriter{ResponseWriter: w, events: drop, mute: mute, done: r.Context().Done()}
-	}
-	_ = serve.Stream(w, r, &q, serve.StreamOptions{
-		Ring:            ring,
-		Heartbeat:       heartbeat,
-		Stopping:        stopped,
-		Snapshot:        a.snapshot,
-		SnapshotWritten: snapshotWritten,
-	})
-	select {
-	case <-stopped:
-		// The process is gone; so is its stream.
-		panic(http.ErrAbortHandler)
-	default:
-	}
-}
-
-// snapshot is the start of a stream that starts with a snapshot: the pods
-// q keeps at the ring's last event.
-func (a *Agent) snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	head := a.Pods
-	head.Items = nil
-	kept := slices.DeleteFunc(slices.Clone(a.Pods.Items), func(p v1alpha1.PodInfo) bool { return !q.Match(p) })
-	return a.ringLocked().LastSeq(), head, func(yield func(v1alpha1.PodInfo) error) error {
-		for _, p := range kept {
-			if err := yield(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // eventLine is how the line of an event message begins.
 var eventLine = []byte(`{"type":"` + v1alpha1.MessageEvent + `"`)
 
 // errMute ends a muted stream once its client hangs up.
 var errMute = errors.New("the stream is mute")
 
-// faultWriter is a stream's writer with the fake's faults: with events
-// set, it breaks the connection after that many event lines, as a crashing
-// agent or a broken network would; with mute, it writes nothing after the
-// stream's first flush (its opening messages) until the client hangs up.
-type faultWriter struct {
+// streamWriter is what the agent's stream (serve.Stream) writes to in the
+// fake: it signals StreamStarted at the stream's first flush, which comes
+// once the stream's start is set (a snapshot stream's once its snapshot is
+// written), so that what a test publishes after the signal is streamed.
+// The fake's faults come on top: a stream that is answered takes
+// DropNextStreamAfter's count, and breaks the connection after that many
+// event lines, as a crashing agent or a broken network would; a mute one
+// (FaultMute) writes nothing after its first flush (its opening messages)
+// until the client hangs up.
+type streamWriter struct {
 	http.ResponseWriter
-	events int
-	mute   bool
-	done   <-chan struct{}
+	a    *Agent
+	mute bool
+	done <-chan struct{}
 
+	// events is how many event lines to let through before breaking the
+	// connection, none when not positive.
+	events  int
 	flushed bool
 	// line is the start of the line being written, up to len(eventLine).
 	line []byte
 }
 
+// streamWriter returns the writer of a stream request to w.
+func (a *Agent) streamWriter(w http.ResponseWriter, r *http.Request, mute bool) *streamWriter {
+	return &streamWriter{ResponseWriter: w, a: a, mute: mute, done: r.Context().Done()}
+}
+
+// WriteHeader takes DropNextStreamAfter's count for a stream that is
+// answered.
+func (w *streamWriter) WriteHeader(code int) {
+	if code == http.StatusOK {
+		w.a.mu.Lock()
+		w.events, w.a.dropAfter = w.a.dropAfter, 0
+		w.a.mu.Unlock()
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
 // Write writes p, and breaks the connection after the last event line it
 // lets through.
-func (w *faultWriter) Write(p []byte) (int, error) {
+func (w *streamWriter) Write(p []byte) (int, error) {
 	if w.mute && w.flushed {
 		<-w.done
 		return 0, errMute
@@ -151,20 +101,28 @@ func (w *faultWriter) Write(p []byte) (int, error) {
 
 // noteLine keeps the start of the line being written that eventLine may
 // match.
-func (w *faultWriter) noteLine(part []byte) {
+func (w *streamWriter) noteLine(part []byte) {
 	need := len(eventLine) - len(w.line)
 	w.line = append(w.line, part[:min(need, len(part))]...)
 }
 
 // FlushError flushes what was written, but nothing of a mute stream after
-// its first flush.
-func (w *faultWriter) FlushError() error {
-	if w.mute && w.flushed {
-		return nil
+// its first flush, and signals StreamStarted at the first.
+func (w *streamWriter) FlushError() error {
+	if w.flushed {
+		if w.mute {
+			return nil
+		}
+		return http.NewResponseController(w.ResponseWriter).Flush()
 	}
 	w.flushed = true
-	return http.NewResponseController(w.ResponseWriter).Flush()
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	select {
+	case w.a.streamCh <- struct{}{}:
+	default:
+	}
+	return err
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
-func (w *faultWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

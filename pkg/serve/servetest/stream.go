@@ -1,5 +1,6 @@
-// Package servetest reads the event streams of a serve.API in tests: the
-// agent's, served whole, and serve's own test API.
+// Package servetest reads the answers and event streams of a serve.API in
+// tests: the agent's, served whole, serve's own test API and the fake
+// agent's.
 package servetest
 
 import (
