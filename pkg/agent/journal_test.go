@@ -26,17 +26,7 @@ import (
 // most history from the journal; set changes the config before it starts.
 func startJournaled(t *testing.T, dir, manifests string, set ...func(*Config)) *testAgent {
 	t.Helper()
-	cfg := &Config{
-		Node:          nodeenv.Env{NodeName: "node-1"},
-		Sources:       source.Config{StaticPodPath: manifests, FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second},
-		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
-		ListenAddress: "127.0.0.1:0",
-		Mode:          merge.Incremental,
-		EventBuffer:   4,
-		Heartbeat:     200 * time.Millisecond,
-		Limits:        serve.DefaultLimits(),
-		Journal:       JournalConfig{Dir: dir, MaxBytes: journal.DefaultMaxBytes, MaxAge: journal.DefaultMaxAge},
-	}
+	cfg := journaledConfig(dir, manifests)
 	for _, f := range set {
 		f(cfg)
 	}
@@ -53,6 +43,23 @@ func startJournaled(t *testing.T, dir, manifests string, set ...func(*Config)) *
 	// Run published its boundary, and its sources are running.
 	ta.waitFor(t, "the agent to be ready", func() bool { return a.ring.LastSeq() > restored && a.podConfig.Ready() })
 	return ta
+}
+
+// journaledConfig is an agent's configuration with a file source on
+// manifests, its journal in dir (none when dir is empty) and an event ring
+// of 4 events.
+func journaledConfig(dir, manifests string) *Config {
+	return &Config{
+		Node:          nodeenv.Env{NodeName: "node-1"},
+		Sources:       source.Config{StaticPodPath: manifests, FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second},
+		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
+		ListenAddress: "127.0.0.1:0",
+		Mode:          merge.Incremental,
+		EventBuffer:   4,
+		Heartbeat:     200 * time.Millisecond,
+		Limits:        serve.DefaultLimits(),
+		Journal:       JournalConfig{Dir: dir, MaxBytes: journal.DefaultMaxBytes, MaxAge: journal.DefaultMaxAge},
+	}
 }
 
 // addPod writes a manifest and waits for the event that adds its pod.
@@ -227,17 +234,7 @@ func TestSourcesShowTheJournal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &Config{
-				Node:          nodeenv.Env{NodeName: "node-1"},
-				PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
-				ListenAddress: "127.0.0.1:0",
-				Mode:          merge.Incremental,
-				EventBuffer:   4,
-				Heartbeat:     200 * time.Millisecond,
-				Limits:        serve.DefaultLimits(),
-				Journal:       JournalConfig{Dir: tt.dir, MaxBytes: journal.DefaultMaxBytes, MaxAge: journal.DefaultMaxAge},
-			}
-			a, err := New(cfg, kubeletminor.V136, yamlDecoder{})
+			a, err := New(journaledConfig(tt.dir, t.TempDir()), kubeletminor.V136, yamlDecoder{})
 			if err != nil {
 				t.Fatal(err)
 			}
