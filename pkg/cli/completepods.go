@@ -60,12 +60,13 @@ func completePods(ctx context.Context, o *CommonOptions, node, toComplete string
 		if ns != "" {
 			name = p.Name
 		}
-		if strings.HasPrefix(name, toComplete) && !slices.Contains(names, name) {
+		if strings.HasPrefix(name, toComplete) {
 			names = append(names, name)
 		}
 	}
+	// A static pod and its mirror pod share their name.
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
 }
 
 // completeNodeThenPod completes the arguments NODE POD of why and pod:
