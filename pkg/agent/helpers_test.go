@@ -49,13 +49,13 @@ type yamlDecoder struct{}
 
 func (yamlDecoder) KubeletVersion() string { return "v1.36.3" }
 
-func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
+func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, []string, error) {
 	var pod v1.Pod
 	if err := yaml.UnmarshalStrict(data, &pod); err != nil {
-		return nil, fmt.Errorf("%s: couldn't parse as pod: %w", hostPath, err)
+		return nil, nil, fmt.Errorf("%s: couldn't parse as pod: %w", hostPath, err)
 	}
 	if pod.Name == "" {
-		return nil, fmt.Errorf("%s: invalid pod: name is required", hostPath)
+		return nil, nil, fmt.Errorf("%s: invalid pod: name is required", hostPath)
 	}
 	sum := sha256.Sum256(append(data, hostPath...))
 	uid := hex.EncodeToString(sum[:16])
@@ -71,11 +71,11 @@ func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, 
 	pod.Annotations[merge.ConfigHashAnnotation] = uid
 	pod.Annotations[merge.ConfigSourceAnnotation] = "file"
 	pod.Spec.NodeName = nodeName
-	return &pod, nil
+	return &pod, nil, nil
 }
 
-func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, error) {
-	return nil, fmt.Errorf("no URL pods in these tests")
+func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, []string, error) {
+	return nil, nil, fmt.Errorf("no URL pods in these tests")
 }
 
 // testAgent is an agent running in-process on loopback, with a manifest

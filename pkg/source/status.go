@@ -69,6 +69,9 @@ type Status struct {
 	// Shadowed are valid manifest files whose pod is replaced by the pod of
 	// another file with the same namespace and name (file source only).
 	Shadowed []staticpod.ShadowedFile
+	// Warned are the manifest files whose pod the kubelet's decoder
+	// accepts with warnings (file source only), sorted by path.
+	Warned []staticpod.WarnedFile
 }
 
 // ClearedError is an error a source recovered from.
@@ -112,6 +115,7 @@ func (b *StatusBook) Snapshot() Status {
 	out.Pods = append([]PodRef(nil), b.st.Pods...)
 	out.Rejected = append([]staticpod.RejectedFile(nil), b.st.Rejected...)
 	out.Shadowed = append([]staticpod.ShadowedFile(nil), b.st.Shadowed...)
+	out.Warned = append([]staticpod.WarnedFile(nil), b.st.Warned...)
 	return out
 }
 

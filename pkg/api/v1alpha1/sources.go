@@ -74,6 +74,9 @@ type Source struct {
 	RejectedFiles []RejectedFile `json:"rejectedFiles,omitempty"`
 	// ShadowedFiles are manifests whose pod another file replaces (file source).
 	ShadowedFiles []ShadowedFile `json:"shadowedFiles,omitempty"`
+	// WarnedFiles are manifests whose pod the kubelet accepts and warns
+	// about in its log (file source; the minors whose kubelet warns).
+	WarnedFiles []WarnedFile `json:"warnedFiles,omitempty"`
 }
 
 // ClearedError is an error a source recovered from: what it was, when it
@@ -89,6 +92,18 @@ type RejectedFile struct {
 	Path  string      `json:"path"`
 	Error string      `json:"error"`
 	Since metav1.Time `json:"since"`
+}
+
+// WarnedFile is a valid manifest the kubelet's decoder warns about. The
+// kubelet logs each warning text once per process, naming only the first
+// pod; podsrc lists every file, with each of its warnings once.
+type WarnedFile struct {
+	Path string `json:"path"`
+	// Pod is the namespace/name the file defines.
+	Pod string `json:"pod"`
+	// Warnings are the decoder's warnings, in podsrc's words naming the
+	// kubelet version that warns.
+	Warnings []string `json:"warnings"`
 }
 
 // ShadowedFile is a valid manifest whose pod is replaced by the pod of a
