@@ -27,7 +27,9 @@ func fixtureSources() []v1alpha1.SourceList {
 			{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(5 * time.Second), Pods: 3, Updates: 12},
 			{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(3 * time.Minute), Pods: 2, Updates: 4,
 				RejectedFiles: []v1alpha1.RejectedFile{{Path: "/etc/kubernetes/manifests/bad.yaml", Error: "invalid pod: spec.containers: Required value", Since: *ago(time.Hour)}},
-				ShadowedFiles: []v1alpha1.ShadowedFile{{Path: "/etc/kubernetes/manifests/kube-apiserver.yaml", By: "/etc/kubernetes/manifests/kube-apiserver.yaml.bak", Pod: "kube-system/kube-apiserver-node-1"}}},
+				ShadowedFiles: []v1alpha1.ShadowedFile{{Path: "/etc/kubernetes/manifests/kube-apiserver.yaml", By: "/etc/kubernetes/manifests/kube-apiserver.yaml.bak", Pod: "kube-system/kube-apiserver-node-1"}},
+				WarnedFiles: []v1alpha1.WarnedFile{{Path: "/etc/kubernetes/manifests/etcd.yaml", Pod: "kube-system/etcd-node-1", Warnings: []string{
+					"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}}}},
 		},
 	}, {
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-2", Mode: "incremental",
