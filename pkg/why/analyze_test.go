@@ -352,6 +352,17 @@ func analyzeCases() []analyzeCase {
 			verdict: v1alpha1.VerdictFailing, stage: "file", msg: "not in the static pod path",
 		},
 		{
+			name: "a static pod the kubelet warns about: decoded, with the warning",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				fileSource(f).WarnedFiles = []v1alpha1.WarnedFile{{Path: etcd.Origin, Pod: "kube-system/etcd-node-1", Warnings: []string{
+					"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}}}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictOK, look: "decode", msg: "decoded and valid", evidence: "kubelet v1.37 warns: priority 1000 without a priorityClassName",
+		},
+		{
 			name: "shadowed by a backup, asked by path",
 			facts: func() Facts {
 				return shadowedEtcd(testDir+"/etcd.yaml.bak", pathTarget(etcd.Origin), false)
