@@ -129,7 +129,8 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 	return []*v1alpha1.StreamMessage{
 		{Type: v1alpha1.MessageSnapshot, Seq: 40, Snapshot: &pods, Time: at(0)},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 41, Time: at(time.Second), Kind: "config", Op: "ADD", Source: "file",
-			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Origin: "/etc/kubernetes/manifests/etcd.yaml", Admission: &v1alpha1.Admission{Admitted: true}},
+			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Origin: "/etc/kubernetes/manifests/etcd.yaml", Admission: &v1alpha1.Admission{Admitted: true},
+				Warnings: []string{"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}},
 				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Origin: "/etc/kubernetes/manifests/kube-apiserver.yaml", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
 					Message: "Node didn't have enough resource: cpu, requested: 3000, used: 350, capacity: 2000"}}},
 			Handler: v1alpha1.HandlerPodAdditions}},
