@@ -14,8 +14,9 @@ import (
 
 // fakeDecoder stands in for the kubelet decoder in unit tests. A manifest is
 // "pod <name>" (optionally followed by more words, which change the UID);
-// anything else is rejected; a word warn=<text> in a file's manifest is a
-// warning of the decoder's. A URL body is one or more such lines.
+// anything else is rejected; a word warn=<text> is a warning of the
+// decoder's about a file's pod or a URL's single pod. A URL body is one or
+// more such lines.
 type fakeDecoder struct{}
 
 func (fakeDecoder) KubeletVersion() string { return "v0.0.0-fake" }
@@ -26,13 +27,18 @@ func (fakeDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, 
 	if err != nil {
 		return nil, nil, err
 	}
+	return pod, fakeWarnings(text), nil
+}
+
+// fakeWarnings are the warn=<text> words of a fake manifest.
+func fakeWarnings(text string) []string {
 	var warnings []string
 	for _, f := range strings.Fields(text) {
 		if w, ok := strings.CutPrefix(f, "warn="); ok {
 			warnings = append(warnings, w)
 		}
 	}
-	return pod, warnings, nil
+	return warnings
 }
 
 func (fakeDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, []string, error) {
@@ -45,6 +51,9 @@ func (fakeDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, []st
 			return nil, nil, fmt.Errorf("%s: received '<the %d-byte body>', but couldn't parse as single or multiple pods (%w)", url, len(data), err)
 		}
 		pods = append(pods, p)
+	}
+	if len(pods) == 1 {
+		return pods, fakeWarnings(string(data)), nil
 	}
 	return pods, nil, nil
 }

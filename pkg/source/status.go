@@ -70,7 +70,8 @@ type Status struct {
 	// another file with the same namespace and name (file source only).
 	Shadowed []staticpod.ShadowedFile
 	// Warned are the manifest files whose pod the kubelet's decoder
-	// accepts with warnings (file source only), sorted by path.
+	// accepts with warnings, sorted by path; for the URL source, its body
+	// while that is a single pod with warnings (Path is the URL, masked).
 	Warned []staticpod.WarnedFile
 }
 

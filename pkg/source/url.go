@@ -212,12 +212,20 @@ func (s *URLSource) poll(ctx context.Context) error {
 }
 
 // send delivers pods as a SET, with their fingerprints, the URL (masked)
-// as their origin and the decoder's warnings, and records it.
+// as their origin and the decoder's warnings, and records it; the status
+// lists the body as warned about while its pod has warnings.
 func (s *URLSource) send(ctx context.Context, pods []*v1.Pod, fingerprints []string, warnings [][]string) {
 	origins := make([]string, len(pods))
 	for i := range origins {
 		origins[i] = s.shown
 	}
+	var warned []staticpod.WarnedFile
+	for i, w := range warnings {
+		if len(w) > 0 {
+			warned = append(warned, staticpod.WarnedFile{Path: s.shown, Pod: podKey(pods[i]), Warnings: w})
+		}
+	}
+	s.status.Update(func(st *Status) { st.Warned = warned })
 	if SendSet(ctx, s.updates, v1alpha1.SourceHTTP, pods, fingerprints, origins, warnings) {
 		s.status.Delivered(s.now(), PodRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}

@@ -1,10 +1,12 @@
 package source
 
 import (
+	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/podsrc/podsrc/internal/sourcetest"
 	"github.com/podsrc/podsrc/pkg/staticpod"
@@ -50,5 +52,31 @@ func TestFileWarningsReachStatusAndSet(t *testing.T) {
 		if i == 10 {
 			t.Fatalf("SETs still carry warnings %q after %d updates", u.Warnings, i)
 		}
+	}
+}
+
+// TestURLWarningsReachStatusAndSet: a URL's single pod with warnings
+// carries them in the SET and the status lists the URL (masked) with
+// them, until the body becomes a pod list, whose items have none.
+func TestURLWarningsReachStatusAndSet(t *testing.T) {
+	body := &bodyServer{status: 200, body: "pod a warn=priority"}
+	hs := httptest.NewServer(body)
+	t.Cleanup(hs.Close)
+	src, c := startURL(t, hs.URL+"/pods?token=secret", URLOptions{Period: 10 * time.Millisecond})
+	u := c.Until("a-node-1")
+	if len(u.Warnings) != 1 || !slices.Equal(u.Warnings[0], []string{"priority"}) {
+		t.Errorf("SET warnings %q, want [[priority]]", u.Warnings)
+	}
+	want := []staticpod.WarnedFile{{Path: hs.URL + "/pods?token=xxxxx", Pod: "default/a-node-1", Warnings: []string{"priority"}}}
+	if got := src.Status().Warned; !reflect.DeepEqual(got, want) {
+		t.Errorf("status warned = %+v, want %+v", got, want)
+	}
+	body.set(200, "pod a warn=priority\npod b")
+	u = c.Until("a-node-1", "b-node-1")
+	if u.Warnings != nil {
+		t.Errorf("SET of a pod list has warnings %q", u.Warnings)
+	}
+	if got := src.Status().Warned; got != nil {
+		t.Errorf("status warned = %+v after a pod list, want none", got)
 	}
 }

@@ -75,7 +75,9 @@ type Source struct {
 	// ShadowedFiles are manifests whose pod another file replaces (file source).
 	ShadowedFiles []ShadowedFile `json:"shadowedFiles,omitempty"`
 	// WarnedFiles are manifests whose pod the kubelet accepts and warns
-	// about in its log (file source; the minors whose kubelet warns).
+	// about in its log, on the minors whose kubelet warns: files (file
+	// source), or the URL's body while it is a single pod with warnings
+	// (http source; Path is the URL).
 	WarnedFiles []WarnedFile `json:"warnedFiles,omitempty"`
 }
 
