@@ -754,6 +754,20 @@ func analyzeCases() []analyzeCase {
 			verdict: v1alpha1.VerdictOK,
 		},
 		{
+			name: "a URL's single pod the kubelet warns about: fetched, with the warning",
+			facts: func() Facts {
+				f := baseFacts()
+				listed := metav1.NewTime(testNow.Add(-time.Minute))
+				f.Sources.Items = append(f.Sources.Items, v1alpha1.Source{Name: v1alpha1.SourceHTTP, Target: "http://config.example/pods", Seen: true, LastUpdate: &listed, Pods: 1,
+					WarnedFiles: []v1alpha1.WarnedFile{{Path: "http://config.example/pods", Pod: "kube-system/remote-node-1", Warnings: []string{"kubelet v1.37 warns: priority 1000 without a priorityClassName"}}}})
+				p := staticPod("remote")
+				p.Source, p.Origin = v1alpha1.SourceHTTP, "http://config.example/pods"
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(p, p.ConfigHash)}
+				return withPods(f, nameTarget("", "remote"), p)
+			},
+			verdict: v1alpha1.VerdictOK, look: "url", msg: "fetched", evidence: "kubelet v1.37 warns: priority 1000 without a priorityClassName",
+		},
+		{
 			name: "API source failed once, then listed again",
 			facts: func() Facts {
 				f := baseFacts()
