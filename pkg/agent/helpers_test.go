@@ -39,7 +39,7 @@ const waitLimit = 20 * time.Second
 
 // yamlDecoder stands in for the kubelet decoder in this package's tests: it
 // decodes a YAML pod, names it for the node and derives its UID from the
-// manifest and its path.
+// manifest and its path; testWarningAnnotation gives a warning.
 // noAdmission builds a chain of no admit handlers.
 func noAdmission(context.Context, admission.Config) (admission.Handlers, error) {
 	return admission.NewChain("v1.36.3", nil, nil)
@@ -71,8 +71,16 @@ func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, 
 	pod.Annotations[merge.ConfigHashAnnotation] = uid
 	pod.Annotations[merge.ConfigSourceAnnotation] = "file"
 	pod.Spec.NodeName = nodeName
-	return &pod, nil, nil
+	var warnings []string
+	if w := pod.Annotations[testWarningAnnotation]; w != "" {
+		warnings = []string{w}
+	}
+	return &pod, warnings, nil
 }
+
+// testWarningAnnotation is the annotation whose value yamlDecoder gives
+// as a warning about the pod it keeps, as a kubelet's decoder warns.
+const testWarningAnnotation = "test.podsrc.io/warning"
 
 func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, []string, error) {
 	return nil, nil, fmt.Errorf("no URL pods in these tests")
