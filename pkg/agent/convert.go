@@ -2,6 +2,7 @@ package agent
 
 import (
 	"maps"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -58,6 +59,9 @@ func sourceInfo(name string, st *source.Status, ms *merge.SourceStats, expose bo
 	}
 	for _, s := range st.Shadowed {
 		out.ShadowedFiles = append(out.ShadowedFiles, v1alpha1.ShadowedFile{Path: s.Path, By: s.By, Pod: s.Pod})
+	}
+	for _, w := range st.Warned {
+		out.WarnedFiles = append(out.WarnedFiles, v1alpha1.WarnedFile{Path: w.Path, Pod: w.Pod, Warnings: slices.Clone(w.Warnings)})
 	}
 	return out
 }

@@ -32,24 +32,24 @@ type schemeKubelet struct{}
 
 func (schemeKubelet) KubeletVersion() string { return "v1.36.3" }
 
-func (schemeKubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, error) {
+func (schemeKubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, []string, error) {
 	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	pod, ok := obj.(*v1.Pod)
 	if !ok {
-		return false, nil, fmt.Errorf("invalid pod: %#v", obj)
+		return false, nil, nil, fmt.Errorf("invalid pod: %#v", obj)
 	}
 	if pod.Name == "" {
-		return true, nil, fmt.Errorf("invalid pod: name is needed for the pod")
+		return true, nil, nil, fmt.Errorf("invalid pod: name is needed for the pod")
 	}
 	pod.Name = loc.PodName(pod.Name)
 	if pod.Namespace == "" {
 		pod.Namespace = "default"
 	}
 	pod.UID = k8stypes.UID("uid-" + pod.Name)
-	return true, pod, nil
+	return true, pod, nil, nil
 }
 
 func (schemeKubelet) DecodePodList(data []byte, _ staticpod.Location) (bool, []*v1.Pod, error) {

@@ -39,7 +39,7 @@ const waitLimit = 20 * time.Second
 
 // yamlDecoder stands in for the kubelet decoder in this package's tests: it
 // decodes a YAML pod, names it for the node and derives its UID from the
-// manifest and its path.
+// manifest and its path; testWarningAnnotation gives a warning.
 // noAdmission builds a chain of no admit handlers.
 func noAdmission(context.Context, admission.Config) (admission.Handlers, error) {
 	return admission.NewChain("v1.36.3", nil, nil)
@@ -49,13 +49,13 @@ type yamlDecoder struct{}
 
 func (yamlDecoder) KubeletVersion() string { return "v1.36.3" }
 
-func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error) {
+func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, []string, error) {
 	var pod v1.Pod
 	if err := yaml.UnmarshalStrict(data, &pod); err != nil {
-		return nil, fmt.Errorf("%s: couldn't parse as pod: %w", hostPath, err)
+		return nil, nil, fmt.Errorf("%s: couldn't parse as pod: %w", hostPath, err)
 	}
 	if pod.Name == "" {
-		return nil, fmt.Errorf("%s: invalid pod: name is required", hostPath)
+		return nil, nil, fmt.Errorf("%s: invalid pod: name is required", hostPath)
 	}
 	sum := sha256.Sum256(append(data, hostPath...))
 	uid := hex.EncodeToString(sum[:16])
@@ -71,11 +71,19 @@ func (yamlDecoder) DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, 
 	pod.Annotations[merge.ConfigHashAnnotation] = uid
 	pod.Annotations[merge.ConfigSourceAnnotation] = "file"
 	pod.Spec.NodeName = nodeName
-	return &pod, nil
+	var warnings []string
+	if w := pod.Annotations[testWarningAnnotation]; w != "" {
+		warnings = []string{w}
+	}
+	return &pod, warnings, nil
 }
 
-func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, error) {
-	return nil, fmt.Errorf("no URL pods in these tests")
+// testWarningAnnotation is the annotation whose value yamlDecoder gives
+// as a warning about the pod it keeps, as a kubelet's decoder warns.
+const testWarningAnnotation = "test.podsrc.io/warning"
+
+func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, []string, error) {
+	return nil, nil, fmt.Errorf("no URL pods in these tests")
 }
 
 // testAgent is an agent running in-process on loopback, with a manifest

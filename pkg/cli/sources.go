@@ -28,10 +28,12 @@ func NewCmdSources(common *CommonOptions) *cobra.Command {
 			the static pod URL and the API server. One row per node and source:
 			what it watches, whether it sent its first full list (SEEN), whether all
 			of the node's sources did (READY, the kubelet's readiness to sync pods),
-			how many pods it has and when it last sent a list.
+			how many pods it has, when it last sent a list, its errors and the
+			warnings the kubelet only logs about manifests it accepts (WARNINGS,
+			such as v1.37's about a static pod's priority; -o yaml has their text).
 
-			-o wide adds the last error, the manifests that were rejected or
-			shadowed by another file defining the same pod, and the agent's
+			-o wide adds the last error, the manifests that were rejected,
+			shadowed by another file defining the same pod or warned about, and the agent's
 			journal (JOURNAL): on with its events, size and oldest event, off, or
 			failed and why, when the node's events will not outlive the agent.` + nodeByNodeHelp),
 		Example: templates.Examples(`

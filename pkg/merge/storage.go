@@ -13,12 +13,13 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// entry is a stored pod with the fingerprint and the origin of the input
-// last merged into it.
+// entry is a stored pod with the fingerprint, the origin and the warnings
+// of the input last merged into it.
 type entry struct {
 	pod         *v1.Pod
 	fingerprint string
 	origin      string
+	warnings    []string
 }
 
 // storage keeps every source's pods by UID, merges incoming updates into
@@ -172,8 +173,12 @@ func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 		if i < len(u.Origins) {
 			origin = u.Origins[i]
 		}
+		var warnings []string
+		if i < len(u.Warnings) {
+			warnings = u.Warnings[i]
+		}
 		if stored, ok := old[pod.UID]; ok {
-			e := entry{pod: stored.pod, fingerprint: fingerprint, origin: origin}
+			e := entry{pod: stored.pod, fingerprint: fingerprint, origin: origin, warnings: warnings}
 			if fingerprint == "" || fingerprint != stored.fingerprint {
 				var kind change
 				kind, e.pod = s.semantics.apply(stored.pod, pod)
@@ -195,7 +200,7 @@ func (s *storage) mergePods(logger klog.Logger, source string, u PodUpdate, now 
 		logger.V(4).Info("Receiving a new pod", "pod", klog.KObj(pod), "source", source)
 		added := *pod
 		added.Annotations = withLocalAnnotations(pod.Annotations, source, seenAt)
-		e := entry{pod: &added, fingerprint: fingerprint, origin: origin}
+		e := entry{pod: &added, fingerprint: fingerprint, origin: origin, warnings: warnings}
 		into[pod.UID] = e
 		c.adds = append(c.adds, e)
 	}
@@ -251,8 +256,8 @@ func (s *storage) notifications(source string, c changes, firstSet bool) []PodUp
 	return out
 }
 
-// notification is the update op of the source's entries: their pods, and
-// their origins when one of them has one.
+// notification is the update op of the source's entries: their pods, their
+// origins when one of them has one, and their warnings likewise.
 func notification(op Op, source string, entries []entry) PodUpdate {
 	u := PodUpdate{Op: op, Source: source, Pods: make([]*v1.Pod, len(entries))}
 	for i, e := range entries {
@@ -265,6 +270,15 @@ func notification(op Op, source string, entries []entry) PodUpdate {
 		for i, e := range entries {
 			u.Origins[i] = e.origin
 		}
+	}
+	for i, e := range entries {
+		if len(e.warnings) == 0 {
+			continue
+		}
+		if u.Warnings == nil {
+			u.Warnings = make([][]string, len(entries))
+		}
+		u.Warnings[i] = e.warnings
 	}
 	return u
 }

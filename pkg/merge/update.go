@@ -75,4 +75,10 @@ type PodUpdate struct {
 	// Origins of every notification about the pod, REMOVE included, when
 	// one of the notification's pods has one; otherwise Origins is nil.
 	Origins []string
+
+	// Warnings, when set, has one entry per pod: what the kubelet's
+	// decoder warned about the pod's manifest without rejecting it (see
+	// staticpod.Decoder), none for most. The merge keeps and passes them
+	// on as Origins.
+	Warnings [][]string
 }

@@ -27,7 +27,9 @@ func fixtureSources() []v1alpha1.SourceList {
 			{Name: "api", Target: "https://10.0.0.1:6443", Seen: true, LastUpdate: ago(5 * time.Second), Pods: 3, Updates: 12},
 			{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true, LastUpdate: ago(3 * time.Minute), Pods: 2, Updates: 4,
 				RejectedFiles: []v1alpha1.RejectedFile{{Path: "/etc/kubernetes/manifests/bad.yaml", Error: "invalid pod: spec.containers: Required value", Since: *ago(time.Hour)}},
-				ShadowedFiles: []v1alpha1.ShadowedFile{{Path: "/etc/kubernetes/manifests/kube-apiserver.yaml", By: "/etc/kubernetes/manifests/kube-apiserver.yaml.bak", Pod: "kube-system/kube-apiserver-node-1"}}},
+				ShadowedFiles: []v1alpha1.ShadowedFile{{Path: "/etc/kubernetes/manifests/kube-apiserver.yaml", By: "/etc/kubernetes/manifests/kube-apiserver.yaml.bak", Pod: "kube-system/kube-apiserver-node-1"}},
+				WarnedFiles: []v1alpha1.WarnedFile{{Path: "/etc/kubernetes/manifests/etcd.yaml", Pod: "kube-system/etcd-node-1", Warnings: []string{
+					"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}}}},
 		},
 	}, {
 		TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-2", Mode: "incremental",
@@ -127,7 +129,8 @@ func fixtureMessages() []*v1alpha1.StreamMessage {
 	return []*v1alpha1.StreamMessage{
 		{Type: v1alpha1.MessageSnapshot, Seq: 40, Snapshot: &pods, Time: at(0)},
 		{Type: v1alpha1.MessageEvent, Event: &v1alpha1.Event{Seq: 41, Time: at(time.Second), Kind: "config", Op: "ADD", Source: "file",
-			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Origin: "/etc/kubernetes/manifests/etcd.yaml", Admission: &v1alpha1.Admission{Admitted: true}},
+			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "3f1c", Origin: "/etc/kubernetes/manifests/etcd.yaml", Admission: &v1alpha1.Admission{Admitted: true},
+				Warnings: []string{"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}},
 				{Name: "kube-apiserver-node-1", Namespace: "kube-system", UID: "9a2b", Origin: "/etc/kubernetes/manifests/kube-apiserver.yaml", Admission: &v1alpha1.Admission{Reason: "OutOfcpu", Handler: "predicate",
 					Message: "Node didn't have enough resource: cpu, requested: 3000, used: 350, capacity: 2000"}}},
 			Handler: v1alpha1.HandlerPodAdditions}},

@@ -49,7 +49,7 @@ func (s Sources) Tables(items []Item, now time.Time) []*Table {
 			c = Yellow
 		case src.LastError != "":
 			c = Red
-		case sourceErrors(src) > 0 || !src.Seen:
+		case sourceErrors(src) > 0 || sourceWarnings(src) > 0 || !src.Seen:
 			c = Yellow
 		}
 		t.Rows = append(t.Rows, Row{Cells: cols.Cells(r), Color: c, Item: &items[i]})
@@ -92,11 +92,13 @@ func SourceColumns() Columns[sourceRow] {
 			return ageOf(r.Now, r.Source.LastUpdate)
 		}},
 		{Header: "Errors", Cell: func(r sourceRow) any { return itoa(sourceErrors(r.Source)) }},
+		{Header: "Warnings", Cell: func(r sourceRow) any { return itoa(sourceWarnings(r.Source)) }},
 		{Header: "Updates", Wide: true, Path: ".updates", Cell: func(r sourceRow) any { return itoa(r.Source.Updates) }},
 		{Header: "Mode", Wide: true, Cell: func(r sourceRow) any { return orNone(r.Mode) }},
 		{Header: "Last Error", Wide: true, Path: ".lastError", Cell: sourceLastError},
 		{Header: "Rejected Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(rejectedFiles(s), "; ")) })},
 		{Header: "Shadowed Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(shadowedFiles(s), "; ")) })},
+		{Header: "Warned Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(warnedFiles(s), "; ")) })},
 		{Header: "Journal", Wide: true, Path: ".journal.state", Cell: func(r sourceRow) any { return journalState(r.Now, r.Source.Journal) }},
 	}
 }
@@ -124,6 +126,26 @@ func rejectedFiles(src v1alpha1.Source) []string {
 			out = append(out, r.Error)
 		} else {
 			out = append(out, r.Path+": "+r.Error)
+		}
+	}
+	return out
+}
+
+// sourceWarnings counts the warnings of the source's files.
+func sourceWarnings(src v1alpha1.Source) int {
+	n := 0
+	for _, w := range src.WarnedFiles {
+		n += len(w.Warnings)
+	}
+	return n
+}
+
+// warnedFiles are the warnings of the source's files, each naming its file.
+func warnedFiles(src v1alpha1.Source) []string {
+	var out []string
+	for _, w := range src.WarnedFiles {
+		for _, text := range w.Warnings {
+			out = append(out, w.Path+": "+text)
 		}
 	}
 	return out

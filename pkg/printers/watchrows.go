@@ -166,6 +166,12 @@ func watchRows(node string, m *v1alpha1.StreamMessage, clock string, wide bool) 
 				pc = Red
 			}
 		}
+		for _, w := range p.Warnings {
+			details, important = append(details, "warning: "+w), true
+			if pc != Red {
+				pc = Yellow
+			}
+		}
 		if ignored != "" {
 			details, important = append(details, ignored), true
 		}

@@ -180,26 +180,28 @@ func (s *FileSource) relistAndRecord(ctx context.Context, logger klog.Logger) {
 
 // sendStore delivers the content of the kubelet's store as a SET.
 func (s *FileSource) sendStore(ctx context.Context) {
-	pods, fingerprints, paths := s.state.list()
-	s.sendPods(ctx, pods, fingerprints, paths)
+	pods, fingerprints, paths, warnings := s.state.list()
+	s.sendPods(ctx, pods, fingerprints, paths, warnings)
 }
 
-// sendPods delivers pods as a SET, with their fingerprints and the paths
-// of their manifests, and records it.
-func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints, paths []string) {
+// sendPods delivers pods as a SET, with their fingerprints, the paths of
+// their manifests and the decoder's warnings, and records it.
+func (s *FileSource) sendPods(ctx context.Context, pods []*v1.Pod, fingerprints, paths []string, warnings [][]string) {
 	// Rejections and shadows are published first, so that a reader that
 	// received the SET sees the files behind it.
 	s.publishFiles()
-	if SendSet(ctx, s.updates, v1alpha1.SourceFile, pods, fingerprints, paths) {
+	if SendSet(ctx, s.updates, v1alpha1.SourceFile, pods, fingerprints, paths, warnings) {
 		s.status.Delivered(s.now(), PodRefs(pods, s.state.originOf))
 	}
 }
 
-// publishFiles copies the rejected and shadowed files into the status.
+// publishFiles copies the rejected, shadowed and warned files into the
+// status.
 func (s *FileSource) publishFiles() {
-	rejected, shadowed := s.state.report()
+	rejected, shadowed, warned := s.state.report()
 	s.status.Update(func(st *Status) {
 		st.Rejected = rejected
 		st.Shadowed = shadowed
+		st.Warned = warned
 	})
 }

@@ -32,7 +32,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 		}
 		s.state.keepOnly(nil)
 		// The kubelet sends an empty SET without touching its store.
-		s.sendPods(ctx, []*v1.Pod{}, nil, nil)
+		s.sendPods(ctx, []*v1.Pod{}, nil, nil, nil)
 		return fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)
 	}
 	switch {
@@ -50,7 +50,7 @@ func (s *FileSource) relist(ctx context.Context, logger klog.Logger) error {
 			// Here too the kubelet leaves its store as it was: pods of
 			// files that vanished without a watch event stay in it and
 			// come back with the next watch event.
-			s.sendPods(ctx, []*v1.Pod{}, nil, nil)
+			s.sendPods(ctx, []*v1.Pod{}, nil, nil, nil)
 			return nil
 		}
 		s.state.replace(pods)
@@ -173,7 +173,7 @@ func (s *FileSource) decodeManifest(read, host string) (filePod, error) {
 	if last, ok := s.state.lastRead(host); ok && last.fingerprint == fingerprint {
 		return last, nil
 	}
-	pod, err := s.decoder.DecodeFile(data, host, s.nodeName)
+	pod, warnings, err := s.decoder.DecodeFile(data, host, s.nodeName)
 	if err != nil {
 		if strings.Contains(err.Error(), host) {
 			// The kubelet's message already names the file.
@@ -181,5 +181,5 @@ func (s *FileSource) decodeManifest(read, host string) (filePod, error) {
 		}
 		return filePod{}, fmt.Errorf("manifest %s: %w", host, err)
 	}
-	return filePod{path: host, pod: pod, fingerprint: fingerprint}, nil
+	return filePod{path: host, pod: pod, fingerprint: fingerprint, warnings: warnings}, nil
 }

@@ -50,9 +50,9 @@ func podKey(pod *v1.Pod) string {
 }
 
 // list returns the store's pods sorted by key (the kubelet's order is map
-// order, which means nothing), with their fingerprints and the host paths
-// of their manifests.
-func (f *fileState) list() (pods []*v1.Pod, fingerprints, paths []string) {
+// order, which means nothing), with their fingerprints, the host paths of
+// their manifests and the decoder's warnings (nil when none has any).
+func (f *fileState) list() (pods []*v1.Pod, fingerprints, paths []string, warnings [][]string) {
 	keys := make([]string, 0, len(f.store))
 	for k := range f.store {
 		keys = append(keys, k)
@@ -66,8 +66,16 @@ func (f *fileState) list() (pods []*v1.Pod, fingerprints, paths []string) {
 		pods = append(pods, p.pod)
 		fingerprints = append(fingerprints, p.fingerprint)
 		paths = append(paths, p.path)
+		if len(p.warnings) > 0 && warnings == nil {
+			warnings = make([][]string, len(keys))
+		}
 	}
-	return pods, fingerprints, paths
+	if warnings != nil {
+		for i, k := range keys {
+			warnings[i] = f.store[k].warnings
+		}
+	}
+	return pods, fingerprints, paths, warnings
 }
 
 // originOf returns the file a stored pod came from.
@@ -133,8 +141,9 @@ func (f *fileState) keepOnly(seen map[string]bool) {
 	}
 }
 
-// report returns the rejected files and the shadowed ones, sorted by path.
-func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile) {
+// report returns the rejected files, the shadowed ones and the valid ones
+// with warnings, sorted by path.
+func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile, []staticpod.WarnedFile) {
 	rejected := make([]staticpod.RejectedFile, 0, len(f.rejected))
 	for _, r := range f.rejected {
 		rejected = append(rejected, r)
@@ -151,13 +160,22 @@ func (f *fileState) report() ([]staticpod.RejectedFile, []staticpod.ShadowedFile
 		shadowed = append(shadowed, staticpod.ShadowedFile{Pod: key, Path: path, By: by.path})
 	}
 	sort.Slice(shadowed, func(i, j int) bool { return shadowed[i].Path < shadowed[j].Path })
-	return rejected, shadowed
+
+	var warned []staticpod.WarnedFile
+	for path, m := range f.valid {
+		if len(m.warnings) > 0 {
+			warned = append(warned, staticpod.WarnedFile{Path: path, Pod: podKey(m.pod), Warnings: m.warnings})
+		}
+	}
+	sort.Slice(warned, func(i, j int) bool { return warned[i].Path < warned[j].Path })
+	return rejected, shadowed, warned
 }
 
-// filePod is a pod, the host path of its manifest and the manifest's
-// fingerprint.
+// filePod is a pod, the host path of its manifest, the manifest's
+// fingerprint and the decoder's warnings about it.
 type filePod struct {
 	path        string
 	pod         *v1.Pod
 	fingerprint string
+	warnings    []string
 }

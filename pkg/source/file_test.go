@@ -140,7 +140,7 @@ func TestFileSourceWatch(t *testing.T) {
 			tc.change(t, dir)
 			u := c.Until(tc.want...)
 			if tc.wantContent != "" {
-				wantPod, _ := fakeDecoder{}.DecodeFile([]byte(tc.wantContent), filepath.Join(dir, "a.yaml"), testNode)
+				wantPod, _, _ := fakeDecoder{}.DecodeFile([]byte(tc.wantContent), filepath.Join(dir, "a.yaml"), testNode)
 				if u.Pods[0].UID != wantPod.UID {
 					t.Errorf("pod UID %s is not that of %q", u.Pods[0].UID, tc.wantContent)
 				}
@@ -236,7 +236,7 @@ func TestFileSourceRelist(t *testing.T) {
 		if err := os.Remove(backup); err != nil {
 			t.Fatal(err)
 		}
-		want, _ := fakeDecoder{}.DecodeFile([]byte("pod a v2"), filepath.Join(dir, "a.yaml"), testNode)
+		want, _, _ := fakeDecoder{}.DecodeFile([]byte("pod a v2"), filepath.Join(dir, "a.yaml"), testNode)
 		deadline := time.After(sourcetest.WaitLimit)
 		for {
 			u := c.Next()
@@ -420,7 +420,7 @@ func TestFileSourcePaths(t *testing.T) {
 		sourcetest.Eventually(t, "watch established", func() bool { return watching(src) })
 		write(t, file, "pod single v2")
 		u := c.Until("single-node-1")
-		want, _ := fakeDecoder{}.DecodeFile([]byte("pod single v2"), file, testNode)
+		want, _, _ := fakeDecoder{}.DecodeFile([]byte("pod single v2"), file, testNode)
 		if u.Pods[0].UID != want.UID {
 			t.Errorf("UID %s, want that of v2", u.Pods[0].UID)
 		}

@@ -86,7 +86,7 @@ func (s *FileSource) watchOnce(ctx context.Context, logger klog.Logger) error {
 			return fmt.Errorf("watching static pod path %s: %w", s.hostPath, err)
 		}
 		// The kubelet's watcher, too, sends an empty SET for a missing path.
-		if SendSet(ctx, s.updates, v1alpha1.SourceFile, []*v1.Pod{}, nil, nil) {
+		if SendSet(ctx, s.updates, v1alpha1.SourceFile, []*v1.Pod{}, nil, nil, nil) {
 			s.status.Delivered(s.now(), []PodRef{})
 		}
 		return &retryableWatchError{fmt.Errorf("static pod path %s: %w", s.hostPath, errPathMissing)}

@@ -69,6 +69,10 @@ type Status struct {
 	// Shadowed are valid manifest files whose pod is replaced by the pod of
 	// another file with the same namespace and name (file source only).
 	Shadowed []staticpod.ShadowedFile
+	// Warned are the manifest files whose pod the kubelet's decoder
+	// accepts with warnings, sorted by path; for the URL source, its body
+	// while that is a single pod with warnings (Path is the URL, masked).
+	Warned []staticpod.WarnedFile
 }
 
 // ClearedError is an error a source recovered from.
@@ -112,6 +116,7 @@ func (b *StatusBook) Snapshot() Status {
 	out.Pods = append([]PodRef(nil), b.st.Pods...)
 	out.Rejected = append([]staticpod.RejectedFile(nil), b.st.Rejected...)
 	out.Shadowed = append([]staticpod.ShadowedFile(nil), b.st.Shadowed...)
+	out.Warned = append([]staticpod.WarnedFile(nil), b.st.Warned...)
 	return out
 }
 

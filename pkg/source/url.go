@@ -189,31 +189,44 @@ func (s *URLSource) poll(ctx context.Context) error {
 	if len(data) == 0 {
 		// The kubelet neither remembers an empty body nor forgets the last
 		// one: when that same body comes back, nothing is sent.
-		s.send(ctx, []*v1.Pod{}, nil)
+		s.send(ctx, []*v1.Pod{}, nil, nil)
 		return fmt.Errorf("zero-length data received from %v", s.shown)
 	}
 	if bytes.Equal(data, s.last) {
 		return nil
 	}
 	s.last = data
-	pods, err := s.decoder.DecodeURL(data, s.url, s.nodeName)
+	pods, warnings, err := s.decoder.DecodeURL(data, s.url, s.nodeName)
 	if err != nil {
 		// The decoder's message leaves out the body, which may hold
 		// secrets of the pods it defines, and says its size.
 		return fmt.Errorf("decoding pods from %s: %w", s.shown, err)
 	}
-	s.send(ctx, pods, bodyFingerprints(s.url, s.nodeName, data, len(pods)))
+	var podWarnings [][]string
+	if len(warnings) > 0 {
+		// Only a single pod has warnings.
+		podWarnings = [][]string{warnings}
+	}
+	s.send(ctx, pods, bodyFingerprints(s.url, s.nodeName, data, len(pods)), podWarnings)
 	return nil
 }
 
-// send delivers pods as a SET, with their fingerprints and the URL
-// (masked) as their origin, and records it.
-func (s *URLSource) send(ctx context.Context, pods []*v1.Pod, fingerprints []string) {
+// send delivers pods as a SET, with their fingerprints, the URL (masked)
+// as their origin and the decoder's warnings, and records it; the status
+// lists the body as warned about while its pod has warnings.
+func (s *URLSource) send(ctx context.Context, pods []*v1.Pod, fingerprints []string, warnings [][]string) {
 	origins := make([]string, len(pods))
 	for i := range origins {
 		origins[i] = s.shown
 	}
-	if SendSet(ctx, s.updates, v1alpha1.SourceHTTP, pods, fingerprints, origins) {
+	var warned []staticpod.WarnedFile
+	for i, w := range warnings {
+		if len(w) > 0 {
+			warned = append(warned, staticpod.WarnedFile{Path: s.shown, Pod: podKey(pods[i]), Warnings: w})
+		}
+	}
+	s.status.Update(func(st *Status) { st.Warned = warned })
+	if SendSet(ctx, s.updates, v1alpha1.SourceHTTP, pods, fingerprints, origins, warnings) {
 		s.status.Delivered(s.now(), PodRefs(pods, func(*v1.Pod) string { return s.shown }))
 	}
 }

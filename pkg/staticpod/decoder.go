@@ -27,15 +27,19 @@ type Decoder interface {
 	// and the error messages. The error is the kubelet's own message for a
 	// file it rejects, without the manifest's content: it keeps the class
 	// and position of the failure, never the bytes it could not decode
-	// (redact.Unredacted gives the kubelet's message in full).
-	DecodeFile(data []byte, hostPath, nodeName string) (*v1.Pod, error)
+	// (redact.Unredacted gives the kubelet's message in full). warnings
+	// are what the kubelet logs about the pod without rejecting it (see
+	// Kubelet.DecodePod), in podsrc's words; none with an error.
+	DecodeFile(data []byte, hostPath, nodeName string) (pod *v1.Pod, warnings []string, err error)
 
 	// DecodeURL decodes the body served at a static pod URL: a single pod or,
 	// when that does not parse, a pod list. url enters the UID hash. When it
 	// returns an error the kubelet sends no update for the body; the
 	// error leaves the body's content out, as DecodeFile's. data must
-	// not be empty (the URL source handles an empty body itself).
-	DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error)
+	// not be empty (the URL source handles an empty body itself). warnings
+	// are those of a single pod, as DecodeFile's: the kubelet checks no
+	// pod of a pod list.
+	DecodeURL(data []byte, url, nodeName string) (pods []*v1.Pod, warnings []string, err error)
 
 	// KubeletVersion returns the kubelet version whose decoding, validation
 	// and UID hashing the decoder follows, such as "v1.36.3". UIDs are only

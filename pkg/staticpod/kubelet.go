@@ -10,8 +10,10 @@ import v1 "k8s.io/api/core/v1"
 type Kubelet interface {
 	// DecodePod decodes one pod from JSON and makes it the static pod the
 	// kubelet would. parsed is false when the data is no pod at all; a
-	// parsed pod can still be rejected by err.
-	DecodePod(json []byte, loc Location) (parsed bool, pod *v1.Pod, err error)
+	// parsed pod can still be rejected by err. warnings are what the
+	// minor's kubelet logs about an accepted pod without rejecting it
+	// (none for most minors), one message each.
+	DecodePod(json []byte, loc Location) (parsed bool, pod *v1.Pod, warnings []string, err error)
 	// DecodePodList decodes a pod list from a URL body; one invalid item
 	// rejects the whole list.
 	DecodePodList(data []byte, loc Location) (parsed bool, pods []*v1.Pod, err error)

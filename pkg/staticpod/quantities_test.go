@@ -10,9 +10,9 @@ import (
 // countingKubelet decodes every pod to an empty one and counts the calls.
 type countingKubelet struct{ calls *int }
 
-func (k countingKubelet) DecodePod([]byte, Location) (bool, *v1.Pod, error) {
+func (k countingKubelet) DecodePod([]byte, Location) (bool, *v1.Pod, []string, error) {
 	*k.calls++
-	return true, &v1.Pod{}, nil
+	return true, &v1.Pod{}, nil, nil
 }
 
 func (k countingKubelet) DecodePodList([]byte, Location) (bool, []*v1.Pod, error) {
@@ -49,8 +49,8 @@ func TestHugeQuantitiesFailTheirFileAlone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
 			d := NewDecoder(countingKubelet{&calls})
-			_, fileErr := d.DecodeFile([]byte(tt.manifest), "/etc/kubernetes/manifests/p.yaml", "node-1")
-			_, urlErr := d.DecodeURL([]byte(tt.manifest), "http://h/pods", "node-1")
+			_, _, fileErr := d.DecodeFile([]byte(tt.manifest), "/etc/kubernetes/manifests/p.yaml", "node-1")
+			_, _, urlErr := d.DecodeURL([]byte(tt.manifest), "http://h/pods", "node-1")
 			if tt.wantErr == "" {
 				if fileErr != nil || urlErr != nil || calls != 2 {
 					t.Errorf("errors %v and %v, %d calls of the kubelet's code; want none and 2", fileErr, urlErr, calls)

@@ -20,7 +20,9 @@ import (
 // manifest it cannot decode.
 type failingKubelet struct{ err error }
 
-func (k failingKubelet) DecodePod([]byte, Location) (bool, *v1.Pod, error) { return false, nil, k.err }
+func (k failingKubelet) DecodePod([]byte, Location) (bool, *v1.Pod, []string, error) {
+	return false, nil, nil, k.err
+}
 
 func (k failingKubelet) DecodePodList([]byte, Location) (bool, []*v1.Pod, error) {
 	return false, nil, k.err
@@ -55,8 +57,8 @@ func TestDecodeErrorsLeaveContentOut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := NewDecoder(failingKubelet{tt.err})
-			_, fileErr := d.DecodeFile([]byte(manifest), "/etc/kubernetes/manifests/db.yaml", "node-1")
-			_, urlErr := d.DecodeURL([]byte(manifest), "http://h/pods", "node-1")
+			_, _, fileErr := d.DecodeFile([]byte(manifest), "/etc/kubernetes/manifests/db.yaml", "node-1")
+			_, _, urlErr := d.DecodeURL([]byte(manifest), "http://h/pods", "node-1")
 			for _, err := range []error{fileErr, urlErr, fmt.Errorf("manifest: %w", fileErr)} {
 				msg := err.Error()
 				if strings.Contains(msg, secret[:10]) {
@@ -100,7 +102,7 @@ func yamlErr(y string) error {
 
 func TestUnredactedOfAnErrorWithoutContent(t *testing.T) {
 	d := NewDecoder(failingKubelet{errors.New("yaml: line 7: mapping values are not allowed in this context")})
-	_, got := d.DecodeFile([]byte("a: b"), "/m/x.yaml", "n")
+	_, _, got := d.DecodeFile([]byte("a: b"), "/m/x.yaml", "n")
 	want := "/m/x.yaml: couldn't parse as pod(yaml: line 7: mapping values are not allowed in this context), please check config file"
 	if got.Error() != want || redact.Unredacted(got) != want {
 		t.Fatalf("got %q and %q, want %q for both", got, redact.Unredacted(got), want)

@@ -24,6 +24,17 @@ type RejectedFile struct {
 	LastSeen time.Time
 }
 
+// WarnedFile is a manifest file whose pod the kubelet accepts, and warns
+// about in its log (see Decoder.DecodeFile).
+type WarnedFile struct {
+	// Path is the file's path on the host.
+	Path string
+	// Pod is the pod key, namespace/name (name with the node suffix).
+	Pod string
+	// Warnings are the decoder's warnings, in podsrc's words, one each.
+	Warnings []string
+}
+
 // ShadowedFile is a valid manifest whose pod is replaced by the pod of the
 // same namespace and name from another file: the kubelet keeps the file it
 // read last (in sorted order during a relist).

@@ -2,6 +2,7 @@ package syncloop
 
 import (
 	"maps"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -13,13 +14,17 @@ import (
 )
 
 // ConfigEvent turns a notification of the merge into an event; a pod's
-// origin is masked as the sources mask it.
+// origin is masked as the sources mask it, and its decoder's warnings go
+// with it.
 func ConfigEvent(u merge.PodUpdate) v1alpha1.Event {
 	e := v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: u.Op.String(), Source: u.Source, Pods: make([]v1alpha1.PodRef, len(u.Pods))}
 	for i, p := range u.Pods {
 		e.Pods[i] = v1alpha1.PodRef{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Labels: maps.Clone(p.Labels)}
 		if i < len(u.Origins) {
 			e.Pods[i].Origin = redact.MaskURLs(u.Origins[i])
+		}
+		if i < len(u.Warnings) {
+			e.Pods[i].Warnings = slices.Clone(u.Warnings[i])
 		}
 	}
 	return e

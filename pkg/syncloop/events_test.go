@@ -40,3 +40,15 @@ func TestConfigEventOrigins(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigEventWarnings: a config event gives each pod the warnings the
+// merge carried for it, and none to a pod without.
+func TestConfigEventWarnings(t *testing.T) {
+	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-node-1", Namespace: "demo", UID: "u1"}}
+	db := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-node-1", Namespace: "demo", UID: "u2"}}
+	const w = "kubelet v1.37 warns: priority 1000 without a priorityClassName"
+	e := ConfigEvent(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceFile, Pods: []*v1.Pod{web, db}, Warnings: [][]string{{w}, nil}})
+	if !slices.Equal(e.Pods[0].Warnings, []string{w}) || e.Pods[1].Warnings != nil {
+		t.Errorf("warnings %q and %q, want %q and none", e.Pods[0].Warnings, e.Pods[1].Warnings, w)
+	}
+}

@@ -352,6 +352,17 @@ func analyzeCases() []analyzeCase {
 			verdict: v1alpha1.VerdictFailing, stage: "file", msg: "not in the static pod path",
 		},
 		{
+			name: "a static pod the kubelet warns about: decoded, with the warning",
+			facts: func() Facts {
+				f := baseFacts()
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(etcd, etcd.ConfigHash)}
+				fileSource(f).WarnedFiles = []v1alpha1.WarnedFile{{Path: etcd.Origin, Pod: "kube-system/etcd-node-1", Warnings: []string{
+					"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}}}
+				return withPods(f, pathTarget(etcd.Origin), etcd)
+			},
+			verdict: v1alpha1.VerdictOK, look: "decode", msg: "decoded and valid", evidence: "kubelet v1.37 warns: priority 1000 without a priorityClassName",
+		},
+		{
 			name: "shadowed by a backup, asked by path",
 			facts: func() Facts {
 				return shadowedEtcd(testDir+"/etcd.yaml.bak", pathTarget(etcd.Origin), false)
@@ -741,6 +752,20 @@ func analyzeCases() []analyzeCase {
 				return withPods(f, nameTarget("", "remote"), p)
 			},
 			verdict: v1alpha1.VerdictOK,
+		},
+		{
+			name: "a URL's single pod the kubelet warns about: fetched, with the warning",
+			facts: func() Facts {
+				f := baseFacts()
+				listed := metav1.NewTime(testNow.Add(-time.Minute))
+				f.Sources.Items = append(f.Sources.Items, v1alpha1.Source{Name: v1alpha1.SourceHTTP, Target: "http://config.example/pods", Seen: true, LastUpdate: &listed, Pods: 1,
+					WarnedFiles: []v1alpha1.WarnedFile{{Path: "http://config.example/pods", Pod: "kube-system/remote-node-1", Warnings: []string{"kubelet v1.37 warns: priority 1000 without a priorityClassName"}}}})
+				p := staticPod("remote")
+				p.Source, p.Origin = v1alpha1.SourceHTTP, "http://config.example/pods"
+				f.APIPod = Lookup[*corev1.Pod]{Value: specOf(p, p.ConfigHash)}
+				return withPods(f, nameTarget("", "remote"), p)
+			},
+			verdict: v1alpha1.VerdictOK, look: "url", msg: "fetched", evidence: "kubelet v1.37 warns: priority 1000 without a priorityClassName",
 		},
 		{
 			name: "API source failed once, then listed again",

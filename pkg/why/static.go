@@ -65,11 +65,16 @@ func (a *analysis) decode() result {
 	p := a.f.Subject.Path
 	r := rejectedFile(src, p)
 	if r == nil {
-		pod := a.podRef()
-		if a.f.Subject.Name == "" {
-			return ok(name, "decoded and valid")
+		// The kubelet keeps a pod it warns about, and only logs the
+		// warning: evidence, not a failure.
+		var warnings []string
+		if w := warnedFile(src, p); w != nil {
+			warnings = w.Warnings
 		}
-		return ok(name, "decoded and valid: pod "+pod)
+		if a.f.Subject.Name == "" {
+			return ok(name, "decoded and valid", warnings...)
+		}
+		return ok(name, "decoded and valid: pod "+a.podRef(), warnings...)
 	}
 	evidence := []string{"rejected since " + stamp(r.Since.Time)}
 	if m := yamlLine.FindStringSubmatch(r.Error); m != nil {
@@ -115,6 +120,15 @@ func rejectedFile(src *v1alpha1.Source, p string) *v1alpha1.RejectedFile {
 		return nil
 	}
 	return first(src.RejectedFiles, func(r *v1alpha1.RejectedFile) bool { return r.Path == p })
+}
+
+// warnedFile returns the manifest at p the decoder warns about, nil when p
+// is not one.
+func warnedFile(src *v1alpha1.Source, p string) *v1alpha1.WarnedFile {
+	if src == nil {
+		return nil
+	}
+	return first(src.WarnedFiles, func(w *v1alpha1.WarnedFile) bool { return w.Path == p })
 }
 
 // shadowedFile returns the shadowed manifest at p, nil when p is not one.

@@ -29,6 +29,11 @@ func (a *analysis) url() result {
 	case !src.Seen:
 		return failing(name, "the static pod URL has not been fetched yet", "kubectl podsrc sources -o wide "+shell.Operands(a.f.Node), evidence...)
 	}
+	// The kubelet keeps a single pod it warns about, and only logs the
+	// warning.
+	for _, w := range src.WarnedFiles {
+		evidence = append(evidence, w.Warnings...)
+	}
 	return ok(name, "fetched "+src.Target, evidence...)
 }
 

@@ -81,7 +81,7 @@ func compareFile(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.DecodeFile(data, r.Path, tr.NodeName); err == nil {
+		if _, _, err := d.DecodeFile(data, r.Path, tr.NodeName); err == nil {
 			t.Errorf("podsrc rejected %s, but its decoder accepts it", r.Path)
 		} else {
 			// The kubelet quotes what podsrc leaves out of its errors.
@@ -124,7 +124,7 @@ func compareURL(t *testing.T, d staticpod.Decoder, k KubeletSources, tr Trace, l
 	if len(body) == 0 {
 		podsrcPods = []*v1.Pod{}
 	} else {
-		podsrcPods, podsrcErr = d.DecodeURL(body, url, tr.NodeName)
+		podsrcPods, _, podsrcErr = d.DecodeURL(body, url, tr.NodeName)
 	}
 	if podsrcErr != nil {
 		// The kubelet sends nothing for a body it rejects; it logs why.

@@ -6,12 +6,14 @@ package staticpodtrace
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -43,6 +45,7 @@ type Trace struct {
 	Sent     bool              `json:"sent"`
 	Pods     []*v1.Pod         `json:"pods"`
 	Errors   []string          `json:"errors"`
+	Logged   []string          `json:"logged"`
 }
 
 // traceWait bounds every wait for a source in the replay.
@@ -50,8 +53,8 @@ const traceWait = 30 * time.Second
 
 // Replay replays, through the real file or URL source with decoder d, every
 // staticpod trace recorded from the kubelet minor d follows, and compares
-// the first SET (every pod field) and the rejections with what the kubelet
-// did. It fails for a trace whose kubelet version cannot be read, and says
+// the first SET (every pod field), the rejections and the warnings with
+// what the kubelet did. It fails for a trace whose kubelet version cannot be read, and says
 // so when it skips for want of a trace of d's minor; traces of other minors
 // are other decoders' (TestEveryTraceHasADecoder checks each has one).
 func Replay(t *testing.T, d staticpod.Decoder) {
@@ -112,6 +115,12 @@ func replayFileTrace(t *testing.T, d staticpod.Decoder, tr Trace) {
 	writeFiles(t, filepath.Join(root, tr.Path), tr.Files)
 	got, st := fileSourceSet(t, d, root, tr.Path, tr.NodeName)
 	comparePods(t, got.Pods, tr.Pods)
+	compareWarnings(t, got, tr.Logged)
+	for _, w := range st.Warned {
+		if i := slices.IndexFunc(got.Pods, func(p *v1.Pod) bool { return p.Namespace+"/"+p.Name == w.Pod }); i < 0 || !slices.Equal(got.Warnings[i], w.Warnings) {
+			t.Errorf("warned file %s (pod %s, %q) does not match the SET's warnings %q", w.Path, w.Pod, w.Warnings, got.Warnings)
+		}
+	}
 	var rejected []string
 	for _, r := range st.Rejected {
 		if !strings.HasPrefix(r.Path, tr.Path+"/") {
@@ -217,6 +226,7 @@ func replayURLTrace(t *testing.T, d staticpod.Decoder, tr Trace) {
 			t.Errorf("update is %v from %q, want SET from \"http\"", got.Op, got.Source)
 		}
 		comparePods(t, got.Pods, tr.Pods)
+		compareWarnings(t, *got, tr.Logged)
 	}
 	var errs []string
 	if st.LastError != "" {
@@ -280,6 +290,38 @@ func sortPods(pods []*v1.Pod) {
 		}
 		return pods[i].Namespace < pods[j].Namespace
 	})
+}
+
+// kubeletWarned finds the pod in a logged line of the kubelet's static pod
+// priority warning.
+var kubeletWarned = regexp.MustCompile(`^Static pod has .* pod=(\S+)`)
+
+// compareWarnings checks the SET's warnings against the ones the kubelet
+// logged: each pod it warned about has a warning, and no pod has one when
+// it warned about none. The kubelet logs each text only for the first pod
+// it finds it for, so a pod it did not name may still have one.
+func compareWarnings(t *testing.T, got merge.PodUpdate, logged []string) {
+	t.Helper()
+	warned := map[string]bool{}
+	for i, p := range got.Pods {
+		if i < len(got.Warnings) && len(got.Warnings[i]) > 0 {
+			warned[p.Namespace+"/"+p.Name] = true
+		}
+	}
+	kubelet := 0
+	for _, line := range logged {
+		m := kubeletWarned.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		kubelet++
+		if !warned[m[1]] {
+			t.Errorf("the kubelet warned about pod %s (%q); podsrc's warnings: %q", m[1], line, got.Warnings)
+		}
+	}
+	if kubelet == 0 && len(warned) > 0 {
+		t.Errorf("podsrc warns about %v, the kubelet about no pod: %q", slices.Sorted(maps.Keys(warned)), got.Warnings)
+	}
 }
 
 // compareErrors checks that there are as many errors as the kubelet

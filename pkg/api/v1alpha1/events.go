@@ -148,6 +148,11 @@ type PodRef struct {
 	// Admission is the kubelet's admission verdict on the pod, on the
 	// pods of an ADD.
 	Admission *Admission `json:"admission,omitempty"`
+	// Warnings are what the kubelet's decoder warned about the static
+	// pod's manifest without rejecting it (see WarnedFile), on every
+	// config event about the pod while its manifest has them: the kubelet
+	// only logs them, and only once per process for each text.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Boundary is an agent process's start over its journal (an event of kind

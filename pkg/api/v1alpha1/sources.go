@@ -74,6 +74,11 @@ type Source struct {
 	RejectedFiles []RejectedFile `json:"rejectedFiles,omitempty"`
 	// ShadowedFiles are manifests whose pod another file replaces (file source).
 	ShadowedFiles []ShadowedFile `json:"shadowedFiles,omitempty"`
+	// WarnedFiles are manifests whose pod the kubelet accepts and warns
+	// about in its log, on the minors whose kubelet warns: files (file
+	// source), or the URL's body while it is a single pod with warnings
+	// (http source; Path is the URL).
+	WarnedFiles []WarnedFile `json:"warnedFiles,omitempty"`
 }
 
 // ClearedError is an error a source recovered from: what it was, when it
@@ -89,6 +94,18 @@ type RejectedFile struct {
 	Path  string      `json:"path"`
 	Error string      `json:"error"`
 	Since metav1.Time `json:"since"`
+}
+
+// WarnedFile is a valid manifest the kubelet's decoder warns about. The
+// kubelet logs each warning text once per process, naming only the first
+// pod; podsrc lists every file, with each of its warnings once.
+type WarnedFile struct {
+	Path string `json:"path"`
+	// Pod is the namespace/name the file defines.
+	Pod string `json:"pod"`
+	// Warnings are the decoder's warnings, in podsrc's words naming the
+	// kubelet version that warns.
+	Warnings []string `json:"warnings"`
 }
 
 // ShadowedFile is a valid manifest whose pod is replaced by the pod of a

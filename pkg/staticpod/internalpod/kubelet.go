@@ -45,26 +45,26 @@ type kubelet struct{ m Specifics }
 
 func (k kubelet) KubeletVersion() string { return LinkedKubernetesVersion(k.m.Version) }
 
-func (k kubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, error) {
+func (k kubelet) DecodePod(data []byte, loc staticpod.Location) (bool, *v1.Pod, []string, error) {
 	obj, err := runtime.Decode(legacyscheme.Codecs.UniversalDecoder(), data)
 	if err != nil {
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	pod, ok := obj.(*api.Pod)
 	if !ok {
-		return false, nil, fmt.Errorf("invalid pod: %#v", obj)
+		return false, nil, nil, fmt.Errorf("invalid pod: %#v", obj)
 	}
 	if err := k.prepare(pod, loc); err != nil {
-		return true, nil, err
+		return true, nil, nil, err
 	}
 	out := &v1.Pod{}
 	if err := corev1conv.Convert_core_Pod_To_v1_Pod(pod, out, nil); err != nil {
-		return true, nil, err
+		return true, nil, nil, err
 	}
 	if err := k.checkReferences(pod, out); err != nil {
-		return true, nil, err
+		return true, nil, nil, err
 	}
-	return true, out, nil
+	return true, out, k.warnings(pod), nil
 }
 
 func (k kubelet) DecodePodList(data []byte, loc staticpod.Location) (bool, []*v1.Pod, error) {
@@ -163,4 +163,16 @@ func (k kubelet) checkReferences(pod *api.Pod, converted *v1.Pod) error {
 		return nil
 	}
 	return CheckTrustBundlesAndClaims(converted)
+}
+
+// warnings are the minor's warnings about an accepted single pod: its
+// priority check where it has one.
+func (k kubelet) warnings(pod *api.Pod) []string {
+	if k.m.PriorityWarning == nil {
+		return nil
+	}
+	if w := k.m.PriorityWarning(pod); w != "" {
+		return []string{w}
+	}
+	return nil
 }

@@ -37,4 +37,10 @@ type Specifics struct {
 	// used while references are banned (ReferencesBanned, or ReferenceGate
 	// on), and must be set with either.
 	FindAPIReference func(*api.Pod) (found bool, resource string, err error)
+
+	// PriorityWarning returns the minor's warning about a single static
+	// pod's priority and priorityClassName (v1.37 on: the kubelet logs it
+	// and keeps the pod), or "" for none. Nil where the kubelet checks
+	// nothing. A pod list's items are never checked.
+	PriorityWarning func(*api.Pod) string
 }

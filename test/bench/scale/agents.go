@@ -137,14 +137,14 @@ type syntheticDecoder struct{}
 
 func (syntheticDecoder) KubeletVersion() string { return kubeletVersion }
 
-func (syntheticDecoder) DecodeFile([]byte, string, string) (*v1.Pod, error) {
-	return nil, errors.New("the simulated nodes have no static pod files")
+func (syntheticDecoder) DecodeFile([]byte, string, string) (*v1.Pod, []string, error) {
+	return nil, nil, errors.New("the simulated nodes have no static pod files")
 }
 
-func (syntheticDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, error) {
+func (syntheticDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod, []string, error) {
 	var list v1.PodList
 	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("%s: decoding a pod list: %w", url, err)
+		return nil, nil, fmt.Errorf("%s: decoding a pod list: %w", url, err)
 	}
 	out := make([]*v1.Pod, len(list.Items))
 	for i := range list.Items {
@@ -158,5 +158,5 @@ func (syntheticDecoder) DecodeURL(data []byte, url, nodeName string) ([]*v1.Pod,
 		p.Status.Phase = v1.PodPending
 		out[i] = p
 	}
-	return out, nil
+	return out, nil, nil
 }

@@ -50,13 +50,13 @@ func TestPreventStaticPodAPIReferencesGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.PreventStaticPodAPIReferences, tt.gate)
 			d := New()
-			if pod, err := d.DecodeFile([]byte(trustBundlePod), "/etc/kubernetes/manifests/ctb.json", "node-1"); err == nil || !tt.singleRejected(err) {
+			if pod, _, err := d.DecodeFile([]byte(trustBundlePod), "/etc/kubernetes/manifests/ctb.json", "node-1"); err == nil || !tt.singleRejected(err) {
 				t.Errorf("DecodeFile = %v, %v; want the gate's rejection", pod, err)
 			}
-			if _, err := d.DecodeURL([]byte(trustBundlePod), url, "node-1"); err == nil || !tt.singleRejected(err) {
+			if _, _, err := d.DecodeURL([]byte(trustBundlePod), url, "node-1"); err == nil || !tt.singleRejected(err) {
 				t.Errorf("DecodeURL of a single pod: %v; want the gate's rejection", err)
 			}
-			pods, err := d.DecodeURL([]byte(list), url, "node-1")
+			pods, _, err := d.DecodeURL([]byte(list), url, "node-1")
 			switch {
 			case tt.listPass && (err != nil || len(pods) != 1):
 				t.Errorf("DecodeURL of a list = %d pods, %v; want the pod", len(pods), err)

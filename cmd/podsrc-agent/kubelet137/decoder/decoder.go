@@ -1,10 +1,11 @@
 // Package decoder is what kubelet v1.37 (k8s.io/kubernetes v1.37.2) does
 // its own way when it decodes a static pod: FNV-128a UIDs of its own
-// internal Pod type, validation with options derived from the pod, and
-// every API object reference banned (PreventStaticPodAPIReferences is GA
-// and gone). The decoding itself is pkg/staticpod/internalpod's, built here
-// against v1.37's own code; pkg/staticpod.NewDecoder adds the file and URL
-// flow.
+// internal Pod type, validation with options derived from the pod, every
+// API object reference banned (PreventStaticPodAPIReferences is GA and
+// gone), and a warning about a single pod whose priority and
+// priorityClassName are not system-node-critical's. The decoding itself is
+// pkg/staticpod/internalpod's, built here against v1.37's own code;
+// pkg/staticpod.NewDecoder adds the file and URL flow.
 package decoder
 
 import (
@@ -25,5 +26,6 @@ func New() staticpod.Decoder {
 		DeriveValidationOptions: true,
 		ReferencesBanned:        true,
 		FindAPIReference:        podutil.HasAPIObjectReference,
+		PriorityWarning:         priorityWarning,
 	})
 }

@@ -18,14 +18,14 @@ func TestAPIReferencesAlwaysBanned(t *testing.T) {
 	const url = "http://127.0.0.1:18080/pods"
 	const want = "static pods may not reference clustertrustbundles"
 	d := New()
-	if pod, err := d.DecodeFile([]byte(trustBundlePod), "/etc/kubernetes/manifests/ctb.json", "node-1"); err == nil || !strings.Contains(err.Error(), want) {
+	if pod, _, err := d.DecodeFile([]byte(trustBundlePod), "/etc/kubernetes/manifests/ctb.json", "node-1"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("DecodeFile = %v, %v; want %q", pod, err, want)
 	}
-	if pods, err := d.DecodeURL([]byte(trustBundlePod), url, "node-1"); err == nil || !strings.Contains(err.Error(), want) {
+	if pods, _, err := d.DecodeURL([]byte(trustBundlePod), url, "node-1"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("DecodeURL of a single pod = %d pods, %v; want %q", len(pods), err, want)
 	}
 	list := `{"apiVersion":"v1","kind":"PodList","items":[` + trustBundlePod + `]}`
-	if pods, err := d.DecodeURL([]byte(list), url, "node-1"); err == nil || !strings.Contains(err.Error(), want) {
+	if pods, _, err := d.DecodeURL([]byte(list), url, "node-1"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("DecodeURL of a list = %d pods, %v; want %q", len(pods), err, want)
 	}
 }
