@@ -121,7 +121,7 @@ func TestProcessRefusesBadFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"--node-name=n", "--runtime-endpoint=", "--listen-address=127.0.0.1:0"}, tt.args...)
+			args := append([]string{"--node-name=n", "--runtime-endpoint=", "--listen-address=127.0.0.1:0", "--journal-dir=" + t.TempDir()}, tt.args...)
 			if tt.name != "no kubeconfig outside a cluster" {
 				args = append(args, "--api-source=false")
 			}
