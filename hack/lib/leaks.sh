@@ -5,7 +5,7 @@
 
 # check_clean reports anything a cluster leaves behind: processes of its
 # binaries, mounts, cgroups, the namespace, interfaces, routes, log links,
-# CNI results. It exits 1 if it finds any.
+# CNI results, agent journals. It exits 1 if it finds any.
 check_clean() {
 	local found=0 p exe
 	for p in /proc/[0-9]*; do
@@ -35,6 +35,11 @@ check_clean() {
 	compgen -G "/var/lib/cni/results/podsrc-*" >/dev/null && { log "left: CNI results"; found=1; }
 	[[ -d /run/containerd/s ]] && { log "left: /run/containerd/s"; found=1; }
 	[[ -e "$RUN_DIR" || -e "$BASE_DIR" ]] && { log "left: $RUN_DIR or $BASE_DIR"; found=1; }
+	# The journals of the nodes' agents, and one in the agent's default
+	# directory (a test's agent run without a --journal-dir of its own).
+	for p in "/var/lib/podsrc/$NODE_NAME" "/var/lib/podsrc/${PODSRC_NODE2_NAME:-podsrc-node-2}" /var/lib/podsrc/journal.db; do
+		[[ -e "$p" ]] && { log "left: agent journal $p"; found=1; }
+	done
 	if ((found)); then
 		die "the cluster left things behind"
 	fi
