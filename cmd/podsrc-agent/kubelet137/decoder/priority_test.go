@@ -26,13 +26,13 @@ func TestPriorityWarnings(t *testing.T) {
 		{name: "neither", fields: ``},
 		{name: "system-node-critical with its priority", fields: `"priority":2000001000,"priorityClassName":"system-node-critical",`},
 		{name: "class without priority", fields: `"priorityClassName":"system-node-critical",`, want: []string{
-			`kubelet v1.37 warns: priorityClassName "system-node-critical" without a priority: the kubelet ignores the class, and the mirror pod may fail to be created`}},
+			`kubelet v1.37 warns: a priorityClassName without a priority: the kubelet ignores the class, and the mirror pod may fail to be created`}},
 		{name: "priority without class", fields: `"priority":1000,`, want: []string{
 			"kubelet v1.37 warns: priority 1000 without a priorityClassName: the mirror pod may fail to be created unless the default priority class has that priority"}},
 		{name: "other class", fields: `"priority":2000001000,"priorityClassName":"system-cluster-critical",`, want: []string{
-			`kubelet v1.37 warns: priority 2000001000 with priorityClassName "system-cluster-critical" instead of 2000001000 with system-node-critical: evicting the mirror pod may be tried to no effect`}},
+			`kubelet v1.37 warns: priority 2000001000 with a priorityClassName other than 2000001000 with system-node-critical: evicting the mirror pod may be tried to no effect`}},
 		{name: "other priority", fields: `"priority":2000000000,"priorityClassName":"system-node-critical",`, want: []string{
-			`kubelet v1.37 warns: priority 2000000000 with priorityClassName "system-node-critical" instead of 2000001000 with system-node-critical: evicting the mirror pod may be tried to no effect`}},
+			`kubelet v1.37 warns: priority 2000000000 with a priorityClassName other than 2000001000 with system-node-critical: evicting the mirror pod may be tried to no effect`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := New()
