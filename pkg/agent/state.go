@@ -154,7 +154,7 @@ func (a *Agent) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 	rt := a.runtimeView()
 	rp, inRuntime := rt[uid]
 	if !ok && !inRuntime {
-		return v1alpha1.PodInfo{}, fmt.Errorf("no pod with UID %s in any source or in the runtime of node %s", uid, a.cfg.Node.NodeName)
+		return v1alpha1.PodInfo{}, fmt.Errorf("no pod with UID %q in any source or in the runtime of node %s", uid, a.cfg.Node.NodeName)
 	}
 	var info v1alpha1.PodInfo
 	if ok {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -231,9 +232,14 @@ func Open(ctx context.Context, o Options) (*Journal, error) {
 // so that damage again and again leaves one file beside the journal, not
 // one each time.
 func removeOlderDamaged(path, kept string, logger klog.Logger) {
-	older, _ := filepath.Glob(path + corruptSuffix + "*")
-	for _, f := range older {
-		if f == kept {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		logger.Error(err, "Listing the older damaged journals", "dir", filepath.Dir(path))
+		return
+	}
+	for _, e := range entries {
+		f := filepath.Join(filepath.Dir(path), e.Name())
+		if f == kept || !strings.HasPrefix(e.Name(), filepath.Base(path)+corruptSuffix) {
 			continue
 		}
 		if err := os.Remove(f); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,7 +100,7 @@ func (api *API) Handler() http.Handler {
 
 // NotFound answers a path the API does not serve.
 func NotFound(w http.ResponseWriter, r *http.Request) {
-	WriteError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path+" (see "+strings.Join([]string{v1alpha1.SourcesPath, v1alpha1.PodsPath, v1alpha1.PLEGPath, v1alpha1.EventsPath}, ", ")+")")
+	WriteError(w, http.StatusNotFound, "no such endpoint: "+strconv.Quote(r.URL.EscapedPath())+" (see "+strings.Join([]string{v1alpha1.SourcesPath, v1alpha1.PodsPath, v1alpha1.PLEGPath, v1alpha1.EventsPath}, ", ")+")")
 }
 
 func (api *API) handleSources(w http.ResponseWriter, _ *http.Request) {

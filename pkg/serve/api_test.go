@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestNoMetricsHandler(t *testing.T) {
 	ta := startAPI(t, 10)
 	a := servetest.Do(t, http.MethodGet, ta.url+v1alpha1.MetricsPath)
 	var st v1alpha1.Status
-	if err := json.Unmarshal(a.Body, &st); err != nil || a.Code != http.StatusNotFound || !strings.HasPrefix(st.Message, "no such endpoint: "+v1alpha1.MetricsPath) {
+	if err := json.Unmarshal(a.Body, &st); err != nil || a.Code != http.StatusNotFound || !strings.HasPrefix(st.Message, "no such endpoint: "+strconv.Quote(v1alpha1.MetricsPath)) {
 		t.Fatalf("answered %d %s (%v), want a 404 Status", a.Code, a.Body, err)
 	}
 }

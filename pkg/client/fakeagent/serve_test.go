@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func (s cannedState) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 			return p, nil
 		}
 	}
-	return v1alpha1.PodInfo{}, errors.New("no pod with UID " + string(uid) + " in any source or in the runtime of node " + s.pods.NodeName)
+	return v1alpha1.PodInfo{}, errors.New("no pod with UID " + strconv.Quote(string(uid)) + " in any source or in the runtime of node " + s.pods.NodeName)
 }
 func (s cannedState) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, func(func(v1alpha1.PodInfo) error) error) {
 	head, items := s.Pods(q)

@@ -59,7 +59,7 @@ func (s state) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
 	defer s.a.mu.Unlock()
 	i := slices.IndexFunc(s.a.Pods.Items, func(p v1alpha1.PodInfo) bool { return p.UID == uid })
 	if i < 0 {
-		return v1alpha1.PodInfo{}, fmt.Errorf("no pod with UID %s in any source or in the runtime of node %s", uid, s.a.Pods.NodeName)
+		return v1alpha1.PodInfo{}, fmt.Errorf("no pod with UID %q in any source or in the runtime of node %s", uid, s.a.Pods.NodeName)
 	}
 	info := s.a.Pods.Items[i]
 	info.TypeMeta = v1alpha1.TypeMetaFor(v1alpha1.KindPod)
