@@ -29,10 +29,10 @@ func completionContext(cmd *cobra.Command, o *CommonOptions) (context.Context, c
 // completePods returns the names of node's pods that begin with
 // toComplete, asked of its agent through the client the commands use:
 // NAME in the namespace -n or the kubeconfig's context names,
-// NAMESPACE/NAME otherwise. A completion that fails offers nothing, nor
+// NAMESPACE/NAME otherwise or with -A (the command's --all-namespaces). A completion that fails offers nothing, nor
 // does a name that is not a valid pod name: it comes from the agent, and
 // the shell would take its line feeds and escapes as they are.
-func completePods(ctx context.Context, o *CommonOptions, node, toComplete string) []string {
+func completePods(ctx context.Context, cmd *cobra.Command, o *CommonOptions, node, toComplete string) []string {
 	conn, err := o.Connector()
 	if err != nil {
 		return nil
@@ -42,7 +42,8 @@ func completePods(ctx context.Context, o *CommonOptions, node, toComplete string
 		return nil
 	}
 	defer a.Release()
-	ns := o.targetNamespace(false)
+	all, _ := cmd.Flags().GetBool("all-namespaces")
+	ns := o.targetNamespace(all)
 	var q v1alpha1.PodQuery
 	if ns != "" {
 		q.Namespaces = []string{ns}
@@ -86,7 +87,7 @@ func completeNodeThenPod(o *CommonOptions) func(*cobra.Command, []string, string
 		}
 		ctx, cancel := completionContext(cmd, o)
 		defer cancel()
-		return completePods(ctx, o, node, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return completePods(ctx, cmd, o, node, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -108,13 +109,12 @@ func completePodFlag(o *CommonOptions) func(*cobra.Command, []string, string) ([
 		}
 		var names []string
 		for _, node := range nodes {
-			for _, n := range completePods(ctx, o, node, prefix) {
-				if n = not + n; !slices.Contains(names, n) {
-					names = append(names, n)
-				}
+			for _, n := range completePods(ctx, cmd, o, node, prefix) {
+				names = append(names, not+n)
 			}
 		}
+		// The same pod name may be on several nodes.
 		slices.Sort(names)
-		return names, cobra.ShellCompDirectiveNoFileComp
+		return slices.Compact(names), cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -76,6 +76,7 @@ func TestCompletePods(t *testing.T) {
 		{"pod with --agent-url: the agent's pods at once", append(slices.Clip(direct), "pod", ""), all},
 		{"why with --agent-url and a node", append(slices.Clip(direct), "why", "node-1", "de"), []string{"default/web"}},
 		{"events --pod", append(slices.Clip(kc), "events", "node-1", "--pod", "sh"), []string{"shop/web-2"}},
+		{"events -A --pod: every namespace, whatever the context's", append(slices.Clip(inShop), "events", "node-1", "-A", "--pod", ""), all},
 		{"watch --pod excluded", append(slices.Clip(kc), "watch", "node-1", "--pod", "!default/"), []string{"!default/web"}},
 		{"watch --pod of two nodes", append(slices.Clip(kc), "watch", "node-1", "node-2", "-n", "default", "--pod", ""), []string{"web"}},
 		{"--pod with --agent-url", append(slices.Clip(direct), "events", "--pod", "kube"), []string{"kube-system/etcd"}},

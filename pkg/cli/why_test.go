@@ -329,9 +329,10 @@ func TestWhyAllNodeTimeoutBoundsTheAnalysis(t *testing.T) {
 	common.Now = func() time.Time { return whyNow }
 	common.clientset = whyCluster()
 	common.AgentURL = srv.URL
-	// Long enough for the agent's answers over loopback; the analysis
-	// takes until it passes, however fast the machine.
-	common.NodeTimeout = 2 * time.Second
+	// Long enough for the agent's answers over loopback on a busy
+	// machine; the analysis takes until it passes, however fast the
+	// machine.
+	common.NodeTimeout = 10 * time.Second
 	o := newWhyOptions(common)
 	o.All = true
 	var mu sync.Mutex
