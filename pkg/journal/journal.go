@@ -128,6 +128,9 @@ type Journal struct {
 	// mu guards what Append and the writer share, and the stats.
 	mu      sync.Mutex
 	pending []record
+	// appended is the newest event appended, stored or dropped by the
+	// backlog bound: served under its number either way.
+	appended uint64
 	wake    chan struct{}
 	stats   Stats
 	// commits times each commit.
@@ -153,8 +156,8 @@ type Stats struct {
 	Events int
 	Bytes  int64
 	// FirstSeq numbers the oldest event stored, Oldest is its time;
-	// LastSeq numbers the newest event ever stored, also once the bounds
-	// dropped it, or, after a process that did not stop cleanly, the last
+	// LastSeq numbers the newest event ever committed (stored, or dropped
+	// by a bound), or, after a process that did not stop cleanly, the last
 	// it may have served: the next process numbers on from it.
 	FirstSeq, LastSeq uint64
 	Oldest            time.Time
@@ -384,6 +387,7 @@ func (j *Journal) Stats() Stats {
 // publishes, in sequence order.
 func (j *Journal) Append(e *v1alpha1.Event, line []byte) {
 	j.mu.Lock()
+	j.appended = max(j.appended, e.Seq)
 	if len(j.pending) >= maxPending {
 		j.stats.Dropped[BoundBacklog]++
 	} else {
@@ -430,6 +434,7 @@ func (j *Journal) commit(stopping bool) {
 	j.mu.Lock()
 	recs := j.pending
 	j.pending = nil
+	appended := j.appended
 	held := j.stats.Bytes
 	j.mu.Unlock()
 	start := time.Now()
@@ -447,8 +452,11 @@ func (j *Journal) commit(stopping bool) {
 			added++
 			bytes += int64(len(k) + len(r.line))
 		}
-		if len(recs) > 0 {
-			if err := meta.Put(keyLastSeq, seqKey(recs[len(recs)-1].seq)); err != nil {
+		// The newest number served, also that of an event the backlog
+		// bound or a failed commit lost: the next process numbers on
+		// after it.
+		if appended > 0 {
+			if err := meta.Put(keyLastSeq, seqKey(appended)); err != nil {
 				return err
 			}
 		}
@@ -481,8 +489,8 @@ func (j *Journal) commit(stopping bool) {
 		}
 		j.stats.Events += int(added)
 		j.stats.Bytes += bytes
-		j.stats.LastSeq = recs[len(recs)-1].seq
 	}
+	j.stats.LastSeq = max(j.stats.LastSeq, appended)
 	j.applyTrim(trimmed)
 }
 

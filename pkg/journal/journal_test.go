@@ -692,3 +692,37 @@ func TestOpenWithoutAProjectionKeepsTheEvents(t *testing.T) {
 		t.Fatalf("journal holds %v with gaps %v, want 1..10", seqs, gaps)
 	}
 }
+
+// TestBacklogDropsKeepTheirNumbers appends more events than the writer's
+// backlog holds, as a stream served them, then stops cleanly: the events
+// the backlog bound dropped were served under their numbers, and the next
+// process numbers on after the newest of them.
+func TestBacklogDropsKeepTheirNumbers(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	j, err := Open(t.Context(), Options{Dir: dir, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring := eventring.NewWithEpoch(100, j.Epoch(), c.Now)
+	ring.SetSink(j)
+	// No writer runs: past maxPending, the backlog bound drops.
+	var last uint64
+	for range maxPending + 10 {
+		last = ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted"})
+	}
+	if d := j.Stats().Dropped[BoundBacklog]; d != 10 {
+		t.Fatalf("dropped %d for the backlog, want 10", d)
+	}
+	j.commit(true)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, dir, Options{Now: c.Now})
+	if p.j.LastSeq() != last {
+		t.Fatalf("numbering goes on after %d, want after the newest served, %d", p.j.LastSeq(), last)
+	}
+	if seq := p.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted"}); seq != last+1 {
+		t.Fatalf("next event %d, want %d", seq, last+1)
+	}
+}
