@@ -131,8 +131,8 @@ type Journal struct {
 	// appended is the newest event appended, stored or dropped by the
 	// backlog bound: served under its number either way.
 	appended uint64
-	wake    chan struct{}
-	stats   Stats
+	wake     chan struct{}
+	stats    Stats
 	// commits times each commit.
 	commits commitObserver
 }
