@@ -234,8 +234,8 @@ teardown() {
 	if [[ -d /run/containerd ]]; then find /run/containerd -depth -type d -empty -delete 2>/dev/null || true; fi
 	# The journals the agents on the cluster's nodes kept (the DaemonSet's
 	# hostPath, a directory a node).
-	rm -rf "/var/lib/podsrc/$NODE_NAME" "/var/lib/podsrc/${PODSRC_NODE2_NAME:-podsrc-node-2}"
-	rmdir /var/lib/podsrc 2>/dev/null || true
+	rm -rf "${JOURNAL_ROOT:?}/$NODE_NAME" "$JOURNAL_ROOT/${PODSRC_NODE2_NAME:-podsrc-node-2}"
+	rmdir "$JOURNAL_ROOT" 2>/dev/null || true
 	rm -rf "$RUN_DIR" "$BASE_DIR"
 }
 

@@ -14,6 +14,9 @@ ENV_FILE=$(cluster_env_file)
 PID_DIR=$RUN_DIR/pids
 
 NODE_NAME=${PODSRC_NODE_NAME:-podsrc-node}
+# Where the agent keeps its journals on a host (the DaemonSet's hostPath,
+# journal.DefaultDir), a directory a node.
+JOURNAL_ROOT=/var/lib/podsrc
 NETNS=podsrc
 NETNS_PATH=/run/netns/$NETNS
 VETH_HOST=podsrc-h

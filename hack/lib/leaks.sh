@@ -37,7 +37,7 @@ check_clean() {
 	[[ -e "$RUN_DIR" || -e "$BASE_DIR" ]] && { log "left: $RUN_DIR or $BASE_DIR"; found=1; }
 	# The journals of the nodes' agents, and one in the agent's default
 	# directory (a test's agent run without a --journal-dir of its own).
-	for p in "/var/lib/podsrc/$NODE_NAME" "/var/lib/podsrc/${PODSRC_NODE2_NAME:-podsrc-node-2}" /var/lib/podsrc/journal.db; do
+	for p in "$JOURNAL_ROOT/$NODE_NAME" "$JOURNAL_ROOT/${PODSRC_NODE2_NAME:-podsrc-node-2}" "$JOURNAL_ROOT/journal.db"; do
 		[[ -e "$p" ]] && { log "left: agent journal $p"; found=1; }
 	done
 	if ((found)); then

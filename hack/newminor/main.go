@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -93,6 +94,9 @@ func main() {
 	fs.StringVar(&o.Version, "version", "", "the k8s.io/kubernetes version the new module links (default: the minor's newest release)")
 	fs.BoolVar(&o.NoTidy, "no-tidy", false, "do not run go mod tidy in the new module")
 	err := fs.Parse(os.Args[1:])
+	if errors.Is(err, pflag.ErrHelp) {
+		return
+	}
 	if err == nil {
 		err = o.Complete(ctx, fs.Args())
 	}
