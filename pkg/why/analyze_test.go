@@ -718,6 +718,17 @@ func analyzeCases() []analyzeCase {
 			verdict: v1alpha1.VerdictFailing, stage: "config", msg: "DELETEd by source api",
 		},
 		{
+			name: "a static pod whose mirror pod was deleted last is still configured",
+			facts: func() Facts {
+				etcd := staticPod("etcd")
+				mirror := apiPod(etcd.Namespace, etcd.Name)
+				mirror.UID = "uid-mirror"
+				return mirroredEtcd(etcd, specOf(etcd, etcd.ConfigHash),
+					configEvent("ADD", "file", time.Hour, etcd), configEvent("ADD", "api", time.Minute, mirror), configEvent("DELETE", "api", time.Second, mirror))
+			},
+			verdict: v1alpha1.VerdictOK,
+		},
+		{
 			name: "API source not seen",
 			facts: func() Facts {
 				f := baseFacts()

@@ -2,6 +2,7 @@ package why
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/podsrc/podsrc/internal/shell"
 
@@ -45,8 +46,13 @@ func (a *analysis) config() result {
 		return failing(name, "the pod is being deleted since "+stamp(d.Pod.DeletionTimestamp.Time)+": the kubelet stops it",
 			"kubectl get pod -n "+shell.Quote(info.Namespace)+" -o yaml "+shell.Operands(info.Name)+" (deletionTimestamp, finalizers)", evidence...)
 	}
-	if n := len(ops); n > 0 && ops[n-1].Op == v1alpha1.OpDelete {
-		return failing(name, "DELETEd by source "+ops[n-1].Source+" at "+stamp(ops[n-1].Time.Time)+": the kubelet stops the pod",
+	// The pod's own notifications: a static pod's mirror pod shares its
+	// name, and a DELETE of the mirror pod does not stop the static pod.
+	own := slices.DeleteFunc(slices.Clone(ops), func(ev v1alpha1.Event) bool {
+		return !slices.ContainsFunc(ev.Pods, func(p v1alpha1.PodRef) bool { return p.UID == info.UID })
+	})
+	if n := len(own); n > 0 && own[n-1].Op == v1alpha1.OpDelete {
+		return failing(name, "DELETEd by source "+own[n-1].Source+" at "+stamp(own[n-1].Time.Time)+": the kubelet stops the pod",
 			"kubectl podsrc watch --kind config --since 1h "+shell.Operands(node), evidence...)
 	}
 	return ok(name, "in the merged configuration from source "+info.Source, evidence...)
