@@ -154,7 +154,7 @@ func (o *WatchOptions) Complete(args []string) error {
 	if o.Follow {
 		p, err = o.PrintFlags.ToWatchPrinterFor(o.Out, display)
 	} else {
-		p, err = o.PrintFlags.ToEventsPrinter(o.Out, display, o.MaxBytes.Value())
+		p, err = o.PrintFlags.ToEventsPrinter(o.Out, display, o.printBudget())
 	}
 	if err != nil {
 		return err
