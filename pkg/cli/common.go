@@ -44,6 +44,9 @@ type CommonOptions struct {
 	// line; nil otherwise.
 	Terminal *Terminal
 
+	// warnings is the stderr of the API server's warnings, which the
+	// fan-out's progress line guards while it is shown.
+	warnings *warningWriter
 	// heldBudget is the command's budget of --max-bytes (budget), which
 	// the reading of every node's answers and the printers draw from.
 	heldBudget     *client.Budget
@@ -67,10 +70,12 @@ const DefaultRequestTimeout = 30 * time.Second
 func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
 	terminal := stderrTerminal(streams.ErrOut)
 	streams.ErrOut = printers.NewEscapingWriter(streams.ErrOut)
-	configFlags := genericclioptions.NewConfigFlags(true)
+	warnings := &warningWriter{w: streams.ErrOut}
+	configFlags := genericclioptions.NewConfigFlags(true).WithWrapConfigFn(warningHandler(warnings))
 	timeout := DefaultRequestTimeout.String()
 	configFlags.Timeout = &timeout
 	return &CommonOptions{
+		warnings:       warnings,
 		ConfigFlags:    configFlags,
 		IOStreams:      streams,
 		Via:            string(client.ViaNodeProxy),
