@@ -131,7 +131,11 @@ func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 // Complete builds the query and fills in the nodes and the printer.
 func (o *WatchOptions) Complete(args []string) error {
 	o.Nodes.Names = args
-	q, err := o.Query.ToQuery(o.targetNamespace(o.Query.AllNamespaces), o.Now())
+	ns, err := o.targetNamespace(o.Query.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	q, err := o.Query.ToQuery(ns, o.Now())
 	if err != nil {
 		return err
 	}
