@@ -68,6 +68,9 @@ type heldItems[T any] struct {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (h *heldItems[T]) UnmarshalJSON(b []byte) error {
+	// As encoding/json does, a repeated key replaces the items; those
+	// decoded before stay charged until the answer is let go.
+	*h.items = nil
 	if string(b) == "null" {
 		return nil
 	}
