@@ -34,8 +34,9 @@ type WatchOptions struct {
 	query   v1alpha1.EventQuery
 	printer printers.WatchPrinter
 	// printed counts the events printed, so that events says when there
-	// were none.
+	// were none, and hints which pod --pod may have meant then.
 	printed atomic.Int64
+	hints   *podHints
 }
 
 // newWatchOptions returns the defaults of watch (follow) or events.
@@ -150,6 +151,9 @@ func (o *WatchOptions) Complete(args []string) error {
 		}
 	}
 	o.query = q
+	if !o.Follow {
+		o.hints = newPodHints(o.Query.Pods)
+	}
 	display, err := o.Display.ToDisplay(o.Now(), severalNodes(&o.Nodes, o.CommonOptions))
 	if err != nil {
 		return err
@@ -205,6 +209,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			namespace = o.query.Namespaces[0]
 		}
 		printers.NoResources(o.ErrOut, o.Nodes.scope(o.CommonOptions, namespace))
+		o.hints.print(o.CommonOptions)
 	}
 	return nil
 }
@@ -252,15 +257,20 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 	if !v.answerBy.IsZero() {
 		w.AnswerTimeout = max(time.Until(v.answerBy), time.Millisecond)
 	}
+	printed := 0
 	err := w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
 		if m.Type == v1alpha1.MessageEvent {
 			if !o.Kubelet.Shows(o.query, m.Event) {
 				return nil
 			}
 			o.printed.Add(1)
+			printed++
 		}
 		return o.printer.PrintMessage(label, m)
 	})
+	if err == nil && !o.Follow && printed == 0 && ctx.Err() == nil {
+		o.hints.look(ctx, a, o.query.Namespaces)
+	}
 	if errors.Is(err, client.ErrIdle) {
 		return fmt.Errorf("%w; raise --idle-timeout if the path to the agent is only slow", err)
 	}
