@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,12 +37,20 @@ type CommonOptions struct {
 	// NodeTimeout bounds everything a command asks one node's agent
 	// (fanout.go).
 	NodeTimeout time.Duration
-	// MaxBytes bounds what a command reads from its agents across nodes
-	// (client.Budget); zero means no bound but each answer's.
+	// MaxBytes bounds what a command holds of what its agents sent,
+	// across nodes (budget); zero means no bound but each answer's.
 	MaxBytes resource.QuantityValue
 	// Terminal is stderr when it is a terminal, for the fan-out's progress
 	// line; nil otherwise.
 	Terminal *Terminal
+
+	// warnings is the stderr of the API server's warnings, which the
+	// fan-out's progress line guards while it is shown.
+	warnings *warningWriter
+	// heldBudget is the command's budget of --max-bytes (budget), which
+	// the reading of every node's answers and the printers draw from.
+	heldBudget     *client.Budget
+	heldBudgetOnce sync.Once
 
 	// Now is the clock of ages; time.Now unless a test sets it.
 	Now func() time.Time
@@ -61,10 +70,12 @@ const DefaultRequestTimeout = 30 * time.Second
 func NewCommonOptions(streams genericiooptions.IOStreams) *CommonOptions {
 	terminal := stderrTerminal(streams.ErrOut)
 	streams.ErrOut = printers.NewEscapingWriter(streams.ErrOut)
-	configFlags := genericclioptions.NewConfigFlags(true)
+	warnings := &warningWriter{w: streams.ErrOut}
+	configFlags := genericclioptions.NewConfigFlags(true).WithWrapConfigFn(warningHandler(warnings))
 	timeout := DefaultRequestTimeout.String()
 	configFlags.Timeout = &timeout
 	return &CommonOptions{
+		warnings:       warnings,
 		ConfigFlags:    configFlags,
 		IOStreams:      streams,
 		Via:            string(client.ViaNodeProxy),
@@ -87,7 +98,7 @@ func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.AgentTLS, "agent-tls", o.AgentTLS, "The agents serve HTTPS: proxy to https:<node>:<port>.")
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", o.AgentNamespace, "The namespace of the agent's pods (--via=pod-proxy).")
 	addNodeTimeoutFlag(fs, &o.NodeTimeout)
-	fs.Var(&o.MaxBytes, "max-bytes", "The most a command holds of what agents sent, across all its nodes (answers, event histories, the events an events List prints, and the rows a table holds to align them; not a live watch's events, nor an answer already printed by -o name or -o custom-columns), such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
+	fs.Var(&o.MaxBytes, "max-bytes", "The most a command holds of what agents sent, across all its nodes, counted as held in memory (decoded), not as received: answers, event histories, the events an events List prints, and the rows a table holds to align them; not a live watch's events, nor an answer already printed by -o name or -o custom-columns. Such as 256Mi; a node whose answer goes past it fails with an error that names the flag, the other nodes still print. 0: no bound but each answer's.")
 	_ = cmd.RegisterFlagCompletionFunc("via", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{string(client.ViaNodeProxy), string(client.ViaPodProxy)}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -143,6 +154,25 @@ func (o *CommonOptions) history(ctx context.Context, a *client.Agent, filter v1a
 	return a.History(ctx, filter)
 }
 
+// budget returns the command's budget of --max-bytes, one for the whole
+// command; nil for no bound.
+func (o *CommonOptions) budget() *client.Budget {
+	o.heldBudgetOnce.Do(func() {
+		if n := o.MaxBytes.Value(); n > 0 {
+			o.heldBudget = client.NewBudget(n)
+		}
+	})
+	return o.heldBudget
+}
+
+// printBudget is budget for a printer: a nil interface for no bound.
+func (o *CommonOptions) printBudget() printers.Budget {
+	if b := o.budget(); b != nil {
+		return b
+	}
+	return nil
+}
+
 // Connector returns the connector the flags describe.
 func (o *CommonOptions) Connector() (*client.Connector, error) {
 	timeout, err := o.requestTimeout()
@@ -150,9 +180,7 @@ func (o *CommonOptions) Connector() (*client.Connector, error) {
 		return nil, err
 	}
 	c := &client.Connector{Via: client.Via(o.Via), Port: o.AgentPort, TLS: o.AgentTLS, Namespace: o.AgentNamespace, Timeout: timeout}
-	if n := o.MaxBytes.Value(); n > 0 {
-		c.Budget = client.NewBudget(n)
-	}
+	c.Budget = o.budget()
 	if o.Direct() {
 		c.Via, c.AgentURL = client.ViaDirect, o.AgentURL
 		return c, nil

@@ -43,7 +43,10 @@ func completePods(ctx context.Context, cmd *cobra.Command, o *CommonOptions, nod
 	}
 	defer a.Release()
 	all, _ := cmd.Flags().GetBool("all-namespaces")
-	ns := o.targetNamespace(all)
+	ns, err := o.targetNamespace(all)
+	if err != nil {
+		return nil
+	}
 	var q v1alpha1.PodQuery
 	if ns != "" {
 		q.Namespaces = []string{ns}

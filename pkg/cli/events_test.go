@@ -156,3 +156,35 @@ func TestEventsListWithinMaxBytes(t *testing.T) {
 		t.Errorf("events -o name: err %v, %d lines, want 2000; stderr %s", err, strings.Count(out, "\n"), errOut)
 	}
 }
+
+// TestEventsPodDidYouMean: events that find nothing for a --pod that no
+// node read has say which pods close to it they have, once however many
+// nodes have them; a pod the node has (by name or UID), a glob and an
+// exclusion get no hint.
+func TestEventsPodDidYouMean(t *testing.T) {
+	kc, _ := eventsCluster(t)
+	tests := []struct {
+		name string
+		args []string
+		want string // "" for no hint
+	}{
+		{name: "a typo", args: []string{"node-1", "--pod=wbe"}, want: "no pod wbe on the nodes read: did you mean web?"},
+		{name: "a typo with its namespace", args: []string{"node-1", "--pod=default/wbe"}, want: "no pod default/wbe on the nodes read: did you mean default/web?"},
+		{name: "a typo on every node", args: []string{"--all-nodes", "--pod=wbe"}, want: "no pod wbe on the nodes read: did you mean web?"},
+		{name: "a pod without events", args: []string{"node-1", "--pod=web"}},
+		{name: "a pod's UID", args: []string{"node-1", "--pod=u2"}},
+		{name: "a glob", args: []string{"node-1", "--pod=wbe*"}},
+		{name: "an exclusion", args: []string{"node-1", "--pod=!wbe", "--pod=nothing-close"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, err := run(t, context.Background(), append([]string{"--kubeconfig", kc, "events"}, tc.args...)...)
+			if err != nil || out != "" || !strings.Contains(errOut, "No resources found") {
+				t.Fatalf("err %v, out %q, stderr %q; want no events, and No resources found", err, out, errOut)
+			}
+			if got := strings.Count(errOut, "did you mean"); tc.want == "" && got != 0 || tc.want != "" && (got != 1 || !strings.Contains(errOut, tc.want)) {
+				t.Errorf("stderr %q, want the hint %q", errOut, tc.want)
+			}
+		})
+	}
+}

@@ -156,6 +156,9 @@ func agentCallEach[T any](ctx context.Context, o *CommonOptions, nf *NodeFlags, 
 		announceStreams(o, nodes, nf.Follow)
 	} else if !o.Direct() {
 		prog = startProgress(o.Terminal, nodes)
+		if o.warnings != nil {
+			defer o.warnings.showing(prog)()
+		}
 	}
 	// The warnings may come while the progress line is shown.
 	skew := newSkewCheck(prog.guard(o.ErrOut), len(nodes), nodeClient, kubelets)

@@ -204,11 +204,13 @@ func TestWatchSaysWhichNodesItWatches(t *testing.T) {
 }
 
 // TestMaxBytesAcrossNodes: --max-bytes bounds what one command holds of
-// all its nodes' answers together. Two nodes answer about 1 MiB each, with
-// room for one: a format that prints each node's rows as it answers lets
-// them go and both nodes print; one that needs all answers (one List,
-// --sort-by) prints node-1, and node-2 fails naming the flag; a table,
-// which holds the rows (not the answers) to align them, too.
+// all its nodes' answers together, measured on what they hold: the body
+// while it is decoded, then the decoded answer. Two nodes answer about
+// 1 MiB each, which holds about 1.3 MiB decoded, with room for one: a
+// format that prints each node's rows as it answers lets them go and both
+// nodes print; one that needs all answers (one List, --sort-by) prints
+// node-1, and node-2 fails naming the flag; a table, which holds node-1's
+// rows (not its answer) to align them, too.
 func TestMaxBytesAcrossNodes(t *testing.T) {
 	agents := map[string]string{}
 	long := strings.Repeat("p", 1000)
@@ -239,7 +241,7 @@ func TestMaxBytesAcrossNodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"pods", "--all-nodes", "--kubeconfig", kc, "--max-bytes=1536Ki", "--max-concurrency=1"}, tc.args...)
+			args := append([]string{"pods", "--all-nodes", "--kubeconfig", kc, "--max-bytes=3Mi", "--max-concurrency=1"}, tc.args...)
 			out, errOut, err := run(t, context.Background(), args...)
 			if !tc.all && !tc.rows {
 				if err != nil || strings.Count(out, long+"-999") != 2 {
@@ -253,10 +255,7 @@ func TestMaxBytesAcrossNodes(t *testing.T) {
 			if !strings.Contains(out, "node-1") || strings.Contains(out, "node-2") {
 				t.Errorf("node-1 should print, node-2 not:\n%.400s", out)
 			}
-			want := `error: node "node-2": reading the answer of /api/v1alpha1/pods from the agent on node "node-2" went past the 1 MiB this command reads from agents across nodes (--max-bytes)`
-			if tc.rows {
-				want = `error: node "node-2": its rows would take the table past the 1 MiB it holds until all nodes answered (--max-bytes)`
-			}
+			want := `error: node "node-2": holding the answer of /api/v1alpha1/pods from the agent on node "node-2" would take this command past the 3Mi it holds of what agents sent, across nodes (--max-bytes): ask fewer nodes at once`
 			if !strings.Contains(errOut, want) {
 				t.Errorf("stderr %q, want node-2's error naming --max-bytes", errOut)
 			}
@@ -264,6 +263,38 @@ func TestMaxBytesAcrossNodes(t *testing.T) {
 	}
 	if _, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kc); err != nil {
 		t.Errorf("within the default budget: %v\n%s", err, errOut)
+	}
+}
+
+// TestMaxBytesCountsWhatIsHeld: --max-bytes counts what the nodes'
+// answers hold decoded, not the bytes they took on the wire. Four nodes
+// answer 5,000 small pods each, about 0.25 MiB on the wire and 2 MiB
+// decoded: all four answers' bytes fit in 5Mi, what they hold does not.
+// One at a time, the first two nodes are held and print; the other two
+// fail, each with an error that names its node and the flag.
+func TestMaxBytesCountsWhatIsHeld(t *testing.T) {
+	nodes := []string{"node-1", "node-2", "node-3", "node-4"}
+	agents := map[string]string{}
+	for _, node := range nodes {
+		fa, u := newAgent(t, node)
+		fa.Pods.Items = nil
+		for i := range 5000 {
+			fa.Pods.Items = append(fa.Pods.Items, v1alpha1.PodInfo{Name: fmt.Sprintf("p-%d", i), Namespace: "default"})
+		}
+		agents[node] = u
+	}
+	srv := httptest.NewServer(&fakeAPIServer{agents: agents, nodes: nodes})
+	defer srv.Close()
+	out, errOut, err := run(t, context.Background(), "pods", "--all-nodes", "--kubeconfig", kubeconfig(t, srv.URL), "--max-bytes=5Mi", "--max-concurrency=1", "-o", "jsonpath={range .items[*]}{.nodeName}{\"\\n\"}{end}")
+	if !errors.Is(err, errFailed) {
+		t.Fatalf("err %v, want the silent non-zero exit; stderr %q", err, errOut)
+	}
+	for i, node := range nodes {
+		printed := strings.Count(out, node+"\n")
+		failed := strings.Contains(errOut, `error: node "`+node+`": holding the answer of /api/v1alpha1/pods from the agent on node "`+node+`" would take this command past the 5Mi it holds of what agents sent, across nodes (--max-bytes)`)
+		if held := i < 2; held && (printed != 5000 || failed) || !held && (printed != 0 || !failed) {
+			t.Errorf("%s: %d pods printed, failed %v; want the first two nodes' pods and the others' errors naming --max-bytes\nstderr: %s", node, printed, failed, errOut)
+		}
 	}
 }
 

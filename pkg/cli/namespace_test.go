@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -95,6 +97,58 @@ func TestWhyContextNamespace(t *testing.T) {
 			out, errOut, err := run(t, context.Background(), "--kubeconfig", kc, "why", "node-1", "web", "-o", "json")
 			if got := fmt.Sprint(out, errOut, err); !strings.Contains(got, tc.want) {
 				t.Errorf("why printed %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestUnknownContext: a --context the kubeconfig does not have fails, as
+// kubectl does, rather than leaving every namespace: targetNamespace says
+// so (but for -n, which needs no context, and -A), and every command that
+// takes -n fails before it asks an agent anything.
+func TestUnknownContext(t *testing.T) {
+	fa, u := newAgent(t, "node-1")
+	api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u}, nodes: []string{"node-1"}})
+	t.Cleanup(api.Close)
+	kc := kubeconfigInNamespace(t, api.URL, "shop")
+	const want = `loading the cluster's configuration: context "nosuch" does not exist`
+	for _, tc := range []struct {
+		name      string
+		context   string
+		namespace string
+		all       bool
+		want      string
+		wantErr   bool
+	}{
+		{name: "the current context", want: "shop"},
+		{name: "an unknown context", context: "nosuch", wantErr: true},
+		{name: "an unknown context with -n", context: "nosuch", namespace: "web", want: "web"},
+		{name: "an unknown context with -A", context: "nosuch", all: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewCommonOptions(genericiooptions.NewTestIOStreamsDiscard())
+			o.ConfigFlags.KubeConfig, o.ConfigFlags.Context, o.ConfigFlags.Namespace = &kc, &tc.context, &tc.namespace
+			got, err := o.targetNamespace(tc.all)
+			if tc.wantErr && (err == nil || err.Error() != want) || !tc.wantErr && (err != nil || got != tc.want) {
+				t.Errorf("targetNamespace = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+	for _, args := range [][]string{
+		{"pods", "node-1"},
+		{"pod", "node-1", "web"},
+		{"why", "node-1", "web"},
+		{"events", "node-1"},
+		{"watch", "node-1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			pods, events := len(fa.PodQueries()), len(fa.EventQueries())
+			_, errOut, err := run(t, context.Background(), append([]string{"--kubeconfig", kc, "--context", "nosuch"}, args...)...)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %v (stderr %q), want %q", err, errOut, want)
+			}
+			if len(fa.PodQueries()) != pods || len(fa.EventQueries()) != events {
+				t.Error("the agent was asked for pods or events")
 			}
 		})
 	}

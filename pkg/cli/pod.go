@@ -173,7 +173,10 @@ func (o *PodOptions) resolve(ctx context.Context, a *client.Agent, node string) 
 	ns, _, qualified := strings.Cut(o.ref, "/")
 	if !qualified {
 		q.Pods = append(q.Pods, o.ref+"-"+strings.ToLower(node))
-		ns = o.targetNamespace(false)
+		var err error
+		if ns, err = o.targetNamespace(false); err != nil {
+			return "", nil, err
+		}
 	}
 	if ns != "" {
 		q.Namespaces = []string{ns}

@@ -79,7 +79,11 @@ func completeSources(*cobra.Command, []string, string) ([]string, cobra.ShellCom
 // Complete fills in the nodes, the printer and the query the agents get:
 // they filter the pods, so that those left out do not cross the proxy.
 func (o *PodsOptions) Complete(args []string) error {
-	o.namespace = o.targetNamespace(o.AllNamespaces)
+	ns, err := o.targetNamespace(o.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
 	source := o.Source
 	if source != "" {
 		source = canonical([]string{source}, v1alpha1.Sources)[0]

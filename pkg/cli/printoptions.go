@@ -60,7 +60,7 @@ func (o *printOptions) Complete(args []string) error {
 		return err
 	}
 	if hp, ok := p.(*printers.HumanPrinter); ok {
-		hp.MaxBytes = o.MaxBytes.Value()
+		hp.Budget = o.printBudget()
 	}
 	o.printer = p
 	o.setScope("")

@@ -34,8 +34,9 @@ type WatchOptions struct {
 	query   v1alpha1.EventQuery
 	printer printers.WatchPrinter
 	// printed counts the events printed, so that events says when there
-	// were none.
+	// were none, and hints which pod --pod may have meant then.
 	printed atomic.Int64
+	hints   *podHints
 }
 
 // newWatchOptions returns the defaults of watch (follow) or events.
@@ -131,7 +132,11 @@ func (o *WatchOptions) addFlags(cmd *cobra.Command, sinceHelp string) {
 // Complete builds the query and fills in the nodes and the printer.
 func (o *WatchOptions) Complete(args []string) error {
 	o.Nodes.Names = args
-	q, err := o.Query.ToQuery(o.targetNamespace(o.Query.AllNamespaces), o.Now())
+	ns, err := o.targetNamespace(o.Query.AllNamespaces)
+	if err != nil {
+		return err
+	}
+	q, err := o.Query.ToQuery(ns, o.Now())
 	if err != nil {
 		return err
 	}
@@ -146,6 +151,9 @@ func (o *WatchOptions) Complete(args []string) error {
 		}
 	}
 	o.query = q
+	if !o.Follow {
+		o.hints = newPodHints(o.Query.Pods)
+	}
 	display, err := o.Display.ToDisplay(o.Now(), severalNodes(&o.Nodes, o.CommonOptions))
 	if err != nil {
 		return err
@@ -154,7 +162,7 @@ func (o *WatchOptions) Complete(args []string) error {
 	if o.Follow {
 		p, err = o.PrintFlags.ToWatchPrinterFor(o.Out, display)
 	} else {
-		p, err = o.PrintFlags.ToEventsPrinter(o.Out, display, o.MaxBytes.Value())
+		p, err = o.PrintFlags.ToEventsPrinter(o.Out, display, o.printBudget())
 	}
 	if err != nil {
 		return err
@@ -201,6 +209,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			namespace = o.query.Namespaces[0]
 		}
 		printers.NoResources(o.ErrOut, o.Nodes.scope(o.CommonOptions, namespace))
+		o.hints.print(o.CommonOptions)
 	}
 	return nil
 }
@@ -248,15 +257,20 @@ func (o *WatchOptions) follow(ctx context.Context, a *client.Agent, v NodeVersio
 	if !v.answerBy.IsZero() {
 		w.AnswerTimeout = max(time.Until(v.answerBy), time.Millisecond)
 	}
+	printed := 0
 	err := w.Run(ctx, func(m *v1alpha1.StreamMessage) error {
 		if m.Type == v1alpha1.MessageEvent {
 			if !o.Kubelet.Shows(o.query, m.Event) {
 				return nil
 			}
 			o.printed.Add(1)
+			printed++
 		}
 		return o.printer.PrintMessage(label, m)
 	})
+	if err == nil && !o.Follow && printed == 0 && ctx.Err() == nil {
+		o.hints.look(ctx, a, o.query.Namespaces)
+	}
 	if errors.Is(err, client.ErrIdle) {
 		return fmt.Errorf("%w; raise --idle-timeout if the path to the agent is only slow", err)
 	}

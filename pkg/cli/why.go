@@ -119,7 +119,11 @@ func (o *WhyOptions) Complete(args []string) error {
 	}
 	o.node = args[0]
 	if !o.All {
-		t, err := why.ParseTarget(args[1], o.targetNamespace(false))
+		ns, err := o.targetNamespace(false)
+		if err != nil {
+			return err
+		}
+		t, err := why.ParseTarget(args[1], ns)
 		if err != nil {
 			return err
 		}

@@ -49,7 +49,7 @@ type Agent struct {
 	http   *http.Client
 	stream *http.Client
 	// budget is the command's, shared with its other agents; charged is
-	// what this agent's answers took of it and did not give back
+	// what this agent's answers hold of it and did not give back
 	// (Release).
 	budget  *Budget
 	charged atomic.Int64
@@ -59,7 +59,23 @@ type Agent struct {
 // of it: a caller that printed them and let them go holds them no more.
 // The event history a stream read is not given back.
 func (a *Agent) Release() {
-	a.budget.give(a.charged.Swap(0))
+	a.budget.Give(a.charged.Swap(0))
+}
+
+// hold charges n bytes that this agent's answers hold to the command's
+// budget, reporting whether they fit.
+func (a *Agent) hold(n int64) bool {
+	if !a.budget.Take(n) {
+		return false
+	}
+	a.charged.Add(n)
+	return true
+}
+
+// unhold gives back n bytes hold charged.
+func (a *Agent) unhold(n int64) {
+	a.charged.Add(-n)
+	a.budget.Give(n)
 }
 
 // String names the agent in messages.
@@ -135,6 +151,8 @@ func (a *Agent) get(ctx context.Context, path string, q url.Values, out any) err
 	if err != nil {
 		return err
 	}
+	// The body is let go once decoded; the decoded answer is charged.
+	defer a.unhold(int64(len(body)))
 	var tm metav1.TypeMeta
 	if err := json.Unmarshal(body, &tm); err != nil {
 		return newError(ReasonOther, err, "%s answered %s with something that is not JSON: is it a podsrc agent?", a, path)
@@ -142,10 +160,7 @@ func (a *Agent) get(ctx context.Context, path string, q url.Values, out any) err
 	if tm.APIVersion != v1alpha1.GroupVersion {
 		return a.skewError(tm.APIVersion, "")
 	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return newError(ReasonOther, err, "decoding the answer of %s from %s: %v", path, a, err)
-	}
-	return nil
+	return a.decodeHeld(path, body, out)
 }
 
 // do sends a GET of path with client.
@@ -198,6 +213,7 @@ func (a *Agent) checkSkew(ctx context.Context) error {
 			var body []byte
 			if body, err = a.readBody(ctx, v1alpha1.VersionPath, resp); err == nil {
 				err = json.Unmarshal(body, v)
+				a.unhold(int64(len(body)))
 			}
 		} else {
 			err = fmt.Errorf("HTTP %d", resp.StatusCode)

@@ -1,16 +1,24 @@
 package client
 
-import "sync/atomic"
+import (
+	"sync/atomic"
 
-// DefaultBudget is the bytes a command reads from its agents, across
-// nodes, unless told otherwise.
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// DefaultBudget is the bytes a command holds of what its agents sent,
+// across nodes, unless told otherwise.
 const DefaultBudget = 256 << 20
 
-// Budget bounds the bytes one command reads from agents across all its
-// nodes: the answers of snapshot requests and the history of the event
-// stream, which it holds until it prints. The messages of a live stream,
-// printed as they come, are not charged, and an answer printed and let go
-// is given back (Agent.Release). A nil Budget is unlimited.
+// Budget bounds the memory one command holds of what agents sent, across
+// all its nodes, measured on what is held rather than on the bytes
+// received: an answer's body while it is decoded, then the decoded answer
+// (memsize.Of), each item of a list charged as it is decoded, so that a
+// list that does not fit fails at its first item past the bound; the
+// events of a history; and what the printers hold to print at the end
+// (Take). The messages of a live stream, printed as they come, are not
+// charged, and an answer printed and let go is given back
+// (Agent.Release). A nil Budget is unlimited.
 type Budget struct {
 	total int64
 	used  atomic.Int64
@@ -19,22 +27,33 @@ type Budget struct {
 // NewBudget returns a budget of n bytes.
 func NewBudget(n int64) *Budget { return &Budget{total: n} }
 
-// take charges n bytes, reporting whether they fit.
-func (b *Budget) take(n int) bool {
+// Take charges n bytes, reporting whether they fit; bytes that do not fit
+// are not charged.
+func (b *Budget) Take(n int64) bool {
 	if b == nil {
 		return true
 	}
-	return b.used.Add(int64(n)) <= b.total
+	if b.used.Add(n) > b.total {
+		b.used.Add(-n)
+		return false
+	}
+	return true
 }
 
-// give gives n bytes back.
-func (b *Budget) give(n int64) {
+// Give gives n bytes back.
+func (b *Budget) Give(n int64) {
 	if b != nil {
 		b.used.Add(-n)
 	}
 }
 
-// spentError says that reading what a asked for exceeded the budget.
+// String is the budget's size, as --max-bytes takes it (256Mi).
+func (b *Budget) String() string {
+	return resource.NewQuantity(b.total, resource.BinarySI).String()
+}
+
+// spentError says that holding what a sent would take the command past
+// the budget, and what to run instead.
 func (b *Budget) spentError(a *Agent, what string) error {
-	return newError(ReasonTooLarge, nil, "reading %s from %s went past the %d MiB this command reads from agents across nodes (--max-bytes): ask fewer nodes at once, narrow the request (pods --source, a pod's why), or raise --max-bytes", what, a, b.total>>20)
+	return newError(ReasonTooLarge, nil, "holding %s from %s would take this command past the %s it holds of what agents sent, across nodes (--max-bytes): ask fewer nodes at once (name the nodes, or a narrower --node-selector), narrow the request (pods --source or -l, a pod's why), or raise --max-bytes", what, a, b)
 }

@@ -24,7 +24,8 @@ const (
 )
 
 // readBody reads the answer of path, failing with ReasonTooLarge rather than
-// reading more than maxBody.
+// reading more than maxBody, and charges its bytes to the command's budget:
+// the caller gives them back (unhold) once it has decoded them.
 func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) ([]byte, error) {
 	if resp.ContentLength > maxBody {
 		return nil, a.tooLargeError(path)
@@ -36,8 +37,7 @@ func (a *Agent) readBody(ctx context.Context, path string, resp *http.Response) 
 	if len(body) > maxBody {
 		return nil, a.tooLargeError(path)
 	}
-	a.charged.Add(int64(len(body)))
-	if !a.budget.take(len(body)) {
+	if !a.hold(int64(len(body))) {
 		return nil, a.budget.spentError(a, "the answer of "+path)
 	}
 	return body, nil

@@ -2,15 +2,18 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
+	"github.com/podsrc/podsrc/pkg/memsize"
 )
 
 // TestAnswerBounds: an answer larger than maxBody, or a stream message
@@ -81,9 +84,20 @@ func TestBudgetAcrossAgents(t *testing.T) {
 	}
 	srv := httptest.NewServer(fa)
 	t.Cleanup(srv.Close)
-	// About 1 MiB each: two answers fit, the third does not.
-	conn := &Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: time.Minute, Budget: NewBudget(5 << 19)}
 	ctx := context.Background()
+	// An answer of about 1 MiB holds its body while it is decoded, then
+	// what it decodes to: two answers fit, the third does not.
+	one, err := startAgent(t, fa).Pods(ctx, v1alpha1.PodQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := memsize.Of(one)
+	budget := NewBudget(2*held + int64(len(body)) + held/2)
+	conn := &Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: time.Minute, Budget: budget}
 	var agents []*Agent
 	for _, node := range []string{"node-1", "node-2", "node-3"} {
 		a, err := conn.Agent(node)
@@ -97,9 +111,20 @@ func TestBudgetAcrossAgents(t *testing.T) {
 		switch {
 		case i < 2 && err != nil:
 			t.Fatalf("answer %d, within the budget: %v", i+1, err)
-		case i == 2 && (ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "went past the 2 MiB this command reads from agents across nodes (--max-bytes)")):
+		case i == 2 && (ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), `holding the answer of /api/v1alpha1/pods from the agent on node "node-3" would take this command past the `+budget.String()+` it holds of what agents sent, across nodes (--max-bytes): ask fewer nodes at once`)):
 			t.Fatalf("answer 3, past the budget: error %v (%s)", err, ReasonOf(err))
 		}
+	}
+	// What the failed answer took is given back; what the others hold,
+	// once they are let go.
+	if used := budget.used.Load(); used != 2*held {
+		t.Errorf("the budget holds %d bytes after two answers of %d and a failed one, want %d", used, held, 2*held)
+	}
+	for _, a := range agents {
+		a.Release()
+	}
+	if used := budget.used.Load(); used != 0 {
+		t.Errorf("the budget holds %d bytes once every answer is let go, want 0", used)
 	}
 
 	// A history of about 1 MiB, against a budget of half that.
@@ -108,11 +133,61 @@ func TestBudgetAcrossAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.History(ctx, v1alpha1.EventQuery{}); ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "reading the event history from the agent on node \"node-1\" went past") {
+	if _, _, err := a.History(ctx, v1alpha1.EventQuery{}); ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), "holding the event history from the agent on node \"node-1\" would take this command past the 512Ki") {
 		t.Fatalf("history past the budget: error %v (%s)", err, ReasonOf(err))
 	}
 	// Without a budget, each answer has its own bound only.
 	if _, _, err := startAgent(t, fa).History(ctx, v1alpha1.EventQuery{}); err != nil {
 		t.Fatalf("history without a budget: %v", err)
+	}
+}
+
+// TestBudgetChargesWhatIsHeld: the budget counts what an answer holds once
+// decoded, not the bytes it took on the wire. A list of empty items takes
+// little on the wire and much decoded: it fails at the first item past the
+// budget, though its bytes fit many times over, and leaves nothing
+// charged; the same items within a larger budget are held, and charged at
+// least what they take.
+func TestBudgetChargesWhatIsHeld(t *testing.T) {
+	const items = 20000
+	body := `{"apiVersion":"podsrc.io/v1alpha1","kind":"PodList","nodeName":"node-1","items":[` + strings.Repeat("{},", items-1) + `{}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	decoded := int64(items) * int64(unsafe.Sizeof(v1alpha1.PodInfo{}))
+	tests := []struct {
+		name   string
+		budget int64
+		fits   bool
+	}{
+		{"the bytes fit, not what they decode to", 8 * int64(len(body)), false},
+		{"what they decode to fits", 4 * decoded, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			budget := NewBudget(tc.budget)
+			a, err := (&Connector{Via: ViaDirect, AgentURL: srv.URL, Timeout: time.Minute, Budget: budget}).Agent("node-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := a.Pods(context.Background(), v1alpha1.PodQuery{})
+			if !tc.fits {
+				if ReasonOf(err) != ReasonTooLarge || !strings.Contains(err.Error(), `holding the answer of /api/v1alpha1/pods from the agent on node "node-1" would take this command past the`) {
+					t.Fatalf("error %v (%s), want one naming the node and --max-bytes", err, ReasonOf(err))
+				}
+				if used := budget.used.Load(); used != 0 {
+					t.Errorf("the failed answer left %d bytes charged, want 0", used)
+				}
+				return
+			}
+			if err != nil || len(list.Items) != items || list.NodeName != "node-1" {
+				t.Fatalf("within the budget: error %v, %d items of node %q", err, len(list.Items), list.NodeName)
+			}
+			if used := budget.used.Load(); used < decoded || used != memsize.Of(list) {
+				t.Errorf("the budget holds %d bytes for items that take %d at least, want what the list holds (%d)", used, decoded, memsize.Of(list))
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/memsize"
 )
 
 // Stream reads the messages of /api/v1alpha1/events as they arrive.
@@ -17,8 +18,8 @@ type Stream struct {
 	agent   *Agent
 	body    io.ReadCloser
 	scanner *bufio.Scanner
-	// budget, when set, is charged each message's bytes: those of a
-	// history, which the caller holds.
+	// budget, when set, is charged what each decoded message holds: the
+	// events of a history, which the caller holds.
 	budget *Budget
 }
 
@@ -45,12 +46,12 @@ func (s *Stream) Next() (*v1alpha1.StreamMessage, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if !s.budget.take(len(line)) {
-			return nil, s.budget.spentError(s.agent, "the event history")
-		}
 		m := &v1alpha1.StreamMessage{}
 		if err := json.Unmarshal(line, m); err != nil {
 			return nil, fmt.Errorf("decoding a stream message: %w", err)
+		}
+		if s.budget != nil && !s.budget.Take(memsize.Of(m)) {
+			return nil, s.budget.spentError(s.agent, "the event history")
 		}
 		return m, nil
 	}

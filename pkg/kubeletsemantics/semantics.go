@@ -1,5 +1,6 @@
 // Package kubeletsemantics says, for each kubelet minor, which of the merge's,
-// the PLEG's and the sync loop's semantics reproduce it. It is the one place that maps a
+// the PLEG's and the sync loop's semantics reproduce it, and how its
+// admission counts a pod's requests. It is the one place that maps a
 // minor to them: the agent asks it once for the minor it was built for, and
 // the merge's and the PLEG's conformance replays for the kubelet each trace
 // was recorded from. pkg/merge, pkg/pleg and pkg/syncloop take the semantics as values and
@@ -22,15 +23,19 @@ type Semantics struct {
 	Merge    merge.Semantics
 	PLEG     pleg.Semantics
 	SyncLoop syncloop.Semantics
+	// PodLevelResources says that the kubelet's PodLevelResources feature
+	// gate is on by default (beta from v1.34): its admission counts a pod's
+	// pod-level requests (spec.resources) instead of its containers'.
+	PodLevelResources bool
 }
 
 // byMinor is the semantics of each minor podsrc reproduces.
 var byMinor = map[kubeletminor.Minor]Semantics{
-	kubeletminor.V133: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
-	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
-	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported},
-	kubeletminor.V136: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid},
-	kubeletminor.V137: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid},
+	kubeletminor.V133: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported, PodLevelResources: false},
+	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported, PodLevelResources: true},
+	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported, PodLevelResources: true},
+	kubeletminor.V136: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid, PodLevelResources: true},
+	kubeletminor.V137: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid, PodLevelResources: true},
 }
 
 // mergeV127 is the minor of the kubelet the historical merge traces were
@@ -75,4 +80,18 @@ func PLEGOf(version string) (pleg.Semantics, error) {
 		}
 	}
 	return 0, fmt.Errorf("choosing the PLEG's semantics: %w", err)
+}
+
+// PodLevelResourcesOf says whether the admission of kubelet version (as a
+// Node's status.nodeInfo.kubeletVersion gives it) counts pod-level
+// requests by default: that of a minor podsrc reproduces.
+func PodLevelResourcesOf(version string) (bool, error) {
+	m, err := kubeletminor.Of(version)
+	if err == nil {
+		var s Semantics
+		if s, err = Of(m); err == nil {
+			return s.PodLevelResources, nil
+		}
+	}
+	return false, fmt.Errorf("choosing how admission counts pod-level resources: %w", err)
 }

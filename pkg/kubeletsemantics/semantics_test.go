@@ -15,11 +15,11 @@ import (
 // minor is an error, never a silent default.
 func TestOf(t *testing.T) {
 	want := map[kubeletminor.Minor]Semantics{
-		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
-		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
-		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported},
-		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid},
-		kubeletminor.V137: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid},
+		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported, false},
+		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported, true},
+		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported, true},
+		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid, true},
+		kubeletminor.V137: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid, true},
 	}
 	for _, m := range kubeletminor.Supported {
 		if got, err := Of(m); err != nil || got != want[m] {
@@ -83,5 +83,31 @@ func TestPLEGOf(t *testing.T) {
 		if got, err := PLEGOf(version); err == nil || !strings.Contains(err.Error(), "PLEG") {
 			t.Errorf("PLEGOf(%s) = %v, %v; want an error", version, got, err)
 		}
+	}
+}
+
+// TestPodLevelResourcesOf: the kubelet's PodLevelResources gate is off by
+// default in v1.33 (alpha) and on from v1.34 (beta), as each minor's
+// k8s.io/kubernetes pkg/features says; any other minor is an error.
+func TestPodLevelResourcesOf(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		want    bool
+		wantErr bool
+	}{
+		{version: "v1.33.13", want: false},
+		{version: "v1.34.4", want: true},
+		{version: "v1.35.4", want: true},
+		{version: "v1.36.3", want: true},
+		{version: "v1.37.2", want: true},
+		{version: "v1.32.9", wantErr: true},
+		{version: "not a version", wantErr: true},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			got, err := PodLevelResourcesOf(tc.version)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("PodLevelResourcesOf(%q) = %v, %v; want %v, error %v", tc.version, got, err, tc.want, tc.wantErr)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package printers
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,10 +126,23 @@ func TestEmptyChunksSayNoResources(t *testing.T) {
 	}
 }
 
-// TestChunksHeldWithinMaxBytes: a table holds the rendered rows of its
-// chunks within MaxBytes; a chunk that does not fit fails with a
-// HeldError and is left out, the others print.
-func TestChunksHeldWithinMaxBytes(t *testing.T) {
+// testBudget is a Budget of total bytes.
+type testBudget struct{ total, used int64 }
+
+func (b *testBudget) Take(n int64) bool {
+	if b.used+n > b.total {
+		return false
+	}
+	b.used += n
+	return true
+}
+func (b *testBudget) Give(n int64)   { b.used -= n }
+func (b *testBudget) String() string { return fmt.Sprintf("%d bytes", b.total) }
+
+// TestChunksHeldWithinBudget: a table holds the rendered rows of its
+// chunks within its Budget, and gives them back once printed; a chunk that
+// does not fit fails with a HeldError and is left out, the others print.
+func TestChunksHeldWithinBudget(t *testing.T) {
 	sources := fixtureSources()
 	f := NewPrintFlags()
 	f.List = true
@@ -142,16 +156,20 @@ func TestChunksHeldWithinMaxBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Room for node-1's rows and a byte.
-	hp.MaxBytes = hp.heldBytes + 1
+	budget := &testBudget{total: hp.heldBytes + 1, used: hp.heldBytes}
+	hp.Budget = budget
 	if out.Len() != 0 {
 		t.Errorf("a chunk printed before all were taken:\n%s", out.String())
 	}
 	var he *HeldError
-	if _, err := hp.PrintChunk(Sources{Lists: sources[1:]}, &out); !errors.As(err, &he) || he.Max != hp.MaxBytes {
-		t.Fatalf("the chunk past MaxBytes: err %v, want a HeldError", err)
+	if _, err := hp.PrintChunk(Sources{Lists: sources[1:]}, &out); !errors.As(err, &he) || he.Budget != budget.String() {
+		t.Fatalf("the chunk past the budget: err %v, want a HeldError", err)
 	}
 	if err := hp.PrintRest(Sources{Lists: sources[:1]}, &out); err != nil {
 		t.Fatal(err)
+	}
+	if budget.used != 0 {
+		t.Errorf("%d bytes still charged once the rows printed, want 0", budget.used)
 	}
 	if got := out.String(); !strings.Contains(got, "node-1") || strings.Contains(got, "node-2") {
 		t.Errorf("want node-1's rows and not node-2's:\n%s", got)

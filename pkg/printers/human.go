@@ -11,6 +11,8 @@ import (
 
 	"github.com/liggitt/tabwriter"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/podsrc/podsrc/pkg/memsize"
 )
 
 // Printer prints a Printable.
@@ -43,8 +45,9 @@ type HumanPrinter struct {
 	// as from kubectl get, followed by Scope (NoResources).
 	ErrOut io.Writer
 	Scope  string
-	// MaxBytes bounds the rows PrintChunk holds (0: no bound).
-	MaxBytes int64
+	// Budget, when set, bounds the rows PrintChunk holds: they draw from
+	// the command's budget, as the answers do.
+	Budget Budget
 
 	// chunks is the tab writer of a live table (printChunkTable), which
 	// remembers the column widths from chunk to chunk; minWidths are the
@@ -52,8 +55,8 @@ type HumanPrinter struct {
 	chunks    *alignWriter
 	minWidths []int
 	chunked   bool
-	// held are the rows PrintChunk holds, heldBytes what they take, and
-	// heldHeader their header line.
+	// held are the rows PrintChunk holds, heldBytes what they take of
+	// Budget, and heldHeader their header line.
 	held       []heldRow
 	heldBytes  int64
 	heldHeader string
@@ -85,27 +88,24 @@ func (h *HumanPrinter) PrintChunk(p Printable, _ io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	size := 0
-	for _, r := range rows {
-		size += r.size()
+	size := memsize.Of(&rows)
+	if h.Budget != nil && !h.Budget.Take(size) {
+		return false, &HeldError{Budget: h.Budget.String()}
 	}
-	if h.MaxBytes > 0 && h.heldBytes+int64(size) > h.MaxBytes {
-		return false, &HeldError{Max: h.MaxBytes}
-	}
-	h.heldBytes += int64(size)
+	h.heldBytes += size
 	h.held = append(h.held, rows...)
 	h.heldHeader = header
 	h.chunked = true
 	return len(tables) > 1, nil
 }
 
-// HeldError says that a chunk's rows would take what a table holds until
-// all nodes answered past its bound (--max-bytes).
-type HeldError struct{ Max int64 }
+// HeldError says that a chunk's rows, held until all nodes answered to be
+// aligned, would take the command past its Budget (--max-bytes).
+type HeldError struct{ Budget string }
 
 // Error implements error.
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("its rows would take the table past the %d MiB it holds until all nodes answered (--max-bytes): ask fewer nodes at once, narrow the request, or raise --max-bytes", e.Max>>20)
+	return fmt.Sprintf("its rows, held to align them until all nodes answered, would take this command past the %s it holds of what agents sent, across nodes (--max-bytes): ask fewer nodes at once (name the nodes, or a narrower --node-selector), narrow the request, or raise --max-bytes", e.Budget)
 }
 
 // printChunkTable prints t, the rows of a live table (WatchTable), at
@@ -135,6 +135,9 @@ func (h *HumanPrinter) PrintRest(all Printable, w io.Writer) error {
 		h.noResources()
 	} else if err := h.emit(newAlignWriter(nil), h.heldHeader, true, h.held, w); err != nil {
 		return err
+	}
+	if h.Budget != nil {
+		h.Budget.Give(h.heldBytes)
 	}
 	h.held, h.heldBytes = nil, 0
 	return h.printTables(all.Tables(all.Items(), h.now())[1:], h.chunked, w)
@@ -201,15 +204,6 @@ type heldRow struct {
 	color      Color
 	cellColors map[int]Color
 	below      []string
-}
-
-// size is about what r takes in memory.
-func (r heldRow) size() int {
-	n := len(r.cells)
-	for _, b := range r.below {
-		n += len(b)
-	}
-	return n
 }
 
 // render returns t's header line (empty with --no-headers) and rows as

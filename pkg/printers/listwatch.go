@@ -1,40 +1,36 @@
 package printers
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/memsize"
 )
 
 // ListWatch collects the messages of every node's stream, to print them as
 // one List.
 type ListWatch struct {
-	mu       sync.Mutex
-	out      io.Writer
-	printer  *GenericPrinter
-	items    []Item
-	bytes    int64
-	maxBytes int64
+	mu      sync.Mutex
+	out     io.Writer
+	printer *GenericPrinter
+	items   []Item
+	// budget, when set, bounds the items kept.
+	budget Budget
 }
 
 // PrintMessage implements WatchPrinter: it keeps m, and fails once the
-// messages kept take more than the bound, counted as JSON.
+// messages kept would take the command past its budget.
 func (l *ListWatch) PrintMessage(node string, m *v1alpha1.StreamMessage) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("encoding a message: %w", err)
+	it := messageItem(node, m)
+	if l.budget != nil && !l.budget.Take(memsize.Of(&it)) {
+		return fmt.Errorf("the events of all nodes, printed as one List, would take this command past the %s it holds of what agents sent (--max-bytes): narrow them (--since, --tail, --pod, --type), print them as they come (-o name or custom-columns, or the table), or raise --max-bytes", l.budget)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.bytes += int64(len(b))
-	if l.maxBytes > 0 && l.bytes > l.maxBytes {
-		return fmt.Errorf("the events of all nodes, printed as one List, take more than the %d MiB of --max-bytes: narrow them (--since, --tail, --pod, --type), print them as they come (-o name or custom-columns, or the table), or raise --max-bytes", l.maxBytes>>20)
-	}
-	l.items = append(l.items, messageItem(node, m))
+	l.items = append(l.items, it)
 	return nil
 }
 

@@ -39,8 +39,8 @@ func (f *PrintFlags) ToWatchPrinter(out io.Writer, loc *time.Location) (WatchPri
 // ToEventsPrinter returns the printer of kubectl podsrc events: the watch
 // printer (ToWatchPrinterFor), but for -o json, yaml, jsonpath and
 // go-template, which print the messages of all nodes as one List once they
-// are all read (Flush), holding at most maxBytes of them (0: no bound).
-func (f *PrintFlags) ToEventsPrinter(out io.Writer, d WatchDisplay, maxBytes int64) (WatchPrinter, error) {
+// are all read (Flush), holding them within budget (nil: no bound).
+func (f *PrintFlags) ToEventsPrinter(out io.Writer, d WatchDisplay, budget Budget) (WatchPrinter, error) {
 	if f.IsHuman() || f.itemwise() {
 		return f.ToWatchPrinterFor(out, d)
 	}
@@ -51,7 +51,7 @@ func (f *PrintFlags) ToEventsPrinter(out io.Writer, d WatchDisplay, maxBytes int
 	if err != nil {
 		return nil, err
 	}
-	return &ListWatch{out: out, printer: &GenericPrinter{Delegate: p}, maxBytes: maxBytes}, nil
+	return &ListWatch{out: out, printer: &GenericPrinter{Delegate: p}, budget: budget}, nil
 }
 
 // ToWatchPrinterFor returns the watch printer the flags ask for: a live

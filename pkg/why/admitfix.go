@@ -11,6 +11,7 @@ import (
 
 	"github.com/podsrc/podsrc/internal/shell"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletsemantics"
 )
 
 // The kubelet's admission reasons that admitFix knows by name (its
@@ -49,7 +50,7 @@ func (a *analysis) admitFix(v *v1alpha1.Admission) string {
 	case strings.HasPrefix(r, outOfPrefix):
 		res := corev1.ResourceName(strings.TrimPrefix(r, outOfPrefix))
 		fix := "free " + shell.Quote(string(res)) + " on node " + node + ": the pods admitted before it hold it (" + a.holders() + "); or lower the pod's request"
-		if q, ok := podRequest(pod, res); ok {
+		if q, ok := podRequest(pod, res, a.podLevelResources()); ok {
 			fix += " (it asks for " + q.String() + ")"
 		}
 		return fix
@@ -124,15 +125,36 @@ func (a *analysis) holders() string {
 }
 
 // podRequest is the pod's request of res as the kubelet counts it on
-// admission: its pod-level request when set, else the larger of its
-// containers' and sidecars' sum and each init container's with the
-// sidecars started before it, plus the pod's overhead.
-func podRequest(pod *corev1.Pod, res corev1.ResourceName) (resource.Quantity, bool) {
+// admission: its pod-level request when set and podLevel (the kubelet's
+// PodLevelResources gate is on), else the larger of its containers' and
+// sidecars' sum and each init container's with the sidecars started before
+// it, plus the pod's overhead.
+func podRequest(pod *corev1.Pod, res corev1.ResourceName, podLevel bool) (resource.Quantity, bool) {
 	if pod == nil {
 		return resource.Quantity{}, false
 	}
-	q, ok := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})[res]
+	q, ok := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{SkipPodLevelResources: !podLevel})[res]
 	return q, ok
+}
+
+// podLevelResources says whether the node's kubelet counts pod-level
+// requests on admission (kubeletsemantics): by the Node's kubelet version,
+// else by the version the agent reproduces; true, as the newest minors do,
+// when neither is a minor podsrc reproduces.
+func (a *analysis) podLevelResources() bool {
+	var versions []string
+	if n := a.f.NodeObject; n.Known() && n.Value != nil {
+		versions = append(versions, n.Value.Status.NodeInfo.KubeletVersion)
+	}
+	if a.f.Sources != nil {
+		versions = append(versions, a.f.Sources.ReproducedKubeletVersion)
+	}
+	for _, v := range versions {
+		if on, err := kubeletsemantics.PodLevelResourcesOf(v); err == nil {
+			return on
+		}
+	}
+	return true
 }
 
 // hostPorts are the host ports the pod asks for, as PORT/PROTOCOL.

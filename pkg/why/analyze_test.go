@@ -200,6 +200,42 @@ func analyzeCases() []analyzeCase {
 			fix: "kubectl describe node node-1 shows its conditions",
 		},
 		{
+			name:    "rejected for a supplementalGroupsPolicy the runtime lacks",
+			facts:   rejectedAPI("SupplementalGroupsPolicyNotSupported", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1's container runtime does not support supplementalGroupsPolicy Strict: set it to Merge",
+		},
+		{
+			name:    "rejected for the operating system's node label",
+			facts:   rejectedAPI("PodOSSelectorNodeLabelDoesNotMatch", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1 runs another operating system: set the pod's spec.os and its kubernetes.io/os label to the node's (kubectl get node --show-labels node-1)",
+		},
+		{
+			name:    "rejected for an AppArmor profile",
+			facts:   rejectedAPI("AppArmor", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1 cannot enforce the pod's AppArmor profile: load the profile on the node",
+		},
+		{
+			name:    "rejected for an init container's restartPolicy",
+			facts:   rejectedAPI("InitContainerRestartPolicyForbidden", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1's kubelet does not allow an init container's restartPolicy",
+		},
+		{
+			name:    "rejected while the node shuts down",
+			facts:   rejectedAPI("NodeShutdown", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "node node-1 is shutting down: wait until it is back",
+		},
+		{
+			name:    "rejected for a reason podsrc does not know",
+			facts:   rejectedAPI("UnknownReason", nil),
+			verdict: v1alpha1.VerdictFailing, stage: "admission",
+			fix: "remove the cause the kubelet's message names",
+		},
+		{
 			name: "admission that cannot be judged leaves the later stages to speak",
 			facts: func() Facts {
 				p := etcd
