@@ -1,0 +1,250 @@
+package archive
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+)
+
+// DefaultMaxSize bounds the members of an archive but its manifest,
+// together, unless told otherwise (record's --max-size).
+const DefaultMaxSize = 64 << 20
+
+// Contents are what an archive holds, as the agent and the API server
+// answered.
+type Contents struct {
+	Version v1alpha1.Version
+	Sources v1alpha1.SourceList
+	Pods    v1alpha1.PodList
+	PLEG    v1alpha1.PLEGStatus
+	// Events are the window's event and gap messages, oldest first;
+	// Window says which window (its counts are Write's).
+	Events []v1alpha1.StreamMessage
+	Window v1alpha1.ArchiveEvents
+	// Node is the Node object; nil when it could not be read (LeftOut
+	// says why).
+	Node *corev1.Node
+	// LeftOut is what the recording could not read, and why.
+	LeftOut []v1alpha1.ArchiveOmission
+}
+
+// WriteOptions say how an archive is written.
+type WriteOptions struct {
+	// MaxSize bounds the members' total size (DefaultMaxSize when not
+	// positive): the oldest events go first, as a gap, then whole members,
+	// each said in the manifest's LeftOut.
+	MaxSize int64
+	// RecordedAt stamps the manifest and the members' modification
+	// times.
+	RecordedAt time.Time
+	// RecorderVersion is the recording kubectl-podsrc's release.
+	RecorderVersion string
+}
+
+// member is an encoded member.
+type member struct {
+	name string
+	data []byte
+}
+
+// Write writes c to w as an archive and returns its manifest.
+func Write(w io.Writer, c Contents, o WriteOptions) (*v1alpha1.ArchiveManifest, error) {
+	if o.MaxSize <= 0 {
+		o.MaxSize = DefaultMaxSize
+	}
+	m := &v1alpha1.ArchiveManifest{
+		TypeMeta:        v1alpha1.TypeMetaFor(v1alpha1.KindArchiveManifest),
+		NodeName:        c.Version.NodeName,
+		RecordedAt:      metav1.NewTime(o.RecordedAt.UTC().Truncate(time.Second)),
+		RecorderVersion: o.RecorderVersion,
+		AgentVersion:    c.Version.AgentVersion,
+		KubeletVersion:  c.Version.ReproducedKubeletVersion,
+		MaxSize:         o.MaxSize,
+		Events:          c.Window,
+		LeftOut:         c.LeftOut,
+	}
+	members, err := encodeMembers(c)
+	if err != nil {
+		return nil, err
+	}
+	events, trimmed := fitEvents(c.Events, o.MaxSize-sizeOf(members))
+	if trimmed != nil {
+		m.LeftOut = append(m.LeftOut, *trimmed)
+	}
+	data, err := encodeEvents(events)
+	if err != nil {
+		return nil, err
+	}
+	members = append(members[:4], append([]member{{v1alpha1.ArchiveEventsMember, data}}, members[4:]...)...)
+	members = fitMembers(members, o.MaxSize, m)
+	for _, e := range events {
+		switch e.Type {
+		case v1alpha1.MessageEvent:
+			m.Events.Events++
+		case v1alpha1.MessageGap:
+			m.Events.Gaps++
+		}
+	}
+	for _, mem := range members {
+		sum := sha256.Sum256(mem.data)
+		m.Members = append(m.Members, v1alpha1.ArchiveMember{Name: mem.name, Size: int64(len(mem.data)), SHA256: hex.EncodeToString(sum[:])})
+	}
+	manifest, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the archive's manifest: %w", err)
+	}
+	members = append([]member{{v1alpha1.ArchiveManifestMember, append(manifest, '\n')}}, members...)
+	if err := writeTarGz(w, members, m.RecordedAt.Time); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// encodeMembers encodes every member but the events, in
+// v1alpha1.ArchiveMembers' order; the node's only when there is a Node.
+func encodeMembers(c Contents) ([]member, error) {
+	values := []struct {
+		name  string
+		value any
+	}{
+		{v1alpha1.ArchiveVersionMember, c.Version},
+		{v1alpha1.ArchiveSourcesMember, c.Sources},
+		{v1alpha1.ArchivePodsMember, c.Pods},
+		{v1alpha1.ArchivePLEGMember, c.PLEG},
+	}
+	if c.Node != nil {
+		values = append(values, struct {
+			name  string
+			value any
+		}{v1alpha1.ArchiveNodeMember, c.Node})
+	}
+	out := make([]member, 0, len(values)+1)
+	for _, v := range values {
+		data, err := json.MarshalIndent(v.value, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encoding the archive's %s: %w", v.name, err)
+		}
+		out = append(out, member{v.name, append(data, '\n')})
+	}
+	return out, nil
+}
+
+// encodeEvents encodes messages one a line.
+func encodeEvents(messages []v1alpha1.StreamMessage) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i := range messages {
+		if err := enc.Encode(&messages[i]); err != nil {
+			return nil, fmt.Errorf("encoding the archive's %s: %w", v1alpha1.ArchiveEventsMember, err)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// fitEvents returns the newest of messages whose encoding fits in room,
+// after a gap message for the events it dropped, and what it left out, if
+// anything.
+func fitEvents(messages []v1alpha1.StreamMessage, room int64) ([]v1alpha1.StreamMessage, *v1alpha1.ArchiveOmission) {
+	sizes := make([]int64, len(messages))
+	var total int64
+	for i := range messages {
+		data, err := json.Marshal(&messages[i])
+		if err != nil {
+			// encodeEvents reports it.
+			return messages, nil
+		}
+		sizes[i] = int64(len(data)) + 1
+		total += sizes[i]
+	}
+	if total <= room {
+		return messages, nil
+	}
+	// Room for the gap message that replaces what is dropped.
+	room -= 256
+	first := len(messages)
+	for total = 0; first > 0 && total+sizes[first-1] <= room; first-- {
+		total += sizes[first-1]
+	}
+	var from, to uint64
+	for _, e := range messages[:first] {
+		lo, hi := messageSeqs(e)
+		if from == 0 || (lo != 0 && lo < from) {
+			from = lo
+		}
+		to = max(to, hi)
+	}
+	kept := messages[first:]
+	if to == 0 {
+		return kept, nil
+	}
+	epoch := ""
+	if len(messages) > 0 {
+		epoch = messages[0].Epoch
+	}
+	out := append([]v1alpha1.StreamMessage{{Type: v1alpha1.MessageGap, Epoch: epoch, From: from, To: to, Time: messages[first-1].Time}}, kept...)
+	return out, &v1alpha1.ArchiveOmission{What: fmt.Sprintf("events %d to %d", from, to),
+		Reason: "the archive's size bound (record --max-size): the newest events were kept, the rest is a gap"}
+}
+
+// messageSeqs are the sequence numbers an event or gap message covers.
+func messageSeqs(m v1alpha1.StreamMessage) (from, to uint64) {
+	if m.Type == v1alpha1.MessageEvent && m.Event != nil {
+		return m.Event.Seq, m.Event.Seq
+	}
+	return m.From, m.To
+}
+
+// fitMembers drops, last first, the members that do not fit in maxSize
+// and says so in m.
+func fitMembers(members []member, maxSize int64, m *v1alpha1.ArchiveManifest) []member {
+	for len(members) > 0 && sizeOf(members) > maxSize {
+		last := members[len(members)-1]
+		members = members[:len(members)-1]
+		m.LeftOut = append(m.LeftOut, v1alpha1.ArchiveOmission{What: last.name,
+			Reason: fmt.Sprintf("its %d bytes do not fit in the archive's size bound of %d bytes (record --max-size)", len(last.data), maxSize)})
+	}
+	return members
+}
+
+// sizeOf is the members' total size.
+func sizeOf(members []member) int64 {
+	var n int64
+	for _, m := range members {
+		n += int64(len(m.data))
+	}
+	return n
+}
+
+// writeTarGz writes members as a gzip-compressed tar file of regular
+// files stamped mtime.
+func writeTarGz(w io.Writer, members []member, mtime time.Time) error {
+	gz := gzip.NewWriter(w)
+	tw := tar.NewWriter(gz)
+	for _, m := range members {
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: m.name, Mode: 0o644, Size: int64(len(m.data)), ModTime: mtime, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return fmt.Errorf("writing the archive's %s: %w", m.name, err)
+		}
+		if _, err := tw.Write(m.data); err != nil {
+			return fmt.Errorf("writing the archive's %s: %w", m.name, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return fmt.Errorf("writing the archive: %w", err)
+	}
+	if err := gz.Close(); err != nil {
+		return fmt.Errorf("writing the archive: %w", err)
+	}
+	return nil
+}
