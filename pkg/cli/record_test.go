@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podsrc/podsrc/pkg/archive"
+)
+
+// TestRecordThenFrom records node-1 from its fake agent, through a fake
+// API server, and checks that every command that reads the archive with
+// --from prints what it prints live, byte for byte, with no cluster.
+func TestRecordThenFrom(t *testing.T) {
+	fa := examplesAgent()
+	agent := httptest.NewServer(fa)
+	t.Cleanup(agent.Close)
+	api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": agent.URL}, nodes: []string{"node-1"}, kubelet: "v1.36.3"})
+	t.Cleanup(api.Close)
+	kc := kubeconfig(t, api.URL)
+	file := filepath.Join(t.TempDir(), "node-1.tar.gz")
+	out, errOut, err := run(t, context.Background(), "--kubeconfig", kc, "record", "node-1", "-o", file)
+	if err != nil {
+		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
+	}
+	checkOutput(t, out, []string{"recorded node node-1 to " + file, "node.json", "events 1 to 1306: 1306 events, 0 gaps", "left out: static pod manifests"}, nil)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := archive.Read(f, file, 0)
+	if err != nil {
+		t.Fatalf("reading the archive: %v", err)
+	}
+	if a.Node == nil || a.Node.Name != "node-1" {
+		t.Errorf("the archive's node = %v, want node-1's Node", a.Node)
+	}
+
+	commands := [][]string{
+		{"sources"}, {"sources", "-o", "wide"}, {"sources", "-o", "json"},
+		{"pods"}, {"pods", "-o", "wide"}, {"pods", "-n", "web", "-o", "yaml"}, {"pods", "-l", "app=web"},
+		{"pod", "kube-system/kube-apiserver-node-1"},
+		{"pleg"},
+		{"events"}, {"events", "--since=1290", "-o", "json"}, {"events", "--tail=5", "--kind=pleg"}, {"events", "--until=20", "-o", "wide"},
+		{"version"},
+	}
+	for _, args := range commands {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			live, errOut, err := run(t, context.Background(), append([]string{"--kubeconfig", kc, args[0], "node-1"}, args[1:]...)...)
+			if err != nil {
+				t.Fatalf("live: %v, stderr:\n%s", err, errOut)
+			}
+			// No cluster at all.
+			t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+			offline, errOut, err := run(t, context.Background(), append(args, "--from", file)...)
+			if err != nil {
+				t.Fatalf("--from: %v, stderr:\n%s", err, errOut)
+			}
+			if args[0] == "version" {
+				// The node's kubelet version is the API server's, which
+				// the archive's agent did not know.
+				live = strings.Replace(live, "  Kubelet Version: v1.36.3\n", "", 1)
+			}
+			if diff := cmp.Diff(live, offline); diff != "" {
+				t.Errorf("--from prints otherwise than live (-live +offline):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRecordSince records the events after 1300 only: the events that
+// --from prints from then on are those printed live, and those before are
+// a gap.
+func TestRecordSince(t *testing.T) {
+	fa := examplesAgent()
+	agent := httptest.NewServer(fa)
+	t.Cleanup(agent.Close)
+	file := filepath.Join(t.TempDir(), "node-1.tar.gz")
+	out, errOut, err := run(t, context.Background(), "--agent-url", agent.URL, "record", "--since=1300", "-o", file)
+	if err != nil {
+		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
+	}
+	checkOutput(t, out, []string{"events 1301 to 1306: 6 events, 0 gaps", "left out: node.json: no cluster configuration"}, nil)
+	for _, args := range [][]string{{"events", "--since=1300"}, {"events", "--since=1302", "-o", "json"}} {
+		live, errOut, err := run(t, context.Background(), append(args, "--agent-url", agent.URL)...)
+		if err != nil {
+			t.Fatalf("live: %v, stderr:\n%s", err, errOut)
+		}
+		offline, errOut, err := run(t, context.Background(), append(args, "--from", file)...)
+		if err != nil {
+			t.Fatalf("--from: %v, stderr:\n%s", err, errOut)
+		}
+		if diff := cmp.Diff(live, offline); diff != "" {
+			t.Errorf("%v: --from prints otherwise than live (-live +offline):\n%s", args, diff)
+		}
+	}
+	offline, _, err := run(t, context.Background(), "events", "--from", file, "-o", "json")
+	if err != nil || !strings.Contains(offline, `"name": "gap-1-1300"`) {
+		t.Errorf("events --from without --since = %v:\n%s\nwant a gap for events 1 to 1300", err, offline)
+	}
+}
