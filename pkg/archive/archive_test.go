@@ -29,6 +29,8 @@ func contents() Contents {
 		Version: v1alpha1.Version{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindVersion), AgentVersion: "v0.1.0", ReproducedKubeletVersion: "v1.36.3", NodeName: "node-1"},
 		Sources: v1alpha1.SourceList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: "node-1", Items: []v1alpha1.Source{{Name: "file", Target: "/etc/kubernetes/manifests", Seen: true}}},
 		Pods:    v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1", Items: []v1alpha1.PodInfo{{Name: "etcd", Namespace: "kube-system", UID: "u1", Source: "file"}}},
+		PodDetails: v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1", Items: []v1alpha1.PodInfo{{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPod),
+			Name: "etcd", Namespace: "kube-system", UID: "u1", Source: "file", Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "etcd", Namespace: "kube-system", UID: "u1"}}}}},
 		PLEG:    v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: "node-1", Healthy: true},
 		Window:  v1alpha1.ArchiveEvents{Epoch: "e1", Since: 0, Until: 10},
 		Node:    &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: "node-1"}},
@@ -72,7 +74,7 @@ func TestWriteRead(t *testing.T) {
 	if m.Events.Events != 8 || m.Events.Gaps != 1 || len(m.Members) != len(v1alpha1.ArchiveMembers) {
 		t.Errorf("manifest counts %+v, %d members; want 8 events, 1 gap, every member", m.Events, len(m.Members))
 	}
-	got := Contents{Version: a.Version, Sources: a.Sources, Pods: a.Pods, PLEG: a.PLEG, Events: a.Events, Window: c.Window, Node: a.Node, LeftOut: c.LeftOut}
+	got := Contents{Version: a.Version, Sources: a.Sources, Pods: a.Pods, PodDetails: a.PodDetails, PLEG: a.PLEG, Events: a.Events, Window: c.Window, Node: a.Node, LeftOut: c.LeftOut}
 	if diff := cmp.Diff(c, got); diff != "" {
 		t.Errorf("contents (-written +read):\n%s", diff)
 	}
@@ -237,7 +239,7 @@ func TestReadHostile(t *testing.T) {
 		{name: "manifest of another kind", data: tarGz(t, withManifest(t, others(), func(m *v1alpha1.ArchiveManifest) { m.Kind = "Secret" })), member: v1alpha1.ArchiveManifestMember, want: "not a podsrc.io/v1alpha1 ArchiveManifest"},
 		{name: "manifest lists an unknown member", data: tarGz(t, withManifest(t, append(others(), entry{name: "evil.sh", data: []byte("rm -rf /")}), nil)), member: v1alpha1.ArchiveManifestMember, want: `unknown member "evil.sh"`},
 		{name: "unknown member", data: tarGz(t, with(entry{name: "evil.sh", data: []byte("rm -rf /")})), member: "evil.sh", want: "unknown member"},
-		{name: "member not in the manifest", data: tarGz(t, append(withManifest(t, others()[:3], nil), others()[3:]...)), member: v1alpha1.ArchivePLEGMember, want: "not listed in the archive's manifest"},
+		{name: "member not in the manifest", data: tarGz(t, append(withManifest(t, others()[:3], nil), others()[3:]...)), member: ms[4].name, want: "not listed in the archive's manifest"},
 		{name: "member missing", data: tarGz(t, ms[:len(ms)-1]), member: v1alpha1.ArchiveNodeMember, want: "listed in the manifest but missing: the archive is truncated"},
 		{name: "member twice", data: tarGz(t, with(ms[1])), member: ms[1].name, want: "appears twice"},
 		{name: "checksum mismatch", data: tarGz(t, changed(2, func(e entry) entry {

@@ -34,7 +34,10 @@ type Archive struct {
 	Version  v1alpha1.Version
 	Sources  v1alpha1.SourceList
 	Pods     v1alpha1.PodList
-	PLEG     v1alpha1.PLEGStatus
+	// PodDetails are the agent's answers for each pod, with the pod
+	// itself (v1alpha1.ArchivePodDetailsMember).
+	PodDetails v1alpha1.PodList
+	PLEG       v1alpha1.PLEGStatus
 	// Events are the window's event and gap messages, oldest first, in
 	// sequence order.
 	Events []v1alpha1.StreamMessage
@@ -210,10 +213,11 @@ func decodeManifest(b []byte) (*v1alpha1.ArchiveManifest, map[string]v1alpha1.Ar
 // decode decodes the members data holds.
 func (a *Archive) decode(data map[string][]byte) error {
 	targets := map[string]any{
-		v1alpha1.ArchiveVersionMember: &a.Version,
-		v1alpha1.ArchiveSourcesMember: &a.Sources,
-		v1alpha1.ArchivePodsMember:    &a.Pods,
-		v1alpha1.ArchivePLEGMember:    &a.PLEG,
+		v1alpha1.ArchiveVersionMember:    &a.Version,
+		v1alpha1.ArchiveSourcesMember:    &a.Sources,
+		v1alpha1.ArchivePodsMember:       &a.Pods,
+		v1alpha1.ArchivePodDetailsMember: &a.PodDetails,
+		v1alpha1.ArchivePLEGMember:       &a.PLEG,
 	}
 	for name, target := range targets {
 		if b := data[name]; b != nil {

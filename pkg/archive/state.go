@@ -28,8 +28,12 @@ func (s state) Pods(q *v1alpha1.PodQuery) (v1alpha1.PodList, func(yield func(v1a
 	return serve.ListPods(s.a.Pods, q)
 }
 
-// Pod is the recorded pod with the UID.
+// Pod is the recorded answer for the pod with the UID; without one, its
+// item of the pod list.
 func (s state) Pod(uid types.UID) (v1alpha1.PodInfo, error) {
+	if info, err := serve.FindPod(s.a.PodDetails, uid, ""); err == nil {
+		return info, nil
+	}
 	return serve.FindPod(s.a.Pods, uid, "when it was recorded")
 }
 

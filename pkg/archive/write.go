@@ -27,7 +27,10 @@ type Contents struct {
 	Version v1alpha1.Version
 	Sources v1alpha1.SourceList
 	Pods    v1alpha1.PodList
-	PLEG    v1alpha1.PLEGStatus
+	// PodDetails are the agent's answers for each pod of Pods that it
+	// still had (v1alpha1.ArchivePodDetailsMember).
+	PodDetails v1alpha1.PodList
+	PLEG       v1alpha1.PLEGStatus
 	// Events are the window's event and gap messages, oldest first;
 	// Window says which window (its counts are Write's).
 	Events []v1alpha1.StreamMessage
@@ -74,20 +77,28 @@ func Write(w io.Writer, c Contents, o WriteOptions) (*v1alpha1.ArchiveManifest, 
 		Events:          c.Window,
 		LeftOut:         c.LeftOut,
 	}
-	members, err := encodeMembers(c)
+	encoded, err := encodeMembers(c)
 	if err != nil {
 		return nil, err
 	}
-	events, trimmed := fitEvents(c.Events, o.MaxSize-sizeOf(members))
+	var others int64
+	for _, data := range encoded {
+		others += int64(len(data))
+	}
+	events, trimmed := fitEvents(c.Events, o.MaxSize-others)
 	if trimmed != nil {
 		m.LeftOut = append(m.LeftOut, *trimmed)
 	}
-	data, err := encodeEvents(events)
-	if err != nil {
+	if encoded[v1alpha1.ArchiveEventsMember], err = encodeEvents(events); err != nil {
 		return nil, err
 	}
-	members = append(members[:4], append([]member{{v1alpha1.ArchiveEventsMember, data}}, members[4:]...)...)
-	members = fitMembers(members, o.MaxSize, m)
+	fitMembers(encoded, o.MaxSize, m)
+	var members []member
+	for _, name := range v1alpha1.ArchiveMembers {
+		if data, ok := encoded[name]; ok {
+			members = append(members, member{name, data})
+		}
+	}
 	for _, e := range events {
 		switch e.Type {
 		case v1alpha1.MessageEvent:
@@ -111,31 +122,26 @@ func Write(w io.Writer, c Contents, o WriteOptions) (*v1alpha1.ArchiveManifest, 
 	return m, nil
 }
 
-// encodeMembers encodes every member but the events, in
-// v1alpha1.ArchiveMembers' order; the node's only when there is a Node.
-func encodeMembers(c Contents) ([]member, error) {
-	values := []struct {
-		name  string
-		value any
-	}{
-		{v1alpha1.ArchiveVersionMember, c.Version},
-		{v1alpha1.ArchiveSourcesMember, c.Sources},
-		{v1alpha1.ArchivePodsMember, c.Pods},
-		{v1alpha1.ArchivePLEGMember, c.PLEG},
+// encodeMembers encodes every member but the events, by name; the node's
+// only when there is a Node.
+func encodeMembers(c Contents) (map[string][]byte, error) {
+	values := map[string]any{
+		v1alpha1.ArchiveVersionMember:    c.Version,
+		v1alpha1.ArchiveSourcesMember:    c.Sources,
+		v1alpha1.ArchivePodsMember:       c.Pods,
+		v1alpha1.ArchivePodDetailsMember: c.PodDetails,
+		v1alpha1.ArchivePLEGMember:       c.PLEG,
 	}
 	if c.Node != nil {
-		values = append(values, struct {
-			name  string
-			value any
-		}{v1alpha1.ArchiveNodeMember, c.Node})
+		values[v1alpha1.ArchiveNodeMember] = c.Node
 	}
-	out := make([]member, 0, len(values)+1)
-	for _, v := range values {
-		data, err := json.MarshalIndent(v.value, "", "  ")
+	out := make(map[string][]byte, len(values)+1)
+	for name, v := range values {
+		data, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return nil, fmt.Errorf("encoding the archive's %s: %w", v.name, err)
+			return nil, fmt.Errorf("encoding the archive's %s: %w", name, err)
 		}
-		out = append(out, member{v.name, append(data, '\n')})
+		out[name] = append(data, '\n')
 	}
 	return out, nil
 }
@@ -205,25 +211,31 @@ func messageSeqs(m v1alpha1.StreamMessage) (from, to uint64) {
 	return m.From, m.To
 }
 
-// fitMembers drops, last first, the members that do not fit in maxSize
-// and says so in m.
-func fitMembers(members []member, maxSize int64, m *v1alpha1.ArchiveManifest) []member {
-	for len(members) > 0 && sizeOf(members) > maxSize {
-		last := members[len(members)-1]
-		members = members[:len(members)-1]
-		m.LeftOut = append(m.LeftOut, v1alpha1.ArchiveOmission{What: last.name,
-			Reason: fmt.Sprintf("its %d bytes do not fit in the archive's size bound of %d bytes (record --max-size)", len(last.data), maxSize)})
-	}
-	return members
-}
+// dropOrder is the order in which members that do not fit in an
+// archive's size bound are left out: the version, which names the node,
+// never.
+var dropOrder = []string{v1alpha1.ArchiveNodeMember, v1alpha1.ArchivePodDetailsMember, v1alpha1.ArchiveEventsMember,
+	v1alpha1.ArchivePLEGMember, v1alpha1.ArchivePodsMember, v1alpha1.ArchiveSourcesMember}
 
-// sizeOf is the members' total size.
-func sizeOf(members []member) int64 {
-	var n int64
-	for _, m := range members {
-		n += int64(len(m.data))
+// fitMembers leaves out of encoded, in dropOrder, the members that do not
+// fit in maxSize, and says so in m.
+func fitMembers(encoded map[string][]byte, maxSize int64, m *v1alpha1.ArchiveManifest) {
+	size := func() int64 {
+		var n int64
+		for _, data := range encoded {
+			n += int64(len(data))
+		}
+		return n
 	}
-	return n
+	for _, name := range dropOrder {
+		data, ok := encoded[name]
+		if !ok || size() <= maxSize {
+			continue
+		}
+		delete(encoded, name)
+		m.LeftOut = append(m.LeftOut, v1alpha1.ArchiveOmission{What: name,
+			Reason: fmt.Sprintf("its %d bytes do not fit in the archive's size bound of %d bytes (record --max-size)", len(data), maxSize)})
+	}
 }
 
 // writeTarGz writes members as a gzip-compressed tar file of regular

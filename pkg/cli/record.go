@@ -43,10 +43,11 @@ func NewCmdRecord(common *CommonOptions) *cobra.Command {
 		Long: longDesc(`
 			Write one portable archive (a gzip-compressed tar file) of what the agent
 			of a node knows: its version and the kubelet version it reproduces, its
-			sources, its pods, its PLEG's status and its events (all it keeps, or
-			those after --since), with the Node object from the API server. A
-			manifest (manifest.json, the archive's first member) lists every
-			member with its SHA-256, and what the archive left out and why.
+			sources, its pods (each also as pod shows it, with the pod its source
+			defined), its PLEG's status and its events (all it keeps, or those after
+			--since), with the Node object from the API server. A manifest
+			(manifest.json, the archive's first member) lists every member with its
+			SHA-256, and what the archive left out and why.
 
 			sources, pods, pod, pleg, events, watch and version read an archive with
 			--from FILE instead of the node's agent, with no cluster: anyone can read
@@ -56,8 +57,9 @@ func NewCmdRecord(common *CommonOptions) *cobra.Command {
 			What the agent serves is redacted as it is live (no secret leaves the
 			node unless the agent runs with --expose-pod-specs). The members
 			together stay within --max-size: the oldest events go first, as a gap,
-			and the manifest says so. The static pod manifests and URL bodies, and
-			the kubelet's configuration, are not recorded yet: no agent serves them.`),
+			and the manifest says so. The text of the static pod manifests and URL
+			bodies, and the kubelet's configuration, are not recorded yet: no agent
+			serves them.`),
 		Example: templates.Examples(`
 			# Everything node-1's agent keeps
 			kubectl podsrc record node-1 -o node-1.tar.gz
@@ -132,6 +134,10 @@ func (o *RecordOptions) gather(ctx context.Context, a *client.Agent) (archive.Co
 		return c, err
 	}
 	c.Pods = *p
+	var gone []v1alpha1.ArchiveOmission
+	if c.PodDetails, gone, err = podDetails(ctx, a, p); err != nil {
+		return c, err
+	}
 	pleg, err := a.PLEG(ctx)
 	if err != nil {
 		return c, err
@@ -144,10 +150,35 @@ func (o *RecordOptions) gather(ctx context.Context, a *client.Agent) (archive.Co
 	if err != nil {
 		c.LeftOut = append(c.LeftOut, v1alpha1.ArchiveOmission{What: v1alpha1.ArchiveNodeMember, Reason: err.Error()})
 	}
+	c.LeftOut = append(c.LeftOut, gone...)
 	c.LeftOut = append(c.LeftOut,
-		v1alpha1.ArchiveOmission{What: "static pod manifests and URL bodies", Reason: "no agent serves them yet"},
+		v1alpha1.ArchiveOmission{What: "the text of the static pod manifests and URL bodies", Reason: "no agent serves it yet; " + v1alpha1.ArchivePodDetailsMember + " holds the pods they define, redacted as the agent serves them"},
 		v1alpha1.ArchiveOmission{What: "the kubelet's configuration", Reason: "no agent serves it yet"})
 	return c, nil
+}
+
+// podDetails asks the agent for each pod of l. A pod it did not answer
+// for (gone since, or refused) is left out, and said why; the agent's
+// failure to answer at all fails the recording.
+func podDetails(ctx context.Context, a *client.Agent, l *v1alpha1.PodList) (v1alpha1.PodList, []v1alpha1.ArchiveOmission, error) {
+	out := v1alpha1.PodList{TypeMeta: l.TypeMeta, NodeName: l.NodeName, Items: []v1alpha1.PodInfo{}}
+	var gone []v1alpha1.ArchiveOmission
+	for _, p := range l.Items {
+		info, err := a.Pod(ctx, string(p.UID))
+		switch client.ReasonOf(err) {
+		case client.ReasonTimeout, client.ReasonTooLarge, client.ReasonConnectionRefused, client.ReasonUnavailable:
+			return out, nil, err
+		}
+		if ctx.Err() != nil {
+			return out, nil, err
+		}
+		if err != nil {
+			gone = append(gone, v1alpha1.ArchiveOmission{What: fmt.Sprintf("the details of pod %s/%s (%s)", p.Namespace, p.Name, v1alpha1.ArchivePodDetailsMember), Reason: err.Error()})
+			continue
+		}
+		out.Items = append(out.Items, *info)
+	}
+	return out, gone, nil
 }
 
 // write writes the archive of c to -o, whole or not at all, and says what

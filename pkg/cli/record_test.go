@@ -5,11 +5,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/archive"
 )
 
@@ -18,6 +22,12 @@ import (
 // --from prints what it prints live, byte for byte, with no cluster.
 func TestRecordThenFrom(t *testing.T) {
 	fa := examplesAgent()
+	for i, p := range fa.Pods.Items {
+		if p.Name == "kube-apiserver-node-1" {
+			fa.Pods.Items[i].Pod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "kube-apiserver", Image: "registry.k8s.io/kube-apiserver:v1.36.3"}}}}
+		}
+	}
 	agent := httptest.NewServer(fa)
 	t.Cleanup(agent.Close)
 	api := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": agent.URL}, nodes: []string{"node-1"}, kubelet: "v1.36.3"})
@@ -28,7 +38,7 @@ func TestRecordThenFrom(t *testing.T) {
 	if err != nil {
 		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
 	}
-	checkOutput(t, out, []string{"recorded node node-1 to " + file, "node.json", "events 1 to 1306: 1306 events, 0 gaps", "left out: static pod manifests"}, nil)
+	checkOutput(t, out, []string{"recorded node node-1 to " + file, "node.json", "events 1 to 1306: 1306 events, 0 gaps", "left out: the text of the static pod manifests"}, nil)
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
@@ -41,11 +51,16 @@ func TestRecordThenFrom(t *testing.T) {
 	if a.Node == nil || a.Node.Name != "node-1" {
 		t.Errorf("the archive's node = %v, want node-1's Node", a.Node)
 	}
+	if len(a.PodDetails.Items) != len(a.Pods.Items) || !slices.ContainsFunc(a.PodDetails.Items, func(p v1alpha1.PodInfo) bool {
+		return p.Pod != nil && p.Pod.Spec.Containers[0].Name == "kube-apiserver"
+	}) {
+		t.Errorf("the archive's pod details %+v, want one for each pod, with the apiserver's pod", a.PodDetails.Items)
+	}
 
 	commands := [][]string{
 		{"sources"}, {"sources", "-o", "wide"}, {"sources", "-o", "json"},
 		{"pods"}, {"pods", "-o", "wide"}, {"pods", "-n", "web", "-o", "yaml"}, {"pods", "-l", "app=web"},
-		{"pod", "kube-system/kube-apiserver-node-1"},
+		{"pod", "kube-system/kube-apiserver-node-1"}, {"pod", "kube-system/kube-apiserver-node-1", "-o", "yaml"},
 		{"pleg"},
 		{"events"}, {"events", "--since=1290", "-o", "json"}, {"events", "--tail=5", "--kind=pleg"}, {"events", "--until=20", "-o", "wide"},
 		{"version"},

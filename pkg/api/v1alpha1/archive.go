@@ -17,6 +17,11 @@ const (
 	ArchiveSourcesMember = "sources.json"
 	// ArchivePodsMember is the agent's PodList, every pod.
 	ArchivePodsMember = "pods.json"
+	// ArchivePodDetailsMember is a PodList of the agent's answers for
+	// each of those pods (PodPath): with the pod itself, redacted as the
+	// agent serves it, as its source (a static pod's manifest or URL
+	// body) or the API server defined it.
+	ArchivePodDetailsMember = "poddetails.json"
 	// ArchivePLEGMember is the agent's PLEGStatus.
 	ArchivePLEGMember = "pleg.json"
 	// ArchiveEventsMember holds the event stream of the window
@@ -29,7 +34,7 @@ const (
 
 // ArchiveMembers are the members an archive may hold besides its
 // manifest, in the order they are written.
-var ArchiveMembers = []string{ArchiveVersionMember, ArchiveSourcesMember, ArchivePodsMember, ArchivePLEGMember, ArchiveEventsMember, ArchiveNodeMember}
+var ArchiveMembers = []string{ArchiveVersionMember, ArchiveSourcesMember, ArchivePodsMember, ArchivePodDetailsMember, ArchivePLEGMember, ArchiveEventsMember, ArchiveNodeMember}
 
 // ArchiveManifest is an archive's table of contents: what it holds, with
 // checksums, and what it left out and why.
