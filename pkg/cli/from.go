@@ -14,7 +14,7 @@ import (
 // offlineCommands are the commands that read an archive (kubectl podsrc
 // record) with --from instead of a node's agent.
 func offlineCommands() []string {
-	return []string{"sources", "pods", "pod", "pleg", "events", "watch", "version"}
+	return []string{"sources", "pods", "pod", "pleg", "events", "watch", "why", "version"}
 }
 
 // fromHelp is --from's help.
@@ -86,7 +86,7 @@ func (o *CommonOptions) archiveNodes(names []string) ([]string, error) {
 	}
 	node := a.Manifest.NodeName
 	for _, n := range names {
-		if n != node {
+		if n != "" && n != node {
 			return nil, fmt.Errorf("the archive %s recorded node %q, not %q: name that node, or none", o.From, node, n)
 		}
 	}
@@ -99,4 +99,14 @@ func (o *CommonOptions) closeArchive() {
 		_ = o.offline.server.Close()
 		o.offline.server = nil
 	}
+}
+
+// archiveFacts are why's facts of the API server with --from: the Node
+// object the archive recorded, and no other, the API server not asked.
+func (o *CommonOptions) archiveFacts() clusterFacts {
+	c := clusterFacts{skipped: "read from the archive " + o.From + ": the API server was not asked"}
+	if o.offline != nil {
+		c.recorded = o.offline.archive.Node
+	}
+	return c
 }

@@ -49,9 +49,10 @@ func NewCmdRecord(common *CommonOptions) *cobra.Command {
 			(manifest.json, the archive's first member) lists every member with its
 			SHA-256, and what the archive left out and why.
 
-			sources, pods, pod, pleg, events, watch and version read an archive with
-			--from FILE instead of the node's agent, with no cluster: anyone can read
-			a colleague's archive. An age given to their --since counts back from
+			sources, pods, pod, pleg, events, watch, why and version read an archive
+			with --from FILE instead of the node's agent, with no cluster: anyone can
+			read a colleague's archive (why takes the Node object from it, and asks
+			the API server nothing else). An age given to their --since counts back from
 			now, not from the recording; sequence numbers name the same events.
 
 			What the agent serves is redacted as it is live (no secret leaves the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -118,5 +119,31 @@ func TestRecordSince(t *testing.T) {
 	offline, _, err := run(t, context.Background(), "events", "--from", file, "-o", "json")
 	if err != nil || !strings.Contains(offline, `"name": "gap-1-1300"`) {
 		t.Errorf("events --from without --since = %v:\n%s\nwant a gap for events 1 to 1300", err, offline)
+	}
+}
+
+// TestWhyFrom: why reads an archive as it reads the agent, with no
+// cluster: its report is the one the agent gives without the API server.
+func TestWhyFrom(t *testing.T) {
+	fa := examplesAgent()
+	agent := httptest.NewServer(fa)
+	t.Cleanup(agent.Close)
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	file := filepath.Join(t.TempDir(), "node-1.tar.gz")
+	if _, errOut, err := run(t, context.Background(), "--agent-url", agent.URL, "record", "node-1", "-o", file); err != nil {
+		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
+	}
+	for _, args := range [][]string{{"why", "kube-system/etcd-node-1", "-o", "yaml"}, {"why", "--all"}} {
+		live, _, liveErr := run(t, context.Background(), append(args, "--agent-url", agent.URL)...)
+		offline, errOut, err := run(t, context.Background(), append(args, "--from", file)...)
+		if fmt.Sprint(err) != fmt.Sprint(liveErr) {
+			t.Fatalf("%v --from: %v, stderr:\n%s\nwant %v as live", args, err, errOut, liveErr)
+		}
+		// Live, no cluster configuration was given; offline, the archive
+		// was read.
+		live = strings.ReplaceAll(live, "no cluster configuration (--kubeconfig, --context or --server) was given", "read from the archive "+file+": the API server was not asked")
+		if diff := cmp.Diff(live, offline); diff != "" {
+			t.Errorf("%v: --from prints otherwise than live (-live +offline):\n%s", args, diff)
+		}
 	}
 }
