@@ -55,3 +55,58 @@ func TestHostileRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestFromBadArchive: an archive that does not read, or does not fit the
+// command line, fails the command with an error that names the file and
+// the member at fault.
+func TestFromBadArchive(t *testing.T) {
+	_, u := newAgent(t, "node-1")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.tar.gz")
+	if _, errOut, err := run(t, context.Background(), "--agent-url", u, "record", "-o", good); err != nil {
+		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
+	}
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	truncated := write("truncated.tar.gz", data[:len(data)-40])
+	notGzip := write("not-gzip.tar.gz", []byte("\x1b]0;pwned\a"))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not gzip", []string{"sources", "--from", notGzip}, `archive "` + notGzip + `": not a gzip-compressed archive`},
+		{"truncated", []string{"events", "--from", truncated}, `archive "` + truncated + `"`},
+		{"missing", []string{"pods", "--from", filepath.Join(dir, "none.tar.gz")}, "--from: open " + filepath.Join(dir, "none.tar.gz")},
+		{"over --max-bytes", []string{"pods", "--from", good, "--max-bytes", "100"}, `member "manifest.json": is `},
+		{"another node", []string{"pods", "node-2", "--from", good}, `recorded node "node-1", not "node-2"`},
+		{"with --agent-url", []string{"pods", "--from", good, "--agent-url", u}, "give one of them"},
+		{"with --all-nodes", []string{"pods", "--from", good, "--all-nodes"}, "--from reads the archive of one node"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, done := startExit(context.Background(), tc.args...)
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("no end; stderr:\n%s", stderr)
+			}
+			if code != 1 || !strings.Contains(stderr.String(), tc.want) || stdout.String() != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant 1, nothing on stdout, an error with %q", code, stdout, stderr, tc.want)
+			}
+			if bad := fakeagent.RawControls(stderr.String(), false); len(bad) > 0 {
+				t.Errorf("stderr has raw control characters %v:\n%s", bad, stderr)
+			}
+		})
+	}
+}
