@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
@@ -31,7 +32,9 @@ func contents() Contents {
 		Pods:    v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1", Items: []v1alpha1.PodInfo{{Name: "etcd", Namespace: "kube-system", UID: "u1", Source: "file"}}},
 		PodDetails: v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: "node-1", Items: []v1alpha1.PodInfo{{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPod),
 			Name: "etcd", Namespace: "kube-system", UID: "u1", Source: "file", Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "etcd", Namespace: "kube-system", UID: "u1"}}}}},
-		PLEG:    v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: "node-1", Healthy: true},
+		PLEG: v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: "node-1", Healthy: true},
+		KubeletConfig: &v1alpha1.KubeletConfig{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindKubeletConfig), NodeName: "node-1",
+			Config: &kubeletv1beta1.KubeletConfiguration{StaticPodPath: "/etc/kubernetes/manifests"}},
 		Window:  v1alpha1.ArchiveEvents{Epoch: "e1", Since: 0, Until: 10},
 		Node:    &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: "node-1"}},
 		LeftOut: []v1alpha1.ArchiveOmission{{What: "the kubelet's configuration", Reason: "no agent serves it yet"}},
@@ -74,7 +77,7 @@ func TestWriteRead(t *testing.T) {
 	if m.Events.Events != 8 || m.Events.Gaps != 1 || len(m.Members) != len(v1alpha1.ArchiveMembers) {
 		t.Errorf("manifest counts %+v, %d members; want 8 events, 1 gap, every member", m.Events, len(m.Members))
 	}
-	got := Contents{Version: a.Version, Sources: a.Sources, Pods: a.Pods, PodDetails: a.PodDetails, PLEG: a.PLEG, Events: a.Events, Window: c.Window, Node: a.Node, LeftOut: c.LeftOut}
+	got := Contents{Version: a.Version, Sources: a.Sources, Pods: a.Pods, PodDetails: a.PodDetails, PLEG: a.PLEG, KubeletConfig: a.KubeletConfig, Events: a.Events, Window: c.Window, Node: a.Node, LeftOut: c.LeftOut}
 	if diff := cmp.Diff(c, got); diff != "" {
 		t.Errorf("contents (-written +read):\n%s", diff)
 	}

@@ -38,6 +38,8 @@ type Archive struct {
 	// itself (v1alpha1.ArchivePodDetailsMember).
 	PodDetails v1alpha1.PodList
 	PLEG       v1alpha1.PLEGStatus
+	// KubeletConfig is the agent's, nil when the archive has none.
+	KubeletConfig *v1alpha1.KubeletConfig
 	// Events are the window's event and gap messages, oldest first, in
 	// sequence order.
 	Events []v1alpha1.StreamMessage
@@ -224,6 +226,12 @@ func (a *Archive) decode(data map[string][]byte) error {
 			if err := json.Unmarshal(b, target); err != nil {
 				return &Error{Member: name, Err: fmt.Errorf("decoding it: %w", err)}
 			}
+		}
+	}
+	if b := data[v1alpha1.ArchiveKubeletConfigMember]; b != nil {
+		a.KubeletConfig = &v1alpha1.KubeletConfig{}
+		if err := json.Unmarshal(b, a.KubeletConfig); err != nil {
+			return &Error{Member: v1alpha1.ArchiveKubeletConfigMember, Err: fmt.Errorf("decoding it: %w", err)}
 		}
 	}
 	if b := data[v1alpha1.ArchiveNodeMember]; b != nil {

@@ -19,8 +19,18 @@ type state struct{ a *Archive }
 func (s state) Sources() v1alpha1.SourceList { return s.a.Sources }
 func (s state) PLEG() v1alpha1.PLEGStatus    { return s.a.PLEG }
 func (s state) Version() v1alpha1.Version    { return s.a.Version }
-func (state) Live() error                    { return nil }
-func (state) Ready() error                   { return nil }
+
+// KubeletConfig is the recorded one, or says the archive has none.
+func (s state) KubeletConfig() v1alpha1.KubeletConfig {
+	if s.a.KubeletConfig != nil {
+		return *s.a.KubeletConfig
+	}
+	return v1alpha1.KubeletConfig{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindKubeletConfig), NodeName: s.a.Manifest.NodeName,
+		Reason: "the archive holds no kubelet configuration: its manifest says why"}
+}
+
+func (state) Live() error  { return nil }
+func (state) Ready() error { return nil }
 
 // Pods is the recorded pod list without its items, and its items that q
 // keeps.

@@ -31,6 +31,9 @@ type Contents struct {
 	// still had (v1alpha1.ArchivePodDetailsMember).
 	PodDetails v1alpha1.PodList
 	PLEG       v1alpha1.PLEGStatus
+	// KubeletConfig is the agent's, nil when it had none to give (LeftOut
+	// says why).
+	KubeletConfig *v1alpha1.KubeletConfig
 	// Events are the window's event and gap messages, oldest first;
 	// Window says which window (its counts are Write's).
 	Events []v1alpha1.StreamMessage
@@ -135,6 +138,9 @@ func encodeMembers(c Contents) (map[string][]byte, error) {
 	if c.Node != nil {
 		values[v1alpha1.ArchiveNodeMember] = c.Node
 	}
+	if c.KubeletConfig != nil {
+		values[v1alpha1.ArchiveKubeletConfigMember] = c.KubeletConfig
+	}
 	out := make(map[string][]byte, len(values)+1)
 	for name, v := range values {
 		data, err := json.MarshalIndent(v, "", "  ")
@@ -214,7 +220,7 @@ func messageSeqs(m v1alpha1.StreamMessage) (from, to uint64) {
 // dropOrder is the order in which members that do not fit in an
 // archive's size bound are left out: the version, which names the node,
 // never.
-var dropOrder = []string{v1alpha1.ArchiveNodeMember, v1alpha1.ArchivePodDetailsMember, v1alpha1.ArchiveEventsMember,
+var dropOrder = []string{v1alpha1.ArchiveNodeMember, v1alpha1.ArchiveKubeletConfigMember, v1alpha1.ArchivePodDetailsMember, v1alpha1.ArchiveEventsMember,
 	v1alpha1.ArchivePLEGMember, v1alpha1.ArchivePodsMember, v1alpha1.ArchiveSourcesMember}
 
 // fitMembers leaves out of encoded, in dropOrder, the members that do not

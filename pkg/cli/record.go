@@ -44,8 +44,9 @@ func NewCmdRecord(common *CommonOptions) *cobra.Command {
 			Write one portable archive (a gzip-compressed tar file) of what the agent
 			of a node knows: its version and the kubelet version it reproduces, its
 			sources, its pods (each also as pod shows it, with the pod its source
-			defined), its PLEG's status and its events (all it keeps, or those after
-			--since), with the Node object from the API server. A manifest
+			defined), its PLEG's status, the kubelet configuration it read (masked)
+			and its events (all it keeps, or those after --since), with the Node
+			object from the API server. A manifest
 			(manifest.json, the archive's first member) lists every member with its
 			SHA-256, and what the archive left out and why.
 
@@ -59,8 +60,7 @@ func NewCmdRecord(common *CommonOptions) *cobra.Command {
 			node unless the agent runs with --expose-pod-specs). The members
 			together stay within --max-size: the oldest events go first, as a gap,
 			and the manifest says so. The text of the static pod manifests and URL
-			bodies, and the kubelet's configuration, are not recorded yet: no agent
-			serves them.`),
+			bodies is not recorded yet: no agent serves it.`),
 		Example: templates.Examples(`
 			# Everything node-1's agent keeps
 			kubectl podsrc record node-1 -o node-1.tar.gz
@@ -144,6 +144,18 @@ func (o *RecordOptions) gather(ctx context.Context, a *client.Agent) (archive.Co
 		return c, err
 	}
 	c.PLEG = *pleg
+	kc, err := a.KubeletConfig(ctx)
+	switch {
+	case stopsRecording(ctx, err):
+		return c, err
+	case err != nil:
+		c.LeftOut = append(c.LeftOut, v1alpha1.ArchiveOmission{What: v1alpha1.ArchiveKubeletConfigMember, Reason: err.Error()})
+	default:
+		c.KubeletConfig = kc
+		if kc.Config == nil {
+			c.LeftOut = append(c.LeftOut, v1alpha1.ArchiveOmission{What: "the kubelet's configuration", Reason: kc.Reason})
+		}
+	}
 	if c.Window, c.Events, err = a.Window(ctx, o.since); err != nil {
 		return c, err
 	}
@@ -152,9 +164,8 @@ func (o *RecordOptions) gather(ctx context.Context, a *client.Agent) (archive.Co
 		c.LeftOut = append(c.LeftOut, v1alpha1.ArchiveOmission{What: v1alpha1.ArchiveNodeMember, Reason: err.Error()})
 	}
 	c.LeftOut = append(c.LeftOut, gone...)
-	c.LeftOut = append(c.LeftOut,
-		v1alpha1.ArchiveOmission{What: "the text of the static pod manifests and URL bodies", Reason: "no agent serves it yet; " + v1alpha1.ArchivePodDetailsMember + " holds the pods they define, redacted as the agent serves them"},
-		v1alpha1.ArchiveOmission{What: "the kubelet's configuration", Reason: "no agent serves it yet"})
+	c.LeftOut = append(c.LeftOut, v1alpha1.ArchiveOmission{What: "the text of the static pod manifests and URL bodies",
+		Reason: "no agent serves it yet; " + v1alpha1.ArchivePodDetailsMember + " holds the pods they define, redacted as the agent serves them"})
 	return c, nil
 }
 
@@ -166,11 +177,7 @@ func podDetails(ctx context.Context, a *client.Agent, l *v1alpha1.PodList) (v1al
 	var gone []v1alpha1.ArchiveOmission
 	for _, p := range l.Items {
 		info, err := a.Pod(ctx, string(p.UID))
-		switch client.ReasonOf(err) {
-		case client.ReasonTimeout, client.ReasonTooLarge, client.ReasonConnectionRefused, client.ReasonUnavailable:
-			return out, nil, err
-		}
-		if ctx.Err() != nil {
+		if stopsRecording(ctx, err) {
 			return out, nil, err
 		}
 		if err != nil {
@@ -180,6 +187,20 @@ func podDetails(ctx context.Context, a *client.Agent, l *v1alpha1.PodList) (v1al
 		out.Items = append(out.Items, *info)
 	}
 	return out, gone, nil
+}
+
+// stopsRecording reports whether err, of a request that an archive can do
+// without, says that the agent does not answer at all, or that the
+// command's bounds are reached: then the recording fails.
+func stopsRecording(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	switch client.ReasonOf(err) {
+	case client.ReasonTimeout, client.ReasonTooLarge, client.ReasonConnectionRefused, client.ReasonUnavailable:
+		return true
+	}
+	return ctx.Err() != nil
 }
 
 // write writes the archive of c to -o, whole or not at all, and says what

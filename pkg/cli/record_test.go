@@ -52,6 +52,9 @@ func TestRecordThenFrom(t *testing.T) {
 	if a.Node == nil || a.Node.Name != "node-1" {
 		t.Errorf("the archive's node = %v, want node-1's Node", a.Node)
 	}
+	if a.KubeletConfig == nil || a.KubeletConfig.Config == nil || a.KubeletConfig.Config.StaticPodPath != "/etc/kubernetes/manifests" {
+		t.Errorf("the archive's kubelet configuration = %+v, want the agent's", a.KubeletConfig)
+	}
 	if len(a.PodDetails.Items) != len(a.Pods.Items) || !slices.ContainsFunc(a.PodDetails.Items, func(p v1alpha1.PodInfo) bool {
 		return p.Pod != nil && p.Pod.Spec.Containers[0].Name == "kube-apiserver"
 	}) {

@@ -27,6 +27,9 @@ const (
 	// ArchiveEventsMember holds the event stream of the window
 	// (ArchiveEvents), one StreamMessage a line: events and gaps.
 	ArchiveEventsMember = "events.ndjson"
+	// ArchiveKubeletConfigMember is the agent's KubeletConfig: the
+	// kubelet configuration it read, masked.
+	ArchiveKubeletConfigMember = "kubeletconfig.json"
 	// ArchiveNodeMember is the Node object as the API server had it
 	// (k8s.io/api/core/v1.Node).
 	ArchiveNodeMember = "node.json"
@@ -34,7 +37,7 @@ const (
 
 // ArchiveMembers are the members an archive may hold besides its
 // manifest, in the order they are written.
-var ArchiveMembers = []string{ArchiveVersionMember, ArchiveSourcesMember, ArchivePodsMember, ArchivePodDetailsMember, ArchivePLEGMember, ArchiveEventsMember, ArchiveNodeMember}
+var ArchiveMembers = []string{ArchiveVersionMember, ArchiveSourcesMember, ArchivePodsMember, ArchivePodDetailsMember, ArchivePLEGMember, ArchiveKubeletConfigMember, ArchiveEventsMember, ArchiveNodeMember}
 
 // ArchiveManifest is an archive's table of contents: what it holds, with
 // checksums, and what it left out and why.

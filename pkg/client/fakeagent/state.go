@@ -29,6 +29,12 @@ func (s state) Version() v1alpha1.Version {
 	return s.a.Version
 }
 
+func (s state) KubeletConfig() v1alpha1.KubeletConfig {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	return s.a.KubeletConfig
+}
+
 // Pods is Agent.Pods without its items, and its items that q keeps.
 func (s state) Pods(q *v1alpha1.PodQuery) (v1alpha1.PodList, func(yield func(v1alpha1.PodInfo) error) error) {
 	s.a.mu.Lock()
