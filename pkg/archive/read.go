@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -160,6 +161,17 @@ func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// ReadFile reads the archive at path (Read); an error opening it is the
+// file system's, which names the path.
+func ReadFile(path string, maxSize int64) (*Archive, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, maxSize)
 }
 
 // truncated says that an archive ended early, for an unexpected EOF.

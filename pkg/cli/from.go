@@ -1,8 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -48,12 +49,11 @@ func (o *CommonOptions) openArchive() (*archive.Archive, error) {
 	if o.offline != nil {
 		return o.offline.archive, nil
 	}
-	f, err := os.Open(o.From)
-	if err != nil {
+	a, err := archive.ReadFile(o.From, o.MaxBytes.Value())
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return nil, fmt.Errorf("--from: %w", err)
 	}
-	defer f.Close()
-	a, err := archive.Read(f, o.From, o.MaxBytes.Value())
 	if err != nil {
 		return nil, err
 	}

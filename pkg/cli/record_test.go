@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,12 +39,7 @@ func TestRecordThenFrom(t *testing.T) {
 		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
 	}
 	checkOutput(t, out, []string{"recorded node node-1 to " + file, "node.json", "events 1 to 1306: 1306 events, 0 gaps", "left out: the text of the static pod manifests"}, nil)
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a, err := archive.Read(f, file, 0)
+	a, err := archive.ReadFile(file, 0)
 	if err != nil {
 		t.Fatalf("reading the archive: %v", err)
 	}
