@@ -200,13 +200,17 @@ func fitEvents(messages []v1alpha1.StreamMessage, room int64) ([]v1alpha1.Stream
 	if to == 0 {
 		return kept, nil
 	}
-	epoch := ""
-	if len(messages) > 0 {
-		epoch = messages[0].Epoch
-	}
-	out := append([]v1alpha1.StreamMessage{{Type: v1alpha1.MessageGap, Epoch: epoch, From: from, To: to, Time: messages[first-1].Time}}, kept...)
-	return out, &v1alpha1.ArchiveOmission{What: fmt.Sprintf("events %d to %d", from, to),
-		Reason: "the archive's size bound (record --max-size): the newest events were kept, the rest is a gap"}
+	gap, omission := Trimmed(messages[0].Epoch, from, to)
+	return append([]v1alpha1.StreamMessage{gap}, kept...), &omission
+}
+
+// Trimmed returns the gap message that stands for events from to to of
+// epoch, left out of an archive for its size bound, and what the manifest
+// says of them.
+func Trimmed(epoch string, from, to uint64) (v1alpha1.StreamMessage, v1alpha1.ArchiveOmission) {
+	return v1alpha1.StreamMessage{Type: v1alpha1.MessageGap, Epoch: epoch, From: from, To: to},
+		v1alpha1.ArchiveOmission{What: fmt.Sprintf("events %d to %d", from, to),
+			Reason: "the archive's size bound (record --max-size): the newest events were kept, the rest is a gap"}
 }
 
 // messageSeqs are the sequence numbers an event or gap message covers.

@@ -156,8 +156,14 @@ func (o *RecordOptions) gather(ctx context.Context, a *client.Agent) (archive.Co
 			c.LeftOut = append(c.LeftOut, v1alpha1.ArchiveOmission{What: "the kubelet's configuration", Reason: kc.Reason})
 		}
 	}
-	if c.Window, c.Events, err = a.Window(ctx, o.since); err != nil {
+	var dropped uint64
+	if c.Window, c.Events, dropped, err = a.Window(ctx, o.since, o.MaxSize.Value()); err != nil {
 		return c, err
+	}
+	if dropped > 0 {
+		gap, omission := archive.Trimmed(c.Window.Epoch, c.Window.Since+1, dropped)
+		c.Events = append([]v1alpha1.StreamMessage{gap}, c.Events...)
+		c.LeftOut = append(c.LeftOut, omission)
 	}
 	c.Node, err = o.node(ctx, c.Version.NodeName)
 	if err != nil {

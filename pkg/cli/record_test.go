@@ -144,3 +144,41 @@ func TestWhyFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordMaxSize: what does not fit in --max-size is the oldest events,
+// which --from then prints as a gap, the newest as live.
+func TestRecordMaxSize(t *testing.T) {
+	fa := examplesAgent()
+	agent := httptest.NewServer(fa)
+	t.Cleanup(agent.Close)
+	file := filepath.Join(t.TempDir(), "node-1.tar.gz")
+	out, errOut, err := run(t, context.Background(), "--agent-url", agent.URL, "record", "--max-size=40Ki", "-o", file)
+	if err != nil {
+		t.Fatalf("record: %v, stderr:\n%s", err, errOut)
+	}
+	a, err := archive.ReadFile(file, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	for _, m := range a.Manifest.Members {
+		size += m.Size
+	}
+	first := a.Events[0]
+	if size > 40<<10 || first.Type != v1alpha1.MessageGap || first.From != 1 || a.Manifest.Events.Events < 10 {
+		t.Fatalf("members of %d bytes, events from %+v, %d events; want at most 40Ki, a gap from 1, then the newest", size, first, a.Manifest.Events.Events)
+	}
+	checkOutput(t, out, []string{fmt.Sprintf("left out: events 1 to %d: the archive's size bound", first.To)}, nil)
+	since := fmt.Sprintf("--since=%d", first.To)
+	live, _, err := run(t, context.Background(), "events", since, "--agent-url", agent.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline, errOut, err := run(t, context.Background(), "events", since, "--from", file)
+	if err != nil {
+		t.Fatalf("--from: %v, stderr:\n%s", err, errOut)
+	}
+	if diff := cmp.Diff(live, offline); diff != "" {
+		t.Errorf("the newest events: --from prints otherwise than live (-live +offline):\n%s", diff)
+	}
+}
