@@ -29,6 +29,7 @@ func addFromFlags(root *cobra.Command, o *CommonOptions) {
 			continue
 		}
 		c.Flags().StringVar(&o.From, "from", o.From, fromHelp)
+		_ = c.MarkFlagFilename("from", "tar.gz", "tgz")
 		run := c.RunE
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			defer o.closeArchive()
