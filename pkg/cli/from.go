@@ -25,7 +25,7 @@ const fromHelp = "Read an archive that kubectl podsrc record wrote instead of th
 // stops serving the archive when it ends.
 func addFromFlags(root *cobra.Command, o *CommonOptions) {
 	for _, c := range root.Commands() {
-		if !slices.Contains(offlineCommands(), c.Name()) {
+		if !slices.Contains(offlineCommands(), c.Name()) || c.RunE == nil {
 			continue
 		}
 		c.Flags().StringVar(&o.From, "from", o.From, fromHelp)
