@@ -43,7 +43,7 @@ func TestServedPodsHoldOnlyTheProjection(t *testing.T) {
 	line, _ := yaml.Marshal(snapshot.Next(t))
 
 	bodies := map[string]string{"the stream": strings.Join(lines, ""), "the snapshot": string(line)}
-	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(info.UID), "/api/v1alpha1/pleg", "/metrics", "/version"} {
+	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(info.UID), "/api/v1alpha1/pleg", v1alpha1.KubeletConfigPath, "/metrics", "/version"} {
 		_, body := ta.get(t, path)
 		bodies[path] = string(body)
 	}

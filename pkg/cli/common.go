@@ -57,6 +57,11 @@ type CommonOptions struct {
 	// clientset, when a test sets it, is the cluster's client instead of
 	// one built from the flags.
 	clientset kubernetes.Interface
+
+	// From is --from: an archive to read instead of agents (from.go);
+	// offline is that archive, once read.
+	From    string
+	offline *offline
 }
 
 // DefaultRequestTimeout bounds every request but watch's stream when
@@ -104,8 +109,9 @@ func (o *CommonOptions) AddFlags(cmd *cobra.Command) {
 	})
 }
 
-// Direct reports whether --agent-url was given.
-func (o *CommonOptions) Direct() bool { return o.AgentURL != "" }
+// Direct reports whether --agent-url or --from was given: one agent, no
+// cluster.
+func (o *CommonOptions) Direct() bool { return o.AgentURL != "" || o.From != "" }
 
 // Validate checks the shared flags.
 func (o *CommonOptions) Validate() error {
@@ -120,6 +126,9 @@ func (o *CommonOptions) Validate() error {
 	}
 	if o.NodeTimeout < 0 {
 		return fmt.Errorf("--node-timeout %s: want a duration, or 0 for no limit", o.NodeTimeout)
+	}
+	if o.From != "" && o.AgentURL != "" {
+		return fmt.Errorf("--from reads an archive, --agent-url an agent: give one of them")
 	}
 	if o.MaxBytes.Sign() < 0 {
 		return fmt.Errorf("--max-bytes %s: want a size such as 256Mi, or 0 for no bound", o.MaxBytes.String())
@@ -181,6 +190,9 @@ func (o *CommonOptions) Connector() (*client.Connector, error) {
 	}
 	c := &client.Connector{Via: client.Via(o.Via), Port: o.AgentPort, TLS: o.AgentTLS, Namespace: o.AgentNamespace, Timeout: timeout}
 	c.Budget = o.budget()
+	if o.From != "" {
+		return o.archiveConnector(c)
+	}
 	if o.Direct() {
 		c.Via, c.AgentURL = client.ViaDirect, o.AgentURL
 		return c, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,11 +111,18 @@ func TestHelpExamples(t *testing.T) {
 	if len(examples) < 40 {
 		t.Fatalf("found %d examples; the parser misses them", len(examples))
 	}
+	// The examples' archive, which those of --from read, is recorded
+	// first, in a directory of the test's.
+	archiveFile := filepath.Join(t.TempDir(), "node-1.tar.gz")
+	if _, errOut, err := run(t, context.Background(), "--kubeconfig", kc, "record", "node-1", "-o", archiveFile); err != nil {
+		t.Fatalf("recording node-1: %v, stderr:\n%s", err, errOut)
+	}
 	for _, ex := range examples {
 		args := slices.Clone(ex.args)
 		for i, a := range args {
-			// The one agent there is.
+			// The one agent there is, the one archive.
 			args[i] = strings.Replace(a, "http://10.0.0.5:10270", agent.URL, 1)
+			args[i] = strings.Replace(args[i], "node-1.tar.gz", archiveFile, 1)
 		}
 		if args[0] == "deploy" && !slices.Contains(args, "--print-only") {
 			args = append(args, "--print-only")

@@ -115,8 +115,8 @@ func TestHostileAgents(t *testing.T) {
 	// that is not ready) reaches the user in their error, on the escaping
 	// stderr that TestEscapingWriter covers.
 	// pod asks one node about one pod: TestHostilePod; why asks one node:
-	// TestHostileWhy.
-	notAgents := map[string]bool{"completion": true, "help": true, "options": true, "deploy": true, "undeploy": true, "pod": true, "why": true}
+	// TestHostileWhy; so does record: TestHostileRecord.
+	notAgents := map[string]bool{"completion": true, "help": true, "options": true, "deploy": true, "undeploy": true, "pod": true, "why": true, "record": true}
 	for _, c := range newRootCommand(NewCommonOptions(genericiooptions.NewTestIOStreamsDiscard())).Commands() {
 		if name := c.Name(); !notAgents[name] && hostileCommands[name] == nil {
 			t.Errorf("command %q is not run against hostile agents: add it to hostileCommands", name)

@@ -44,6 +44,8 @@ func (f *NodeFlags) scope(o *CommonOptions, namespace string) string {
 		s = " in " + namespace + " namespace"
 	}
 	switch {
+	case o.From != "":
+		s += " in the archive " + o.From
 	case o.Direct():
 		s += " at the agent " + o.AgentURL
 	case f.AllNodes:
@@ -91,6 +93,13 @@ func (f *NodeFlags) Validate(o *CommonOptions) error {
 	if selecting && len(f.Names) > 0 {
 		return fmt.Errorf("name nodes or select them with --all-nodes/--node-selector, not both")
 	}
+	if o.From != "" {
+		if selecting {
+			return fmt.Errorf("--from reads the archive of one node: --all-nodes and --node-selector do not apply")
+		}
+		// Resolve checks the names against the archive's node.
+		return nil
+	}
 	if o.Direct() {
 		if selecting {
 			return fmt.Errorf("--agent-url talks to one agent: --all-nodes and --node-selector do not apply")
@@ -115,6 +124,10 @@ func (f *NodeFlags) Selecting() bool {
 // given order for names; with --agent-url one empty name (the agent says).
 // For selections it also returns the kubelet version of every node listed.
 func (f *NodeFlags) Resolve(ctx context.Context, o *CommonOptions) (names []string, kubelets map[string]string, err error) {
+	if o.From != "" {
+		names, err := o.archiveNodes(f.Names)
+		return names, nil, err
+	}
 	if o.Direct() {
 		if len(f.Names) == 1 {
 			return f.Names, nil, nil

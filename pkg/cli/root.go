@@ -113,9 +113,11 @@ func newRootCommand(common *CommonOptions) *cobra.Command {
 		NewCmdPLEG(common),
 		NewCmdWhy(common),
 		NewCmdVersion(common),
+		NewCmdRecord(common),
 		NewCmdDeploy(common),
 		NewCmdUndeploy(common),
 	)
+	addFromFlags(cmd, common)
 	cmd.AddCommand(NewCmdCompletion(cmd), NewCmdOptions(common.Out))
 	registerGlobalCompletions(cmd, common)
 	useKubectlHelp(cmd)

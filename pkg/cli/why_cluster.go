@@ -13,10 +13,12 @@ import (
 
 // clusterFacts asks the API server, with the user's credentials, what the
 // analysis needs and the agent does not hold. Without a client every
-// lookup is skipped with the reason.
+// lookup is skipped with the reason, but the node's when an archive
+// (--from) recorded it: recorded.
 type clusterFacts struct {
-	cs      kubernetes.Interface
-	skipped string
+	cs       kubernetes.Interface
+	skipped  string
+	recorded *corev1.Node
 }
 
 // pod gets the pod of that namespace and name.
@@ -39,6 +41,9 @@ func (c clusterFacts) namespace(ctx context.Context, name string) why.Lookup[*co
 
 // node gets the node.
 func (c clusterFacts) node(ctx context.Context, name string) why.Lookup[*corev1.Node] {
+	if c.recorded != nil && c.recorded.Name == name {
+		return why.Lookup[*corev1.Node]{Value: c.recorded}
+	}
 	if c.cs == nil {
 		return why.Lookup[*corev1.Node]{Skipped: c.skipped}
 	}

@@ -92,6 +92,9 @@ func (o *WhyOptions) newGatherer(ctx context.Context, a *client.Agent) (*gathere
 // clusterFacts returns the API server's client; with --agent-url and no
 // cluster configuration, none.
 func (o *WhyOptions) clusterFacts() clusterFacts {
+	if o.From != "" {
+		return o.archiveFacts()
+	}
 	if o.Direct() && !o.hasClusterConfig() {
 		return clusterFacts{skipped: "no cluster configuration (--kubeconfig, --context or --server) was given"}
 	}

@@ -33,6 +33,9 @@ type Connector struct {
 	TLS  bool
 	// AgentURL is the one agent of ViaDirect.
 	AgentURL string
+	// Transport, when set, carries ViaDirect's requests instead of
+	// connections to AgentURL's host: an archive served in memory.
+	Transport http.RoundTripper
 	// Namespace and Selector find the agent's pods (ViaPodProxy).
 	Namespace string
 	Selector  string
@@ -69,8 +72,12 @@ func (c *Connector) init() error {
 		c.Selector = AgentSelector
 	}
 	if c.Via == ViaDirect {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+		var tr http.RoundTripper = c.Transport
+		if tr == nil {
+			t := http.DefaultTransport.(*http.Transport).Clone()
+			t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+			tr = t
+		}
 		c.httpClient = &http.Client{Transport: tr, Timeout: c.Timeout}
 		c.streamClient = &http.Client{Transport: tr}
 		return nil

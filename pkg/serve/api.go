@@ -27,6 +27,9 @@ type State interface {
 	PLEG() v1alpha1.PLEGStatus
 	// Version is the answer of /version.
 	Version() v1alpha1.Version
+	// KubeletConfig is the answer of /kubeletconfig: the kubelet
+	// configuration the agent read, masked.
+	KubeletConfig() v1alpha1.KubeletConfig
 	// Pods is the answer of /pods: the list without its items, and the
 	// items that q keeps, one at a time, without a copy of the list.
 	Pods(q *v1alpha1.PodQuery) (head v1alpha1.PodList, items func(yield func(v1alpha1.PodInfo) error) error)
@@ -81,6 +84,7 @@ func (api *API) Handler() http.Handler {
 	get(v1alpha1.PodsPath, snapshot(api.handlePods))
 	get(v1alpha1.PodPath("{uid}"), snapshot(api.handlePod))
 	get(v1alpha1.PLEGPath, WithDeadline(api.handlePLEG))
+	get(v1alpha1.KubeletConfigPath, WithDeadline(api.handleKubeletConfig))
 	// The stream answers GET only: a HEAD would hold its connection while
 	// heartbeats went nowhere.
 	r.HandleFunc(v1alpha1.EventsPath, api.Streams.Limit(api.handleEvents)).Methods(http.MethodGet)
@@ -148,6 +152,10 @@ func (api *API) handlePod(w http.ResponseWriter, r *http.Request) {
 
 func (api *API) handlePLEG(w http.ResponseWriter, _ *http.Request) {
 	WriteJSON(w, http.StatusOK, api.State.PLEG())
+}
+
+func (api *API) handleKubeletConfig(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, api.State.KubeletConfig())
 }
 
 func (api *API) handleVersion(w http.ResponseWriter, _ *http.Request) {

@@ -20,6 +20,9 @@ type fakeState struct{}
 func (fakeState) Sources() v1alpha1.SourceList { return v1alpha1.SourceList{} }
 func (fakeState) PLEG() v1alpha1.PLEGStatus    { return v1alpha1.PLEGStatus{} }
 func (fakeState) Version() v1alpha1.Version    { return v1alpha1.Version{} }
+func (fakeState) KubeletConfig() v1alpha1.KubeletConfig {
+	return v1alpha1.KubeletConfig{}
+}
 func (fakeState) Pods(*v1alpha1.PodQuery) (v1alpha1.PodList, func(func(v1alpha1.PodInfo) error) error) {
 	return v1alpha1.PodList{}, func(func(v1alpha1.PodInfo) error) error { return nil }
 }

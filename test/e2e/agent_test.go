@@ -31,7 +31,8 @@ const (
 // The subtests share the agent and run in order; later ones restart it.
 // Each area's subtests live in a file of their own: sources_test.go,
 // serve_test.go, pleg_test.go, events_test.go, kubeletview_test.go,
-// plugin_test.go, podquery_test.go, rbac_test.go and restarts_test.go.
+// plugin_test.go, podquery_test.go, record_test.go, rbac_test.go and
+// restarts_test.go.
 func TestAgentOnNode(t *testing.T) {
 	c := cluster.Get(t)
 	root := repoRoot(t)
@@ -55,6 +56,7 @@ func TestAgentOnNode(t *testing.T) {
 	t.Run("the kubelet's own view", func(t *testing.T) { testAgainstKubelet(t, e) })
 	t.Run("plugin through the API server", func(t *testing.T) { testPluginCommands(t, e) })
 	t.Run("pod query", func(t *testing.T) { testPodQuery(t, e) })
+	t.Run("record, then read offline", func(t *testing.T) { testRecordOffline(t, e) })
 	t.Run("rbac", func(t *testing.T) { testRBAC(t, e) })
 	t.Run("url source", func(t *testing.T) { testURLSource(t, e, urls) })
 	t.Run("watch across the agent pod's recreation", func(t *testing.T) { testWatchAcrossRecreate(t, e) })

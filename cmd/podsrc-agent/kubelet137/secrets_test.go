@@ -62,10 +62,20 @@ data:
   password: configmap-c0ffee
 `
 
+// kubeletConfig is a kubelet configuration file with the static pod URL's
+// credentials and header, which the flags override.
+const kubeletConfig = `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+staticPodURL: http://kcuser-c0ffee:kcpassword-c0ffee@127.0.0.1:1/pods?token=kcquery-c0ffee
+staticPodURLHeader:
+  Authorization: ["Bearer kcheader-c0ffee"]
+`
+
 // TestProcessServesNoSecrets runs the real binary, with the kubelet's own
 // decoder, on a static pod full of secrets, a ConfigMap put among the
-// manifests, a static pod URL with credentials that fails, a header flag
-// and profiling: no secret reaches the API, the stream or the log.
+// manifests, a static pod URL with credentials that fails, a header flag,
+// a kubelet configuration file with both, and profiling: no secret reaches
+// the API, the stream or the log.
 func TestProcessServesNoSecrets(t *testing.T) {
 	bin := agentprocess.Build(t)
 	dir := t.TempDir()
@@ -73,6 +83,10 @@ func TestProcessServesNoSecrets(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	kcFile := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(kcFile, []byte(kubeletConfig), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "try later", http.StatusServiceUnavailable)
@@ -82,7 +96,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 
 	addr, profiling := agentprocess.FreeAddress(t), agentprocess.FreeAddress(t)
 	p := agentprocess.Start(t, bin, "--node-name=node-1", "--static-pod-path="+dir, "--api-source=false",
-		"--static-pod-url="+podURL, "--static-pod-url-header=Authorization: Bearer flag-c0ffee",
+		"--static-pod-url="+podURL, "--static-pod-url-header=Authorization: Bearer flag-c0ffee", "--kubelet-config="+kcFile,
 		"--runtime-endpoint=", "--listen-address="+addr, "--heartbeat=100ms",
 		"--enable-profiling", "--profiling-address="+profiling, "-v=4")
 
@@ -119,7 +133,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 		}
 		return string(body)
 	}
-	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(pods.Items[0].UID), "/api/v1alpha1/pleg", "/metrics", "/version"} {
+	for _, path := range []string{"/api/v1alpha1/sources", "/api/v1alpha1/pods", "/api/v1alpha1/pods/" + string(pods.Items[0].UID), "/api/v1alpha1/pleg", v1alpha1.KubeletConfigPath, "/metrics", "/version"} {
 		served[path] = get(base + path)
 	}
 	// The profiles are on their own loopback listener.
@@ -140,7 +154,10 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	p.Stop()
 
 	everywhere := []string{"annotation-", "hostpath-", "command-", "env-", "probe-", "path-", "header-", "hook-", "configmap-",
-		"user-", "password-", "query-", "flag-"}
+		"user-", "password-", "query-", "flag-", "kcuser-", "kcpassword-", "kcquery-", "kcheader-"}
+	if !strings.Contains(served[v1alpha1.KubeletConfigPath], `"staticPodURLHeader"`) {
+		t.Errorf("the kubelet configuration is not served:\n%s", served[v1alpha1.KubeletConfigPath])
+	}
 	for _, s := range everywhere {
 		for where, text := range served {
 			if strings.Contains(text, s+"c0ffee") {
@@ -150,7 +167,7 @@ func TestProcessServesNoSecrets(t *testing.T) {
 	}
 	// Credentials stay out of the log too (the kubelet's own messages
 	// about a rejected manifest are logged as they are).
-	for _, s := range []string{"user-", "password-", "query-", "flag-"} {
+	for _, s := range []string{"user-", "password-", "query-", "flag-", "kcuser-", "kcpassword-", "kcquery-", "kcheader-"} {
 		if strings.Contains(p.Logs(), s+"c0ffee") {
 			t.Errorf("the log shows %sc0ffee", s)
 		}

@@ -18,6 +18,9 @@ const (
 	PLEGPath = APIPrefix + "/pleg"
 	// EventsPath is the path of the agent's event stream.
 	EventsPath = APIPrefix + "/events"
+	// KubeletConfigPath is the path of the kubelet configuration the agent
+	// read (a KubeletConfig), masked.
+	KubeletConfigPath = APIPrefix + "/kubeletconfig"
 	// VersionPath is the path of the agent's Version.
 	VersionPath = "/version"
 	// MetricsPath is the path of the agent's Prometheus metrics.

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/serve"
@@ -24,11 +27,13 @@ import (
 type Agent struct {
 	mu sync.Mutex
 
-	// Sources, Pods, PLEG and Version are served as they are.
-	Sources v1alpha1.SourceList
-	Pods    v1alpha1.PodList
-	PLEG    v1alpha1.PLEGStatus
-	Version v1alpha1.Version
+	// Sources, Pods, PLEG, Version and KubeletConfig are served as they
+	// are.
+	Sources       v1alpha1.SourceList
+	Pods          v1alpha1.PodList
+	PLEG          v1alpha1.PLEGStatus
+	Version       v1alpha1.Version
+	KubeletConfig v1alpha1.KubeletConfig
 	// Served is the API version the agent serves under /api; when it is not
 	// v1alpha1, /api/v1alpha1 answers 404.
 	Served string
@@ -75,6 +80,8 @@ func New(node string) *Agent {
 	a.Sources = v1alpha1.SourceList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindSourceList), NodeName: node, Mode: "incremental", AllSourcesSeen: true, AgentVersion: "v0.1.0", ReproducedKubeletVersion: "v1.36.3"}
 	a.Pods = v1alpha1.PodList{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPodList), NodeName: node}
 	a.PLEG = v1alpha1.PLEGStatus{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindPLEGStatus), NodeName: node, Enabled: true, Healthy: true}
+	a.KubeletConfig = v1alpha1.KubeletConfig{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindKubeletConfig), NodeName: node,
+		Config: &kubeletv1beta1.KubeletConfiguration{TypeMeta: metav1.TypeMeta{APIVersion: kubeletv1beta1.SchemeGroupVersion.String(), Kind: "KubeletConfiguration"}, StaticPodPath: "/etc/kubernetes/manifests"}}
 	a.Version = v1alpha1.Version{TypeMeta: v1alpha1.TypeMetaFor(v1alpha1.KindVersion), AgentVersion: "v0.1.0", ServedVersion: "v1alpha1", ReproducedKubeletVersion: "v1.36.3", NodeName: node, GoVersion: "go1.26.8"}
 	return a
 }

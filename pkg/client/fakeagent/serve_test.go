@@ -61,8 +61,9 @@ func (s cannedState) Snapshot(q *v1alpha1.PodQuery) (uint64, v1alpha1.PodList, f
 	head, items := s.Pods(q)
 	return 0, head, items
 }
-func (cannedState) Live() error  { return nil }
-func (cannedState) Ready() error { return nil }
+func (cannedState) KubeletConfig() v1alpha1.KubeletConfig { return v1alpha1.KubeletConfig{} }
+func (cannedState) Live() error                           { return nil }
+func (cannedState) Ready() error                          { return nil }
 
 // TestAnswersAreTheAgents answers as serve.API does over the same state,
 // byte for byte and header for header: the client's tests read what the
