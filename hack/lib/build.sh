@@ -3,7 +3,7 @@
 # a cache keyed by version and by the hash of the inputs, so a second build is
 # a few look-ups. Sourced by lib/cluster.sh; expects HACK_DIR and CACHE_DIR.
 
-K8S_VERSION=v1.36.3
+K8S_VERSION=v1.37.2
 ETCD_VERSION=v3.6.8
 CONTAINERD_VERSION=v2.4.2
 

@@ -26,6 +26,8 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
+	pkgdeploy "github.com/podsrc/podsrc/pkg/deploy"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -86,7 +88,7 @@ func TestDeploy(t *testing.T) {
 
 	out, errOut := deployImage(t, c, plugin, image)
 	// The layout comes from the kubelet's /configz: nothing assumed.
-	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet v1.36, image %s-kubelet1.36: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, image, c.NodeName)
+	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet %s, image %s: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, cluster.KubeletMinor, clusterImage(t, image), c.NodeName)
 	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
 		t.Errorf("deploy's output: want %q, 1/1 agents ready and no warning", wantLayout)
 	}
@@ -230,7 +232,7 @@ func TestDeploy(t *testing.T) {
 			t.Fatal(err)
 		}
 		const next = "podsrc.local/podsrc-agent:e2e-next"
-		tagImage(t, c, image+"-kubelet1.36", next+"-kubelet1.36")
+		tagImage(t, c, clusterImage(t, image), clusterImage(t, next))
 		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+next)
 		if err != nil {
 			t.Fatalf("deploy --image=%s: %v\n%s%s", next, err, out, errOut)
@@ -243,8 +245,8 @@ func TestDeploy(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != next+"-kubelet1.36" {
-				t.Errorf("agent pod %s runs %s after the rollout of %s-kubelet1.36", p.Name, p.Spec.Containers[0].Image, next)
+			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != clusterImage(t, next) {
+				t.Errorf("agent pod %s runs %s after the rollout of %s", p.Name, p.Spec.Containers[0].Image, clusterImage(t, next))
 			}
 		}
 		ds1, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Get(context.Background(), "podsrc-agent", metav1.GetOptions{})
@@ -318,8 +320,23 @@ func deployImage(t *testing.T, c *cluster.Cluster, plugin, image string) (string
 	return out, errOut
 }
 
-// buildImage builds the agent's images, for kubelet v1.36 and the other
-// minors given (such as "134"), imports them into the node's containerd, and
+// agentMinor spells minor m as PODSRC_AGENT_MINORS takes it: 134 for
+// v1.34.
+func agentMinor(m kubeletminor.Minor) string { return fmt.Sprintf("1%d", int(m)) }
+
+// clusterImage is the image deploy gives the cluster's first node for
+// --image=base: that of the cluster's kubelet minor.
+func clusterImage(t *testing.T, base string) string {
+	t.Helper()
+	image, err := pkgdeploy.ImageFor(base, cluster.KubeletMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return image
+}
+
+// buildImage builds the agent's images, for the cluster's kubelet minor
+// (cluster.KubeletMinor) and the other minors given (such as "134"), imports them into the node's containerd, and
 // returns the reference kubectl podsrc deploy --image takes.
 func buildImage(t *testing.T, root string, minors ...string) string {
 	t.Helper()
@@ -327,7 +344,7 @@ func buildImage(t *testing.T, root string, minors ...string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "image.sh"))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, "136"), " "))
+	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, agentMinor(cluster.KubeletMinor)), " "))
 	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

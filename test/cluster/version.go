@@ -1,0 +1,12 @@
+package cluster
+
+import "github.com/podsrc/podsrc/pkg/kubeletminor"
+
+// KubeletVersion is the version of the cluster's control plane and of its
+// first node's kubelet: hack/lib/build.sh's K8S_VERSION
+// (TestKubeletVersionIsTheBuilds keeps them together).
+const KubeletVersion = "v1.37.2"
+
+// KubeletMinor is KubeletVersion's minor: the agent build the first node
+// gets from kubectl podsrc deploy.
+const KubeletMinor kubeletminor.Minor = 37
