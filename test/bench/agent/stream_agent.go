@@ -21,6 +21,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/journal"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
@@ -58,6 +59,8 @@ func runStreamAgent(ctx context.Context, args []string) error {
 	buffer := fs.Int("event-buffer", agent.DefaultEventBuffer, "the agent's --event-buffer")
 	heartbeat := fs.Duration("heartbeat", agent.DefaultHeartbeat, "the agent's --heartbeat")
 	profiling := fs.Bool("enable-profiling", true, "serve /debug/pprof/ on a loopback port of its own (the agent logs it)")
+	journalDir := fs.String("journal-dir", "", "the agent's --journal-dir; empty keeps the journal off")
+	journalMaxBytes := fs.Int64("journal-max-bytes", journal.DefaultMaxBytes, "the agent's --journal-max-bytes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +78,9 @@ func runStreamAgent(ctx context.Context, args []string) error {
 
 		ProfilingAddress: "127.0.0.1:0",
 		Limits:           serve.DefaultLimits(),
+	}
+	if *journalDir != "" {
+		cfg.Journal = agent.JournalConfig{Dir: *journalDir, MaxBytes: *journalMaxBytes, MaxAge: journal.DefaultMaxAge}
 	}
 	a, err := agent.New(cfg, kubeletminor.V136, nil)
 	if err != nil {
