@@ -19,7 +19,14 @@ cache_build() {
 	if [[ -f "$dir/.complete" ]]; then
 		return 0
 	fi
-	local tmp="$dir.tmp.$$"
+	local tmp="$dir.tmp.$$" stale
+	# A build killed before its end leaves its directory behind: remove
+	# those whose process is gone.
+	for stale in "$dir".tmp.*; do
+		if [[ -d $stale ]] && ! kill -0 "${stale##*.}" 2>/dev/null; then
+			rm -rf "$stale"
+		fi
+	done
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	if ! "$fn" "$tmp"; then
