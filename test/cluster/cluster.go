@@ -306,13 +306,19 @@ func (c *Cluster) RestartAPIServer(t testing.TB) {
 	}
 }
 
-// KubeletPods reads the kubelet's own pod list, its /pods, through the API
-// server's node proxy.
+// KubeletPods reads the first node's kubelet's own pod list, its /pods,
+// through the API server's node proxy.
 func (c *Cluster) KubeletPods(ctx context.Context) (*corev1.PodList, error) {
+	return c.KubeletPodsOn(ctx, c.NodeName)
+}
+
+// KubeletPodsOn reads the named node's kubelet's /pods through the API
+// server's node proxy.
+func (c *Cluster) KubeletPodsOn(ctx context.Context, node string) (*corev1.PodList, error) {
 	raw, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", c.NodeName, "proxy", "pods").DoRaw(ctx)
+		AbsPath("/api/v1/nodes", node, "proxy", "pods").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("GET nodes/%s/proxy/pods: %w: %s", c.NodeName, err, raw)
+		return nil, fmt.Errorf("GET nodes/%s/proxy/pods: %w: %s", node, err, raw)
 	}
 	var pods corev1.PodList
 	if err := json.Unmarshal(raw, &pods); err != nil {

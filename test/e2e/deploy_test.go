@@ -279,19 +279,26 @@ func TestDeploy(t *testing.T) {
 // sleepingStaticPod is the manifest of a static pod whose one container
 // runs until stopped.
 func sleepingStaticPod(c *cluster.Cluster, namespace, name string) []byte {
+	return sleepingStaticPodWith(c, namespace, name, "", "")
+}
+
+// sleepingStaticPodWith is sleepingStaticPod with more lines: spec's at the
+// start of the pod's spec, container's at the end of its container, each
+// line indented for its place.
+func sleepingStaticPodWith(c *cluster.Cluster, namespace, name, spec, container string) []byte {
 	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
   name: %s
   namespace: %s
 spec:
-  terminationGracePeriodSeconds: 1
+%s  terminationGracePeriodSeconds: 1
   containers:
     - name: main
       image: %s
       imagePullPolicy: Never
       args: ["-sleep", "0"]
-`, name, namespace, c.TestImage))
+%s`, name, namespace, spec, c.TestImage, container))
 }
 
 // deploy builds the agent image (hack/image.sh imports it into the node's
@@ -340,11 +347,17 @@ func clusterImage(t *testing.T, base string) string {
 // returns the reference kubectl podsrc deploy --image takes.
 func buildImage(t *testing.T, root string, minors ...string) string {
 	t.Helper()
+	return buildImageAs(t, root, e2eVersion, minors...)
+}
+
+// buildImageAs is buildImage of the agent as version.
+func buildImageAs(t *testing.T, root, version string, minors ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deployTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "image.sh"))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, agentMinor(cluster.KubeletMinor)), " "))
+	cmd.Env = append(os.Environ(), "VERSION="+version, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, agentMinor(cluster.KubeletMinor)), " "))
 	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -429,8 +442,14 @@ func agentGet(ctx context.Context, c *cluster.Cluster, path string, into any) er
 
 // agentGetOn is agentGet of the agent on node.
 func agentGetOn(ctx context.Context, c *cluster.Cluster, node, path string, into any) error {
+	return agentRawGetOn(ctx, c, node, v1alpha1.APIPrefix+"/"+path, into)
+}
+
+// agentRawGetOn is agentGetOn for a path outside the versioned API, such
+// as v1alpha1.VersionPath.
+func agentRawGetOn(ctx context.Context, c *cluster.Cluster, node, path string, into any) error {
 	body, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", node, v1alpha1.DefaultAgentPort), "proxy", v1alpha1.APIPrefix, path).
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", node, v1alpha1.DefaultAgentPort), "proxy", path).
 		Timeout(callTimeout).
 		DoRaw(ctx)
 	if err != nil {

@@ -38,7 +38,7 @@ const twoNodesNS = "podsrc-e2e-two"
 // command reports that agent's skew for the second node only. Deploy again:
 // two DaemonSets, one per layout and minor, both agents ready. Then the
 // fan-out over both (sources, pods, pleg: one header, each node's own
-// paths), watch --all-nodes (a manifest on the second node, a container exit
+// paths), each agent against its own kubelet (testOwnMinor), watch --all-nodes (a manifest on the second node, a container exit
 // on the first, each node in its colour), why on each node's broken
 // manifest, a node whose agent is gone named while the other prints, and
 // undeploy removing both DaemonSets.
@@ -130,6 +130,8 @@ func TestTwoNodes(t *testing.T) {
 			})
 		}
 	})
+
+	t.Run("each node's agent reproduces its own kubelet", func(t *testing.T) { testOwnMinor(t, c, n2) })
 
 	t.Run("watch --all-nodes follows both nodes", func(t *testing.T) {
 		w := startWatch(t, c, plugin, "watch", "--all-nodes", "--snapshot", "--color=always", "-n", twoNodesNS)
