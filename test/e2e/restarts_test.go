@@ -139,6 +139,76 @@ func testKillAgent(t *testing.T, e *env) {
 	checkSequence(t, msgs)
 }
 
+// testUpgradeAgent upgrades the agent as an operator does: deploy of a
+// rebuilt image (another version). The DaemonSet replaces the agent pod;
+// the new version's agent continues the old one's journal: its boundary
+// stays in the old epoch, names the new version and a clean stop, and
+// events --since afterwards returns, event by event, what the old version
+// served before the upgrade, with the same numbers.
+func testUpgradeAgent(t *testing.T, e *env) {
+	c := e.c
+	ctx := context.Background()
+	_, oldUID, err := agentPod(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := e.rec.mark()
+	c.WriteStaticPod(t, "e2e-upgrade.yaml", sleepingStaticPod(c, agentTestNS, "upgrade"))
+	e.waitEvent(t, mark, "the ADD of the static pod upgrade", configEvent("ADD", v1alpha1.SourceFile, agentTestNS, "upgrade-"+c.NodeName, ""))
+	// What the old version served from mark on, before the upgrade.
+	var before []v1alpha1.Event
+	for _, m := range e.rec.since(mark) {
+		if m.Type == v1alpha1.MessageEvent {
+			before = append(before, *m.Event)
+		}
+	}
+
+	const upgraded = e2eVersion + "-upgrade"
+	image := buildImageAs(t, e.root, upgraded)
+	deployImage(t, c, e.plugin, image)
+	e.pollFor(t, "the upgraded agent pod", restartTimeout, func(ctx context.Context) (bool, string, error) {
+		n, u, err := agentPod(ctx, c)
+		return err == nil && u != oldUID, n, err
+	})
+	waitAgentReady(t, c)
+
+	var msgs []v1alpha1.StreamMessage
+	at := -1
+	e.pollFor(t, "the upgraded agent's boundary on the stream", restartTimeout, func(context.Context) (bool, string, error) {
+		msgs = e.rec.since(mark)
+		at = slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool {
+			return m.Event != nil && m.Event.Kind == v1alpha1.EventKindBoundary && m.Event.Boundary != nil && m.Event.Boundary.AgentVersion == upgraded
+		})
+		return at >= 0, describeMsgs(msgs, 5), nil
+	})
+	if i := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset }); i >= 0 {
+		t.Fatalf("a reset after the upgrade: the new version's journal did not continue the numbering:\n%s", describeMsgs(msgs[:i+1], 20))
+	}
+	b := msgs[at]
+	if b.Epoch != msgs[0].Epoch || b.Event.Boundary.PreviousStop != v1alpha1.StopClean || b.Event.Boundary.Down == nil {
+		t.Fatalf("the upgraded agent's boundary %s in epoch %s; want the old epoch %s, a clean stop and the time no agent watched:\n%s",
+			describeMsgs(msgs[at:at+1], 1), b.Epoch, msgs[0].Epoch, describeMsgs(msgs, 20))
+	}
+	checkSequence(t, msgs)
+
+	// The history after the upgrade: the old version's events, each with
+	// its number, then the boundary.
+	history := pluginEvents(t, e, "--since", "10m")
+	bySeq := map[uint64]v1alpha1.Event{}
+	for _, ev := range history {
+		bySeq[ev.Seq] = ev
+	}
+	for _, want := range before {
+		got, ok := bySeq[want.Seq]
+		if !ok || got.Kind != want.Kind || got.Type != want.Type || got.PodUID != want.PodUID || got.Op != want.Op {
+			t.Errorf("events --since 10m after the upgrade: event %d is %+v, want the old version's %+v", want.Seq, got, want)
+		}
+	}
+	if got, ok := bySeq[b.Event.Seq]; !ok || got.Kind != v1alpha1.EventKindBoundary {
+		t.Errorf("events --since 10m after the upgrade lacks the upgraded agent's boundary %d", b.Event.Seq)
+	}
+}
+
 // checkSequence checks that within each epoch event sequence numbers follow
 // one another, or that a gap message announces what is missing.
 func checkSequence(t *testing.T, msgs []v1alpha1.StreamMessage) {
