@@ -277,10 +277,22 @@ func (c *Cluster) RunKubelet(t testing.TB, version string) {
 // usable; "" restores the defaults.
 func (c *Cluster) RestartKubeletWithGates(t testing.TB, gates string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	c.RunKubeletWithGates(t, "", gates)
+}
+
+// RunKubeletWithGates is RunKubelet of version with gates as
+// RestartKubeletWithGates has them; "", "" goes back to the cluster's own
+// kubelet and its defaults.
+func (c *Cluster) RunKubeletWithGates(t testing.TB, version, gates string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	if out, err := runEnv(ctx, []string{"PODSRC_KUBELET_FEATURE_GATES=" + gates}, c.script, "restart-kubelet"); err != nil {
-		t.Fatalf("restarting the kubelet with feature gates %q: %v\n%s", gates, err, out)
+	args := []string{"restart-kubelet"}
+	if version != "" {
+		args = append(args, version)
+	}
+	if out, err := runEnv(ctx, []string{"PODSRC_KUBELET_FEATURE_GATES=" + gates}, c.script, args...); err != nil {
+		t.Fatalf("running kubelet %q with feature gates %q: %v\n%s", version, gates, err, out)
 	}
 }
 

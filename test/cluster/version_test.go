@@ -9,8 +9,8 @@ import (
 )
 
 // TestKubeletVersionIsTheBuilds checks that KubeletVersion is the version
-// hack/lib/build.sh builds the cluster's Kubernetes at, and KubeletMinor its
-// minor.
+// hack/lib/build.sh builds the cluster's Kubernetes at, KubeletMinor its
+// minor, and Node2KubeletVersion hack/lib/cluster.sh's second node's.
 func TestKubeletVersionIsTheBuilds(t *testing.T) {
 	data, err := os.ReadFile("../../hack/lib/build.sh")
 	if err != nil {
@@ -25,5 +25,13 @@ func TestKubeletVersionIsTheBuilds(t *testing.T) {
 	}
 	if minor, err := kubeletminor.Of(KubeletVersion); err != nil || minor != KubeletMinor {
 		t.Errorf("the minor of %s is %v (%v), KubeletMinor is %v", KubeletVersion, minor, err, KubeletMinor)
+	}
+	data, err = os.ReadFile("../../hack/lib/cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = regexp.MustCompile(`(?m)^NODE2_KUBELET_VERSION=\$\{PODSRC_NODE2_KUBELET:-(\S+)\}$`).FindSubmatch(data)
+	if m == nil || string(m[1]) != Node2KubeletVersion {
+		t.Errorf("hack/lib/cluster.sh's second node runs kubelet %q, Node2KubeletVersion is %s", m, Node2KubeletVersion)
 	}
 }
