@@ -77,7 +77,7 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		EnableProfiling: *profiling,
 
 		ProfilingAddress: "127.0.0.1:0",
-		Limits:           serve.DefaultLimits(),
+		Limits:           streamLimits(),
 	}
 	if *journalDir != "" {
 		cfg.Journal = agent.JournalConfig{Dir: *journalDir, MaxBytes: *journalMaxBytes, MaxAge: journal.DefaultMaxAge}
@@ -132,6 +132,17 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		return fmt.Errorf("agent: %w", err)
 	}
 	return nil
+}
+
+// streamLimits are the agent's default limits, but that one peer may hold
+// every stream: the subscribers all come from 127.0.0.1, as users through
+// the API server's proxy come from its one address, and the benchmark
+// measures the streams, not the per-peer share (bench-agent fair does).
+func streamLimits() serve.Limits {
+	l := serve.DefaultLimits()
+	l.MaxStreamsPerPeer = l.MaxStreams
+	l.MaxConnectionsPerPeer = l.MaxConnections
+	return l
 }
 
 // publish publishes rate events a second into the agent's event ring for d, sampling the
