@@ -6,7 +6,10 @@
 #    read /api/v1alpha1/events while the child publishes 10,000 events/s into
 #    the agent's event ring for 30 s. Prints throughput, p50/p99/max delivery
 #    latency (receive time minus the event's ring time), lagging streams and
-#    the agent process's RSS and CPU.
+#    the agent process's RSS and CPU. It runs twice, with the agent's journal
+#    off and on (16 MiB bound, in a temporary directory), and prints the
+#    journal's cost per event in agent CPU and RSS, and whether the journal
+#    kept its size bound with no write error and nothing dropped unwritten.
 # 2. test/bench/agent rss: the real podsrc-agent binary with a file source of
 #    110 and of 5,000 valid static pods (no API source, no PLEG); prints its
 #    RSS once it has every pod and has settled, against the 40 MiB goal at
@@ -30,7 +33,8 @@
 # PID with bounded waits, also on failure or interruption.
 #
 # Usage: hack/bench-agent.sh [stream|rss|hostile|fair|all]   (default all)
-# Environment: STREAM_FLAGS (e.g. "-duration 10s -rate 5000 -subscribers 100"),
+# Environment: STREAM_FLAGS (e.g. "-duration 10s -rate 5000 -subscribers 100
+# -journal both -journal-max-bytes 16777216"),
 # RSS_FLAGS (e.g. "-pods 110,5000 -settle 30s -check-frequency 20s"),
 # HOSTILE_FLAGS (e.g. "-pods 1000 -clients 0,250,1000 -phase 20s -peers 8"),
 # FAIR_FLAGS (e.g. "-pods 1000 -phase 10s -peers 8"; -probe-port=false for an

@@ -76,8 +76,8 @@ ln -s "$KUBECTL" "$tools/kubectl"
 export PATH=$tools:$ROOT/bin:$PATH
 
 section "2/10 The agent image, built from this tree without a registry (hack/image.sh)"
-note "one image per kubelet minor: v1.36 for $NODE_NAME, v1.34 for $NODE2_NAME"
-image=$(PODSRC_AGENT_MINORS="134 136" "$ROOT/hack/image.sh" | tail -n1)
+note "one image per kubelet minor: v1.37 for $NODE_NAME, v1.34 for $NODE2_NAME"
+image=$(PODSRC_AGENT_MINORS="134 137" "$ROOT/hack/image.sh" | tail -n1)
 
 section "3/10 Deploying the agent: kubectl podsrc deploy (each node's paths come from its kubelet's /configz)"
 note "two layouts and kubelet minors: one DaemonSet each, running the agent of that node's minor"

@@ -7,7 +7,7 @@
 #   hack/image.sh -o FILE    build and write the archive to FILE only (one minor)
 #
 # An agent build reproduces one kubelet minor; PODSRC_AGENT_MINORS (default
-# 136, the test cluster's kubelet) lists those to build, e.g. "134 136". The
+# 137, the test cluster's kubelet) lists those to build, e.g. "134 137". The
 # printed reference is the base kubectl podsrc deploy --image takes; each
 # minor's image is that reference with -kubelet1.N appended (pkg/deploy's
 # ImageFor). The binaries are built as the Makefile builds them (-trimpath,
@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/hack/lib/common.sh"
 IMAGE_NAME=${PODSRC_AGENT_IMAGE_NAME:-podsrc.local/podsrc-agent}
 VERSION=${VERSION:-$(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)}
-MINORS=${PODSRC_AGENT_MINORS:-136}
+MINORS=${PODSRC_AGENT_MINORS:-137}
 
 out_file=
 while (($#)); do

@@ -3,7 +3,7 @@
 # a cache keyed by version and by the hash of the inputs, so a second build is
 # a few look-ups. Sourced by lib/cluster.sh; expects HACK_DIR and CACHE_DIR.
 
-K8S_VERSION=v1.36.3
+K8S_VERSION=v1.37.2
 ETCD_VERSION=v3.6.8
 CONTAINERD_VERSION=v2.4.2
 
@@ -19,7 +19,14 @@ cache_build() {
 	if [[ -f "$dir/.complete" ]]; then
 		return 0
 	fi
-	local tmp="$dir.tmp.$$"
+	local tmp="$dir.tmp.$$" stale
+	# A build killed before its end leaves its directory behind: remove
+	# those whose process is gone.
+	for stale in "$dir".tmp.*; do
+		if [[ -d $stale ]] && ! kill -0 "${stale##*.}" 2>/dev/null; then
+			rm -rf "$stale"
+		fi
+	done
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	if ! "$fn" "$tmp"; then

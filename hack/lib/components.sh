@@ -13,6 +13,11 @@ start_etcd() {
 		--initial-cluster=podsrc=http://127.0.0.1:2380 --unsafe-no-fsync --log-level=warn
 }
 
+# start_apiserver starts kube-apiserver. Its UserNamespacesHostNetworkSupport
+# gate (alpha) lets a pod with hostUsers: false on the host network in,
+# while the kubelets keep theirs off and so declare no such node feature:
+# the kubelet's declared features handler refuses that pod (test/e2e's
+# admission cases).
 start_apiserver() {
 	spawn kube-apiserver "$LOG_DIR/kube-apiserver.log" nsenter --net="$NETNS_PATH" "$K8S_BIN/kube-apiserver" \
 		--etcd-servers=http://127.0.0.1:2379 \
@@ -32,6 +37,7 @@ start_apiserver() {
 		--service-account-key-file="$PKI/sa.pub" \
 		--service-account-signing-key-file="$PKI/sa.key" \
 		--service-account-issuer=https://kubernetes.default.svc \
+		--feature-gates=UserNamespacesHostNetworkSupport=true \
 		--profiling=false
 }
 

@@ -19,15 +19,16 @@ const RejectedPrefix = "Pod was rejected: "
 var kubeletReason = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,62}$|^OutOf[A-Za-z0-9][A-Za-z0-9._/-]{0,252}$`)
 
 // kubeletMessages are the messages the kubelet's admit handlers write
-// whole, word for word (its lifecycle package's predicate handler): a
-// message read back is quoted only when it is one of them, with its
-// resource and numbers.
+// whole, word for word (its lifecycle package's predicate and declared
+// features handlers): a message read back is quoted only when it is one of
+// them, with its resource and numbers or the node features' names.
 var kubeletMessages = []*regexp.Regexp{
 	regexp.MustCompile(`^Node didn't have enough resource: [A-Za-z0-9][A-Za-z0-9._/-]{0,252}, requested: \d{1,20}, used: \d{1,20}, capacity: \d{1,20}$`),
 	regexp.MustCompile(`^Predicate (NodePorts|NodeAffinity|NodeName|TaintToleration) failed: node\(s\) (didn't have free ports for the requested pod ports|didn't match Pod's node affinity/selector|didn't match the requested node name|had taints that the pod didn't tolerate)$`),
 	regexp.MustCompile("^Failed to admit pod as the `kubernetes.io/os` label doesn't match node label$"),
 	regexp.MustCompile(`^Failed to admit pod as the OS field doesn't match node OS$`),
 	regexp.MustCompile(`^Kubelet cannot get node info\.$`),
+	regexp.MustCompile(`^Pod requires node features that are not available: [A-Z][A-Za-z0-9]*(, [A-Z][A-Za-z0-9]*)*$`),
 }
 
 // KubeletVerdict reads the kubelet's own admission verdict back from an

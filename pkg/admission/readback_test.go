@@ -30,6 +30,7 @@ func TestKubeletVerdict(t *testing.T) {
 	}
 	cpu := "Node didn't have enough resource: cpu, requested: 4000, used: 350, capacity: 2000"
 	ports := "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"
+	features := "Pod requires node features that are not available: UserNamespacesHostNetworkSupport, RestartAllContainers"
 	tests := []struct {
 		name     string
 		pod      *v1.Pod
@@ -38,6 +39,8 @@ func TestKubeletVerdict(t *testing.T) {
 	}{
 		{"the kubelet's resource message", pod("api", rejected("OutOfcpu", cpu)), false, &v1alpha1.Admission{Reason: "OutOfcpu", Message: cpu, ReadBack: true}},
 		{"the kubelet's predicate message", pod("", rejected("NodePorts", ports)), false, &v1alpha1.Admission{Reason: "NodePorts", Message: ports, ReadBack: true}},
+		{"the kubelet's declared features message", pod("api", rejected("PodFeatureUnsupported", features)), false, &v1alpha1.Admission{Reason: "PodFeatureUnsupported", Message: features, ReadBack: true}},
+		{"a declared features message naming more than features is left out", pod("api", rejected("PodFeatureUnsupported", features+", "+secret)), false, &v1alpha1.Admission{Reason: "PodFeatureUnsupported", ReadBack: true}},
 		{"another message is left out", pod("api", rejected("SysctlForbidden", "forbidden sysctl: "+secret)), false, &v1alpha1.Admission{Reason: "SysctlForbidden", ReadBack: true}},
 		{"a kubelet message with more after it is left out", pod("api", rejected("OutOfcpu", cpu+" "+secret)), false, &v1alpha1.Admission{Reason: "OutOfcpu", ReadBack: true}},
 		{"another message with the opt-in", pod("api", rejected("SysctlForbidden", "forbidden sysctl: "+secret)), true, &v1alpha1.Admission{Reason: "SysctlForbidden", Message: "forbidden sysctl: " + secret, ReadBack: true}},

@@ -277,10 +277,22 @@ func (c *Cluster) RunKubelet(t testing.TB, version string) {
 // usable; "" restores the defaults.
 func (c *Cluster) RestartKubeletWithGates(t testing.TB, gates string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	c.RunKubeletWithGates(t, "", gates)
+}
+
+// RunKubeletWithGates is RunKubelet of version with gates as
+// RestartKubeletWithGates has them; "", "" goes back to the cluster's own
+// kubelet and its defaults.
+func (c *Cluster) RunKubeletWithGates(t testing.TB, version, gates string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	if out, err := runEnv(ctx, []string{"PODSRC_KUBELET_FEATURE_GATES=" + gates}, c.script, "restart-kubelet"); err != nil {
-		t.Fatalf("restarting the kubelet with feature gates %q: %v\n%s", gates, err, out)
+	args := []string{"restart-kubelet"}
+	if version != "" {
+		args = append(args, version)
+	}
+	if out, err := runEnv(ctx, []string{"PODSRC_KUBELET_FEATURE_GATES=" + gates}, c.script, args...); err != nil {
+		t.Fatalf("running kubelet %q with feature gates %q: %v\n%s", version, gates, err, out)
 	}
 }
 
@@ -306,13 +318,19 @@ func (c *Cluster) RestartAPIServer(t testing.TB) {
 	}
 }
 
-// KubeletPods reads the kubelet's own pod list, its /pods, through the API
-// server's node proxy.
+// KubeletPods reads the first node's kubelet's own pod list, its /pods,
+// through the API server's node proxy.
 func (c *Cluster) KubeletPods(ctx context.Context) (*corev1.PodList, error) {
+	return c.KubeletPodsOn(ctx, c.NodeName)
+}
+
+// KubeletPodsOn reads the named node's kubelet's /pods through the API
+// server's node proxy.
+func (c *Cluster) KubeletPodsOn(ctx context.Context, node string) (*corev1.PodList, error) {
 	raw, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", c.NodeName, "proxy", "pods").DoRaw(ctx)
+		AbsPath("/api/v1/nodes", node, "proxy", "pods").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("GET nodes/%s/proxy/pods: %w: %s", c.NodeName, err, raw)
+		return nil, fmt.Errorf("GET nodes/%s/proxy/pods: %w: %s", node, err, raw)
 	}
 	var pods corev1.PodList
 	if err := json.Unmarshal(raw, &pods); err != nil {

@@ -32,12 +32,16 @@ type admissionCase struct {
 	// verdict read back from the pod's status leaves it out: the agent of
 	// the e2e runs without --expose-pod-specs.
 	quotesSpec bool
+	// reason, when set, is the kubelet's reason the case expects: the
+	// handler it proves refuses the pod.
+	reason string
 }
 
 // admissionCases are what the kubelet's admit handlers refuse (and a pod
 // that fits): too much CPU, a host port the agent already holds, a node
-// selector no node matches, an unsafe sysctl, and a static pod that does
-// not fit, which critical pod preemption cannot make room for.
+// selector no node matches, an unsafe sysctl, a host-network pod in a user
+// namespace, a node feature its Node does not declare, and a static pod
+// that does not fit, which critical pod preemption cannot make room for.
 var admissionCases = []admissionCase{
 	{name: "adm-fits", admit: true, pod: func(e *env) *corev1.Pod {
 		return withCPU(whyPod(e, whyNS, "adm-fits", e.c.TestImage, "-sleep", "0"), "10m")
@@ -59,6 +63,16 @@ var admissionCases = []admissionCase{
 	{name: "adm-sysctl", quotesSpec: true, pod: func(e *env) *corev1.Pod {
 		p := whyPod(e, whyNS, "adm-sysctl", e.c.TestImage, "-sleep", "0")
 		p.Spec.SecurityContext = &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "kernel.msgmax", Value: "65536"}}}
+		return p
+	}},
+	// The API server lets this pod in (its gate UserNamespacesHostNetworkSupport
+	// is on, hack/lib/components.sh); the kubelet's is off, so its Node
+	// declares no such feature and its declared features handler (v1.36
+	// on) refuses the pod.
+	{name: "adm-declared-features", reason: "PodFeatureUnsupported", pod: func(e *env) *corev1.Pod {
+		p := whyPod(e, whyNS, "adm-declared-features", e.c.TestImage, "-sleep", "0")
+		p.Spec.HostNetwork = true
+		p.Spec.HostUsers = new(bool)
 		return p
 	}},
 	{name: "adm-static", static: true, pod: func(e *env) *corev1.Pod {
@@ -107,8 +121,8 @@ func testAdmission(t *testing.T, e *env) {
 				name = e.staticName(name)
 			}
 			kv := e.kubeletVerdict(t, ac, name)
-			if kv.admitted != ac.admit {
-				t.Fatalf("the kubelet's verdict %+v; the case expects admitted=%v", kv, ac.admit)
+			if kv.admitted != ac.admit || (ac.reason != "" && kv.reason != ac.reason) {
+				t.Fatalf("the kubelet's verdict %+v; the case expects admitted=%v, reason %q", kv, ac.admit, ac.reason)
 			}
 			source := v1alpha1.SourceAPI
 			if ac.static {

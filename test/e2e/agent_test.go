@@ -63,6 +63,7 @@ func TestAgentOnNode(t *testing.T) {
 	t.Run("kill -9 of the agent", func(t *testing.T) { testKillAgent(t, e) })
 	t.Run("rollout restart and kubelet restart", func(t *testing.T) { testRestarts(t, e) })
 	t.Run("containerd restart", func(t *testing.T) { testContainerdRestart(t, e) })
+	t.Run("upgrade by deploy of a rebuilt image", func(t *testing.T) { testUpgradeAgent(t, e) })
 }
 
 // e2eVersion is the release both the plugin and the agent image of these

@@ -26,6 +26,8 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
+	pkgdeploy "github.com/podsrc/podsrc/pkg/deploy"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -86,7 +88,7 @@ func TestDeploy(t *testing.T) {
 
 	out, errOut := deployImage(t, c, plugin, image)
 	// The layout comes from the kubelet's /configz: nothing assumed.
-	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet v1.36, image %s-kubelet1.36: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, image, c.NodeName)
+	wantLayout := fmt.Sprintf("layout podsrc-agent (static pods %s, CRI %s), kubelet %s, image %s: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, cluster.KubeletMinor, clusterImage(t, image), c.NodeName)
 	if !strings.Contains(out, wantLayout) || strings.Contains(errOut, "Warning") || !strings.Contains(out, "1/1 agents ready") {
 		t.Errorf("deploy's output: want %q, 1/1 agents ready and no warning", wantLayout)
 	}
@@ -230,7 +232,7 @@ func TestDeploy(t *testing.T) {
 			t.Fatal(err)
 		}
 		const next = "podsrc.local/podsrc-agent:e2e-next"
-		tagImage(t, c, image+"-kubelet1.36", next+"-kubelet1.36")
+		tagImage(t, c, clusterImage(t, image), clusterImage(t, next))
 		out, errOut, err := runDeploy(t, c, plugin, "deploy", "--image="+next)
 		if err != nil {
 			t.Fatalf("deploy --image=%s: %v\n%s%s", next, err, out, errOut)
@@ -243,8 +245,8 @@ func TestDeploy(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != next+"-kubelet1.36" {
-				t.Errorf("agent pod %s runs %s after the rollout of %s-kubelet1.36", p.Name, p.Spec.Containers[0].Image, next)
+			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image != clusterImage(t, next) {
+				t.Errorf("agent pod %s runs %s after the rollout of %s", p.Name, p.Spec.Containers[0].Image, clusterImage(t, next))
 			}
 		}
 		ds1, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Get(context.Background(), "podsrc-agent", metav1.GetOptions{})
@@ -277,19 +279,26 @@ func TestDeploy(t *testing.T) {
 // sleepingStaticPod is the manifest of a static pod whose one container
 // runs until stopped.
 func sleepingStaticPod(c *cluster.Cluster, namespace, name string) []byte {
+	return sleepingStaticPodWith(c, namespace, name, "", "")
+}
+
+// sleepingStaticPodWith is sleepingStaticPod with more lines: spec's at the
+// start of the pod's spec, container's at the end of its container, each
+// line indented for its place.
+func sleepingStaticPodWith(c *cluster.Cluster, namespace, name, spec, container string) []byte {
 	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
   name: %s
   namespace: %s
 spec:
-  terminationGracePeriodSeconds: 1
+%s  terminationGracePeriodSeconds: 1
   containers:
     - name: main
       image: %s
       imagePullPolicy: Never
       args: ["-sleep", "0"]
-`, name, namespace, c.TestImage))
+%s`, name, namespace, spec, c.TestImage, container))
 }
 
 // deploy builds the agent image (hack/image.sh imports it into the node's
@@ -318,16 +327,37 @@ func deployImage(t *testing.T, c *cluster.Cluster, plugin, image string) (string
 	return out, errOut
 }
 
-// buildImage builds the agent's images, for kubelet v1.36 and the other
-// minors given (such as "134"), imports them into the node's containerd, and
+// agentMinor spells minor m as PODSRC_AGENT_MINORS takes it: 134 for
+// v1.34.
+func agentMinor(m kubeletminor.Minor) string { return fmt.Sprintf("1%d", int(m)) }
+
+// clusterImage is the image deploy gives the cluster's first node for
+// --image=base: that of the cluster's kubelet minor.
+func clusterImage(t *testing.T, base string) string {
+	t.Helper()
+	image, err := pkgdeploy.ImageFor(base, cluster.KubeletMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return image
+}
+
+// buildImage builds the agent's images, for the cluster's kubelet minor
+// (cluster.KubeletMinor) and the other minors given (such as "134"), imports them into the node's containerd, and
 // returns the reference kubectl podsrc deploy --image takes.
 func buildImage(t *testing.T, root string, minors ...string) string {
+	t.Helper()
+	return buildImageAs(t, root, e2eVersion, minors...)
+}
+
+// buildImageAs is buildImage of the agent as version.
+func buildImageAs(t *testing.T, root, version string, minors ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deployTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "image.sh"))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "VERSION="+e2eVersion, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, "136"), " "))
+	cmd.Env = append(os.Environ(), "VERSION="+version, "PODSRC_AGENT_MINORS="+strings.Join(append(minors, agentMinor(cluster.KubeletMinor)), " "))
 	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -412,8 +442,14 @@ func agentGet(ctx context.Context, c *cluster.Cluster, path string, into any) er
 
 // agentGetOn is agentGet of the agent on node.
 func agentGetOn(ctx context.Context, c *cluster.Cluster, node, path string, into any) error {
+	return agentRawGetOn(ctx, c, node, v1alpha1.APIPrefix+"/"+path, into)
+}
+
+// agentRawGetOn is agentGetOn for a path outside the versioned API, such
+// as v1alpha1.VersionPath.
+func agentRawGetOn(ctx context.Context, c *cluster.Cluster, node, path string, into any) error {
 	body, err := c.Client.CoreV1().RESTClient().Get().
-		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", node, v1alpha1.DefaultAgentPort), "proxy", v1alpha1.APIPrefix, path).
+		AbsPath("/api/v1/nodes", fmt.Sprintf("%s:%d", node, v1alpha1.DefaultAgentPort), "proxy", path).
 		Timeout(callTimeout).
 		DoRaw(ctx)
 	if err != nil {

@@ -40,43 +40,12 @@ func testEventsHistory(t *testing.T, e *env) {
 		return ev.Kind == v1alpha1.EventKindPLEG && ev.PodUID == p.UID && ev.Type == "ContainerDied" && !ev.Sandbox
 	})
 
-	// events runs under callTimeout: a command that did not end by itself
-	// fails. Its stdout alone is the JSON lines.
 	var outBytes map[string]int
 	events := func(t *testing.T, args ...string) []v1alpha1.Event {
 		t.Helper()
-		args = append([]string{"events", c.NodeName, "--kubeconfig=" + c.Kubeconfig, "-o", "json"}, args...)
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, e.plugin, args...)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		cmd.WaitDelay = 5 * time.Second
-		stdout, err := cmd.Output()
-		out := string(stdout)
-		if err != nil {
-			t.Fatalf("kubectl-podsrc %s did not end on its own: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
-		}
-		t.Logf("kubectl-podsrc %s: %d bytes in %s", strings.Join(args, " "), len(out), time.Since(start).Round(time.Millisecond))
+		got, n := pluginEventsSize(t, e, args...)
 		if outBytes != nil {
-			outBytes[strings.Join(args[5:], " ")] = len(out)
-		}
-		// One List of the stream's messages.
-		var l struct {
-			Items []struct {
-				NodeName string          `json:"nodeName"`
-				Event    *v1alpha1.Event `json:"event"`
-			} `json:"items"`
-		}
-		if err := json.Unmarshal(stdout, &l); err != nil {
-			t.Fatalf("kubectl-podsrc %s printed no List: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		var got []v1alpha1.Event
-		for _, m := range l.Items {
-			if m.Event != nil {
-				got = append(got, *m.Event)
-			}
+			outBytes[strings.Join(args, " ")] = n
 		}
 		return got
 	}
@@ -178,4 +147,50 @@ func testEventsHistory(t *testing.T, e *env) {
 			}
 		}
 	})
+}
+
+// pluginEvents runs kubectl podsrc events on the node with -o json and the
+// given flags, and returns the events it printed. It runs under
+// callTimeout: a command that did not end by itself fails.
+func pluginEvents(t *testing.T, e *env, args ...string) []v1alpha1.Event {
+	t.Helper()
+	got, _ := pluginEventsSize(t, e, args...)
+	return got
+}
+
+// pluginEventsSize is pluginEvents, and the size of what it printed.
+func pluginEventsSize(t *testing.T, e *env, args ...string) ([]v1alpha1.Event, int) {
+	t.Helper()
+	args = append([]string{"events", e.c.NodeName, "--kubeconfig=" + e.c.Kubeconfig, "-o", "json"}, args...)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.plugin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	// Its stdout alone is the JSON lines.
+	stdout, err := cmd.Output()
+	out := string(stdout)
+	if err != nil {
+		t.Fatalf("kubectl-podsrc %s did not end on its own: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	t.Logf("kubectl-podsrc %s: %d bytes in %s", strings.Join(args, " "), len(out), time.Since(start).Round(time.Millisecond))
+	// One List of the stream's messages.
+	var l struct {
+		Items []struct {
+			NodeName string          `json:"nodeName"`
+			Event    *v1alpha1.Event `json:"event"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(stdout, &l); err != nil {
+		t.Fatalf("kubectl-podsrc %s printed no List: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	var got []v1alpha1.Event
+	for _, m := range l.Items {
+		if m.Event != nil {
+			got = append(got, *m.Event)
+		}
+	}
+	return got, len(out)
 }

@@ -22,9 +22,16 @@ type podKey struct {
 	Namespace, Name, Source, Hash string
 }
 
-// kubeletPods is the kubelet's /pods, keyed as agentConfigPods keys podsrc's.
+// kubeletPods is the first node's kubelet's /pods, keyed as agentConfigPods
+// keys podsrc's.
 func kubeletPods(ctx context.Context, c *cluster.Cluster) (map[types.UID]podKey, error) {
-	l, err := c.KubeletPods(ctx)
+	return kubeletPodsOn(ctx, c, c.NodeName)
+}
+
+// kubeletPodsOn is the named node's kubelet's /pods, keyed as
+// agentConfigPods keys podsrc's.
+func kubeletPodsOn(ctx context.Context, c *cluster.Cluster, node string) (map[types.UID]podKey, error) {
+	l, err := c.KubeletPodsOn(ctx, node)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +53,23 @@ func bothViews(ctx context.Context, c *cluster.Cluster, a *client.Agent) (kubele
 		return nil, nil, err
 	}
 	return kubelet, agentConfigPods(l), nil
+}
+
+// podViewDiffs lists every pod where the kubelet's view and podsrc's
+// differ.
+func podViewDiffs(kubelet, podsrc map[types.UID]podKey) []string {
+	var diffs []string
+	for uid, k := range kubelet {
+		if podsrc[uid] != k {
+			diffs = append(diffs, fmt.Sprintf("kubelet %s %+v, podsrc %+v", uid, k, podsrc[uid]))
+		}
+	}
+	for uid, k := range podsrc {
+		if _, ok := kubelet[uid]; !ok {
+			diffs = append(diffs, fmt.Sprintf("podsrc only %s %+v", uid, k))
+		}
+	}
+	return diffs
 }
 
 // agentConfigPods is podsrc's merged view as the kubelet keeps it: the
@@ -81,17 +105,7 @@ func testAgainstKubelet(t *testing.T, e *env) {
 		if err != nil {
 			return false, "", err
 		}
-		var diffs []string
-		for uid, k := range kp {
-			if ap[uid] != k {
-				diffs = append(diffs, fmt.Sprintf("kubelet %s %+v, podsrc %+v", uid, k, ap[uid]))
-			}
-		}
-		for uid, k := range ap {
-			if _, ok := kp[uid]; !ok {
-				diffs = append(diffs, fmt.Sprintf("podsrc only %s %+v", uid, k))
-			}
-		}
+		diffs := podViewDiffs(kp, ap)
 		want := map[string]bool{"e2e-cmp-a-" + c.NodeName: false, "e2e-cmp-b-" + c.NodeName: false, "e2e-cmp-api": false}
 		for _, k := range ap {
 			if _, ok := want[k.Name]; ok && k.Namespace == agentTestNS {

@@ -31,9 +31,9 @@ const olderNamespace = "podsrc-e2e-older"
 // in PODSRC_E2E_OLDER_KUBELET) and deploys podsrc as a user would: deploy
 // gives the node the agent of that minor, which reports no skew, and every
 // mirror pod on the node carries in kubernetes.io/config.mirror the UID
-// podsrc computes for its static pod (v1.34 hashes with MD5, v1.36 with
-// FNV-128a), with the kubelet's own config hash; pods -o wide says so. Then
-// the v1.36 agent replaces it and reports its skew everywhere. The kubelet
+// podsrc computes for its static pod (v1.34 hashes with MD5, v1.35 and
+// later with FNV-128a), with the kubelet's own config hash; pods -o wide
+// says so. Then the agent of the cluster's own minor replaces it and reports its skew everywhere. The kubelet
 // goes back to the cluster's own when the test ends, and the test waits for
 // the Node to report that version again.
 //
@@ -52,7 +52,7 @@ func TestOlderKubelet(t *testing.T) {
 	c := cluster.Get(t)
 	root := repoRoot(t)
 	plugin := buildPlugin(t, root)
-	image := buildImage(t, root, fmt.Sprint(int(minor)+100))
+	image := buildImage(t, root, agentMinor(minor))
 
 	undeploy(t, c, plugin)
 	own := nodeKubeletVersion(t, c)
@@ -187,20 +187,20 @@ spec:
 		}
 	}
 
-	// The v1.36 agent on this node is skewed, and says so: /sources and
+	// The agent of the cluster's minor on this node is skewed, and says so: /sources and
 	// /readyz (not ready), every plugin command, and pods -o wide, where
 	// the kubelet's UIDs differ from the ones it computes.
 	patchCtx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":%q}]}}}}`, image+"-kubelet1.36")
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":%q}]}}}}`, clusterImage(t, image))
 	if _, err := c.Client.AppsV1().DaemonSets(client.AgentNamespace).Patch(patchCtx, "podsrc-agent", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		t.Fatalf("running the v1.36 agent on the node: %v", err)
+		t.Fatalf("running the %s agent on the node: %v", cluster.KubeletMinor, err)
 	}
-	poll(t, "the v1.36 agent to report its skew", func(ctx context.Context) (bool, error) {
+	poll(t, "the "+cluster.KubeletMinor.String()+" agent to report its skew", func(ctx context.Context) (bool, error) {
 		if err := agentGet(ctx, c, "sources", &sources); err != nil {
 			return false, err
 		}
-		return strings.HasPrefix(sources.ReproducedKubeletVersion, "v1.36.") && sources.KubeletSkew != "", nil
+		return strings.HasPrefix(sources.ReproducedKubeletVersion, cluster.KubeletMinor.String()+".") && sources.KubeletSkew != "", nil
 	})
 	wantSkew := "the node runs kubelet " + version + " but this agent reproduces kubelet " + sources.ReproducedKubeletVersion
 	if !strings.HasPrefix(sources.KubeletSkew, wantSkew) || !strings.Contains(sources.KubeletSkew, "run kubectl podsrc deploy") {
@@ -213,7 +213,7 @@ spec:
 	if err == nil || !strings.Contains(string(readyz), wantSkew) {
 		t.Errorf("/readyz of the skewed agent: %v %q, want 503 saying %q", err, readyz, wantSkew)
 	}
-	if _, errOut := runPlugin(t, c, plugin, "sources", c.NodeName); !strings.Contains(errOut, "Warning: node "+c.NodeName+" runs kubelet "+version+", but its agent reproduces kubelet v1.36") {
+	if _, errOut := runPlugin(t, c, plugin, "sources", c.NodeName); !strings.Contains(errOut, "Warning: node "+c.NodeName+" runs kubelet "+version+", but its agent reproduces kubelet "+cluster.KubeletMinor.String()) {
 		t.Errorf("kubectl podsrc sources on the skewed node warns %q", errOut)
 	}
 	// The kubelet's UID comes from the runtime's sandbox until the new

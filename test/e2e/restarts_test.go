@@ -44,6 +44,7 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	mark := e.rec.mark()
+	before := servedSince(e, 0)
 	if err := c.Client.CoreV1().Pods(client.AgentNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +80,20 @@ func testWatchAcrossRecreate(t *testing.T, e *env) {
 		t.Fatalf("the new agent's boundary %s in epoch %s, want the old agent's epoch %s and a clean stop:\n%s", describeMsgs(msgs[at:at+1], 1), b.Epoch, msgs[0].Epoch, describeMsgs(msgs, 20))
 	}
 	checkSequence(t, msgs[at:])
+	checkHistory(t, e, before, *msgs[at].Event, true)
+}
+
+// servedSince returns the events the recorder got from mark on, in the
+// epoch of its first message: what one agent process served.
+func servedSince(e *env, mark int) []v1alpha1.Event {
+	var out []v1alpha1.Event
+	msgs := e.rec.since(mark)
+	for _, m := range msgs {
+		if m.Type == v1alpha1.MessageEvent && m.Epoch == msgs[0].Epoch {
+			out = append(out, *m.Event)
+		}
+	}
+	return out
 }
 
 // testKillAgent kills the agent's process with SIGKILL (through the node's
@@ -105,6 +120,7 @@ func testKillAgent(t *testing.T, e *env) {
 	mark := e.rec.mark()
 	c.WriteStaticPod(t, "e2e-kill.yaml", sleepingStaticPod(c, agentTestNS, "kill"))
 	e.waitEvent(t, mark, "the ADD of the static pod kill", configEvent("ADD", v1alpha1.SourceFile, agentTestNS, "kill-"+c.NodeName, ""))
+	served := servedSince(e, mark)
 	kill := exec.Command(c.Env["CTR"], "--address", c.Env["CONTAINERD_SOCKET"], "-n", "k8s.io", "task", "kill", "--signal", "SIGKILL", id)
 	if out, err := kill.CombinedOutput(); err != nil {
 		t.Fatalf("ctr task kill --signal SIGKILL %s: %v\n%s", id, err, out)
@@ -137,6 +153,93 @@ func testKillAgent(t *testing.T, e *env) {
 			describeMsgs(msgs[at:at+1], 1), b.Epoch, msgs[0].Epoch, describeMsgs(msgs, 20))
 	}
 	checkSequence(t, msgs)
+	checkHistory(t, e, served, *b.Event, false)
+}
+
+// testUpgradeAgent upgrades the agent as an operator does: deploy of a
+// rebuilt image (another version). The DaemonSet replaces the agent pod;
+// the new version's agent continues the old one's journal: its boundary
+// stays in the old epoch, names the new version and a clean stop, and
+// events --since afterwards returns, event by event, what the old version
+// served before the upgrade, with the same numbers.
+func testUpgradeAgent(t *testing.T, e *env) {
+	c := e.c
+	ctx := context.Background()
+	_, oldUID, err := agentPod(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := e.rec.mark()
+	c.WriteStaticPod(t, "e2e-upgrade.yaml", sleepingStaticPod(c, agentTestNS, "upgrade"))
+	e.waitEvent(t, mark, "the ADD of the static pod upgrade", configEvent("ADD", v1alpha1.SourceFile, agentTestNS, "upgrade-"+c.NodeName, ""))
+	// What the old version served from mark on, before the upgrade.
+	before := servedSince(e, mark)
+
+	const upgraded = e2eVersion + "-upgrade"
+	image := buildImageAs(t, e.root, upgraded)
+	deployImage(t, c, e.plugin, image)
+	e.pollFor(t, "the upgraded agent pod", restartTimeout, func(ctx context.Context) (bool, string, error) {
+		n, u, err := agentPod(ctx, c)
+		return err == nil && u != oldUID, n, err
+	})
+	waitAgentReady(t, c)
+
+	var msgs []v1alpha1.StreamMessage
+	at := -1
+	e.pollFor(t, "the upgraded agent's boundary on the stream", restartTimeout, func(context.Context) (bool, string, error) {
+		msgs = e.rec.since(mark)
+		at = slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool {
+			return m.Event != nil && m.Event.Kind == v1alpha1.EventKindBoundary && m.Event.Boundary != nil && m.Event.Boundary.AgentVersion == upgraded
+		})
+		return at >= 0, describeMsgs(msgs, 5), nil
+	})
+	if i := slices.IndexFunc(msgs, func(m v1alpha1.StreamMessage) bool { return m.Type == v1alpha1.MessageReset }); i >= 0 {
+		t.Fatalf("a reset after the upgrade: the new version's journal did not continue the numbering:\n%s", describeMsgs(msgs[:i+1], 20))
+	}
+	b := msgs[at]
+	if b.Epoch != msgs[0].Epoch || b.Event.Boundary.PreviousStop != v1alpha1.StopClean || b.Event.Boundary.Down == nil {
+		t.Fatalf("the upgraded agent's boundary %s in epoch %s; want the old epoch %s, a clean stop and the time no agent watched:\n%s",
+			describeMsgs(msgs[at:at+1], 1), b.Epoch, msgs[0].Epoch, describeMsgs(msgs, 20))
+	}
+	checkSequence(t, msgs)
+
+	checkHistory(t, e, before, *b.Event, true)
+}
+
+// checkHistory checks events --since after an agent's restart, event by
+// event: each event the old process served (before) is there with its
+// number, then the new process's boundary. After a clean stop every one is
+// there; after a kill, the newest ones the old process served but had not
+// yet written may be missing, and only those.
+func checkHistory(t *testing.T, e *env, before []v1alpha1.Event, boundary v1alpha1.Event, clean bool) {
+	t.Helper()
+	// --all-events: the old process's ContainerChanged events too, which
+	// the kubelet never sends and events leaves out by default.
+	history := pluginEvents(t, e, "--since", "1h", "--all-events")
+	bySeq := map[uint64]v1alpha1.Event{}
+	for _, ev := range history {
+		bySeq[ev.Seq] = ev
+	}
+	lost := -1
+	for i, want := range before {
+		got, ok := bySeq[want.Seq]
+		switch {
+		case !ok && !clean && lost < 0:
+			lost = i
+		case !ok && lost < 0:
+			t.Errorf("events --since 1h after the restart lacks event %d the old process served: %+v", want.Seq, want)
+		case ok && lost >= 0:
+			t.Errorf("events --since 1h after the restart lacks event %d but has the later %d: only the newest events of a killed process may be lost", before[lost].Seq, want.Seq)
+		case ok && (got.Kind != want.Kind || got.Type != want.Type || got.PodUID != want.PodUID || got.Op != want.Op):
+			t.Errorf("events --since 1h after the restart: event %d is %+v, want the old process's %+v", want.Seq, got, want)
+		}
+	}
+	if lost >= 0 {
+		t.Logf("events --since 1h after the kill: the old process's newest %d events were not yet written", len(before)-lost)
+	}
+	if got, ok := bySeq[boundary.Seq]; !ok || got.Kind != v1alpha1.EventKindBoundary {
+		t.Errorf("events --since 1h after the restart lacks the new process's boundary %d", boundary.Seq)
+	}
 }
 
 // checkSequence checks that within each epoch event sequence numbers follow

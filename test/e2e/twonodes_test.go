@@ -30,7 +30,7 @@ const twoNodesNS = "podsrc-e2e-two"
 
 // TestTwoNodes runs podsrc on two real nodes at once. The second node is
 // laid out unlike the first (RKE2-like paths), runs kubelet v1.34.4 beside
-// the first's v1.36.3, and keeps its runtime's state under a private mount,
+// the first's (cluster.KubeletVersion), and keeps its runtime's state under a private mount,
 // where a HostToContainer mount is refused.
 //
 // Deploy to the first node alone, then start the second: the default
@@ -38,7 +38,7 @@ const twoNodesNS = "podsrc-e2e-two"
 // command reports that agent's skew for the second node only. Deploy again:
 // two DaemonSets, one per layout and minor, both agents ready. Then the
 // fan-out over both (sources, pods, pleg: one header, each node's own
-// paths), watch --all-nodes (a manifest on the second node, a container exit
+// paths), each agent against its own kubelet (testOwnMinor), watch --all-nodes (a manifest on the second node, a container exit
 // on the first, each node in its colour), why on each node's broken
 // manifest, a node whose agent is gone named while the other prints, and
 // undeploy removing both DaemonSets.
@@ -64,7 +64,7 @@ func TestTwoNodes(t *testing.T) {
 			return sources.KubeletSkew != "", nil
 		})
 		_, errOut, _ := runPluginExit(t, c, plugin, "sources", "--all-nodes")
-		want := "Warning: node " + n2.Name + " runs kubelet " + n2.KubeletVersion + ", but its agent reproduces kubelet v1.36"
+		want := "Warning: node " + n2.Name + " runs kubelet " + n2.KubeletVersion + ", but its agent reproduces kubelet " + cluster.KubeletMinor.String()
 		if !strings.Contains(errOut, want) || strings.Contains(errOut, "node "+c.NodeName+" runs") {
 			t.Errorf("sources --all-nodes warns %q; want %q, and nothing of %s", errOut, want, c.NodeName)
 		}
@@ -85,7 +85,7 @@ func TestTwoNodes(t *testing.T) {
 		}
 		t.Logf("kubectl podsrc deploy:\n%s%s", out, errOut)
 		for _, want := range []string{
-			fmt.Sprintf("(static pods %s, CRI %s), kubelet v1.36, image %s-kubelet1.36: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, image, c.NodeName),
+			fmt.Sprintf("(static pods %s, CRI %s), kubelet %s, image %s: %s and nodes added later", c.StaticPodDir, c.CRIEndpoint, cluster.KubeletMinor, clusterImage(t, image), c.NodeName),
 			fmt.Sprintf("(static pods %s, CRI %s), kubelet v1.34, image %s-kubelet1.34: %s", n2.StaticPodDir, n2.CRIEndpoint, image, n2.Name),
 			"2/2 agents ready",
 		} {
@@ -130,6 +130,8 @@ func TestTwoNodes(t *testing.T) {
 			})
 		}
 	})
+
+	t.Run("each node's agent reproduces its own kubelet", func(t *testing.T) { testOwnMinor(t, c, n2) })
 
 	t.Run("watch --all-nodes follows both nodes", func(t *testing.T) {
 		w := startWatch(t, c, plugin, "watch", "--all-nodes", "--snapshot", "--color=always", "-n", twoNodesNS)

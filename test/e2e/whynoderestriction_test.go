@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -19,27 +20,44 @@ import (
 // pod.
 const whyNRNS = "podsrc-e2e-why-nr"
 
-// TestWhyNodeRestriction runs the kubelet with PreventStaticPodAPIReferences
-// off, so that it accepts a static pod that references a secret and asks the
-// API server for its mirror pod, which the API server's admission refuses
+// TestWhyNodeRestriction runs the node's kubelet with
+// PreventStaticPodAPIReferences off, so that it accepts a static pod that
+// references a secret and asks the API server for its mirror pod, which the API server's admission refuses
 // (the ServiceAccount plugin, first; NodeRestriction would too). The agent,
 // deployed after the restart, takes the gate from the kubelet's /configz and
 // decodes the pod as the kubelet does; why must report the mirror stage
 // failing, naming the admission plugins and the secret, with exit status 2, in
 // JSON and in the checklist. The kubelet records no Event for the refusal,
-// only a log line: the test reads it to prove the refusal real. The kubelet
-// goes back to its defaults when the test ends.
+// only a log line: the test reads it to prove the refusal real.
+//
+// v1.37 removed the gate (its kubelet refuses such a pod always), so the
+// node runs the second node's kubelet (cluster.Node2KubeletVersion, v1.34),
+// whose gate is on by default, with the gate off, and deploy gives it that
+// minor's agent. The kubelet goes back to the cluster's own, with its
+// defaults, when the test ends.
 func TestWhyNodeRestriction(t *testing.T) {
 	c := cluster.Get(t)
 	root := repoRoot(t)
 	e := &env{c: c, root: root}
 	e.plugin = buildPlugin(t, root)
+	version := cluster.Node2KubeletVersion
+	minor, err := kubeletminor.Of(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := buildImage(t, root, agentMinor(minor))
 
-	c.RestartKubeletWithGates(t, "PreventStaticPodAPIReferences=false")
+	undeploy(t, c, e.plugin)
+	own := nodeKubeletVersion(t, c)
+	c.RunKubeletWithGates(t, version, "PreventStaticPodAPIReferences=false")
 	// Registered first, so run last: after the static pod is gone and the
-	// agent undeployed.
-	t.Cleanup(func() { c.RestartKubeletWithGates(t, "") })
-	deploy(t, c, root, e.plugin)
+	// agent undeployed. The next test must see the cluster's own kubelet.
+	t.Cleanup(func() {
+		c.RunKubeletWithGates(t, "", "")
+		awaitNodeKubelet(t, c, own)
+	})
+	awaitNodeKubelet(t, c, version)
+	deployImage(t, c, e.plugin, image)
 	e.follow(t)
 	createWhyNamespace(t, e, whyNRNS)
 	t.Cleanup(func() {

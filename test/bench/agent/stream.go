@@ -34,6 +34,17 @@ type streamConfig struct {
 	buffer      int
 	drain       time.Duration
 	maxP99      time.Duration
+	// journal is "off", "on" or "both"; journalMaxBytes is the agent's
+	// --journal-max-bytes when it is on.
+	journal         string
+	journalMaxBytes int64
+}
+
+// streamRun is one run of the benchmark, with the journal on or off.
+type streamRun struct {
+	journal bool
+	res     agentResult
+	metrics map[string]float64
 }
 
 // subscriber is what one stream client saw.
@@ -59,30 +70,83 @@ func runStream(ctx context.Context, args []string) error {
 	fs.IntVar(&c.buffer, "event-buffer", 10000, "the agent's --event-buffer")
 	fs.DurationVar(&c.drain, "drain", 15*time.Second, "how long the streams may take to deliver the last event after publishing ends")
 	fs.DurationVar(&c.maxP99, "max-p99", 100*time.Millisecond, "the p99 delivery latency the verdict accepts")
+	fs.StringVar(&c.journal, "journal", "both", "run the agent with its journal off, on, or both in turn (and print the journal's cost per event)")
+	fs.Int64Var(&c.journalMaxBytes, "journal-max-bytes", 16<<20, "the agent's --journal-max-bytes with the journal on: below what the run publishes, so that the bound is exercised")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if c.rate <= 0 || c.duration <= 0 || c.subscribers <= 0 {
-		return errors.New("-rate, -duration and -subscribers must be positive")
+	if c.rate <= 0 || c.duration <= 0 || c.subscribers <= 0 || c.journalMaxBytes <= 0 {
+		return errors.New("-rate, -duration, -subscribers and -journal-max-bytes must be positive")
 	}
+	var modes []bool
+	switch c.journal {
+	case "off":
+		modes = []bool{false}
+	case "on":
+		modes = []bool{true}
+	case "both":
+		modes = []bool{false, true}
+	default:
+		return fmt.Errorf("-journal must be off, on or both, not %q", c.journal)
+	}
+	var runs []streamRun
+	var errs []error
+	for _, on := range modes {
+		r, err := streamOnce(ctx, c, on)
+		if r != nil {
+			runs = append(runs, *r)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("journal %s: %w", onOff(on), err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if err := reportJournal(c, runs); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
 
+// onOff names a journal mode.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// streamOnce runs the benchmark once, with the agent's journal on or off
+// (in a temporary directory), and prints its report. It returns the run
+// whenever the agent reported one, also when the goal was missed.
+func streamOnce(ctx context.Context, c streamConfig, journal bool) (*streamRun, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("finding this program: %w", err)
+		return nil, fmt.Errorf("finding this program: %w", err)
 	}
-	cmd := exec.Command(self, streamAgentCommand, "-rate", strconv.Itoa(c.rate), "-duration", c.duration.String(),
-		"-event-buffer", strconv.Itoa(c.buffer))
+	args := []string{streamAgentCommand, "-rate", strconv.Itoa(c.rate), "-duration", c.duration.String(),
+		"-event-buffer", strconv.Itoa(c.buffer)}
+	if journal {
+		dir, err := os.MkdirTemp("", "podsrc-bench-journal-")
+		if err != nil {
+			return nil, fmt.Errorf("making the journal's directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		args = append(args, "-journal-dir", dir, "-journal-max-bytes", strconv.FormatInt(c.journalMaxBytes, 10))
+	}
+	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return fmt.Errorf("agent stdin: %w", err)
+		return nil, fmt.Errorf("agent stdin: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("agent stdout: %w", err)
+		return nil, fmt.Errorf("agent stdout: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the agent process: %w", err)
+		return nil, fmt.Errorf("starting the agent process: %w", err)
 	}
 	pid := cmd.Process.Pid
 	exited := make(chan error, 1)
@@ -109,7 +173,7 @@ func runStream(ctx context.Context, args []string) error {
 
 	addr, err := expectLine(ctx, lines, "listening ", 20*time.Second)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	base := "http://" + addr
 
@@ -128,11 +192,11 @@ func runStream(ctx context.Context, args []string) error {
 		done.Go(func() { s.run(subCtx, client, base, &target, connected.Done) })
 	}
 	if err := waitGroup(ctx, &connected, 30*time.Second); err != nil {
-		return fmt.Errorf("connecting %d subscribers: %w", c.subscribers, err)
+		return nil, fmt.Errorf("connecting %d subscribers: %w", c.subscribers, err)
 	}
 	for _, s := range subs {
 		if s.connErr != nil {
-			return fmt.Errorf("a subscriber could not connect: %w", s.connErr)
+			return nil, fmt.Errorf("a subscriber could not connect: %w", s.connErr)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "bench-agent: %d subscribers connected to %s; publishing %d events/s for %v\n", c.subscribers, base, c.rate, c.duration)
@@ -140,15 +204,15 @@ func runStream(ctx context.Context, args []string) error {
 	cpu0 := procstat.SelfCPUTime()
 	start := time.Now()
 	if _, err := io.WriteString(stdin, "start\n"); err != nil {
-		return fmt.Errorf("starting the agent's publisher: %w", err)
+		return nil, fmt.Errorf("starting the agent's publisher: %w", err)
 	}
 	resLine, err := expectLine(ctx, lines, "result ", c.duration+30*time.Second)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var res agentResult
 	if err := json.Unmarshal([]byte(resLine), &res); err != nil {
-		return fmt.Errorf("the agent's result %q: %w", resLine, err)
+		return nil, fmt.Errorf("the agent's result %q: %w", resLine, err)
 	}
 	target.Store(res.LastSeq)
 	drained := waitGroup(ctx, &done, c.drain) == nil
@@ -159,7 +223,9 @@ func runStream(ctx context.Context, args []string) error {
 	clientMem, _ := procstat.ReadMem(0)
 	metrics := scrape(base + v1alpha1.MetricsPath)
 
-	return report(c, res, subs, drained, metrics, clientCPU, clientWall, clientMem)
+	fmt.Printf("\n--- journal %s\n", onOff(journal))
+	err = report(c, res, subs, drained, metrics, clientCPU, clientWall, clientMem)
+	return &streamRun{journal: journal, res: res, metrics: metrics}, err
 }
 
 // expectLine waits for the agent process's line with the prefix.
@@ -321,7 +387,8 @@ func fastEvent(line []byte) (uint64, time.Time, bool) {
 	return seq, t, true
 }
 
-// scrape returns the agent's metrics without labels, by name.
+// scrape returns the agent's metrics by name, labels included as the
+// exposition writes them (name{label="value"}).
 func scrape(url string) map[string]float64 {
 	out := map[string]float64{}
 	resp, err := http.Get(url)
@@ -332,7 +399,7 @@ func scrape(url string) map[string]float64 {
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		name, val, ok := strings.Cut(sc.Text(), " ")
-		if !ok || strings.HasPrefix(name, "#") || strings.Contains(name, "{") {
+		if !ok || strings.HasPrefix(name, "#") {
 			continue
 		}
 		if f, err := strconv.ParseFloat(val, 64); err == nil {

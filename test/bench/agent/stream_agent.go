@@ -21,6 +21,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/journal"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
@@ -58,6 +59,8 @@ func runStreamAgent(ctx context.Context, args []string) error {
 	buffer := fs.Int("event-buffer", agent.DefaultEventBuffer, "the agent's --event-buffer")
 	heartbeat := fs.Duration("heartbeat", agent.DefaultHeartbeat, "the agent's --heartbeat")
 	profiling := fs.Bool("enable-profiling", true, "serve /debug/pprof/ on a loopback port of its own (the agent logs it)")
+	journalDir := fs.String("journal-dir", "", "the agent's --journal-dir; empty keeps the journal off")
+	journalMaxBytes := fs.Int64("journal-max-bytes", journal.DefaultMaxBytes, "the agent's --journal-max-bytes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,7 +77,10 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		EnableProfiling: *profiling,
 
 		ProfilingAddress: "127.0.0.1:0",
-		Limits:           serve.DefaultLimits(),
+		Limits:           streamLimits(),
+	}
+	if *journalDir != "" {
+		cfg.Journal = agent.JournalConfig{Dir: *journalDir, MaxBytes: *journalMaxBytes, MaxAge: journal.DefaultMaxAge}
 	}
 	a, err := agent.New(cfg, kubeletminor.V136, nil)
 	if err != nil {
@@ -126,6 +132,17 @@ func runStreamAgent(ctx context.Context, args []string) error {
 		return fmt.Errorf("agent: %w", err)
 	}
 	return nil
+}
+
+// streamLimits are the agent's default limits, but that one peer may hold
+// every stream: the subscribers all come from 127.0.0.1, as users through
+// the API server's proxy come from its one address, and the benchmark
+// measures the streams, not the per-peer share (bench-agent fair does).
+func streamLimits() serve.Limits {
+	l := serve.DefaultLimits()
+	l.MaxStreamsPerPeer = l.MaxStreams
+	l.MaxConnectionsPerPeer = l.MaxConnections
+	return l
 }
 
 // publish publishes rate events a second into the agent's event ring for d, sampling the
