@@ -15,17 +15,17 @@ import (
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
-// heldJudge admits a pod once the test lets it, and says when it starts
+// heldAdmitHandler admits a pod once the test lets it, and says when it starts
 // judging one.
-type heldJudge struct {
+type heldAdmitHandler struct {
 	judging chan string
 	release chan struct{}
 }
 
-func (h heldJudge) Admit(in admission.Input) admission.Verdict {
+func (h heldAdmitHandler) Admit(in admission.AdmitAttributes) admission.AdmitResult {
 	h.judging <- in.Pod.Name
 	<-h.release
-	return admission.Verdict{Admit: true}
+	return admission.AdmitResult{Admit: true}
 }
 
 // TestJudgingHoldsNoViewLock holds the admit handlers in the middle of an
@@ -33,7 +33,7 @@ func (h heldJudge) Admit(in admission.Input) admission.Verdict {
 // list, which takes the sync loop's viewMu), without the pod being judged, which enters
 // the view only with its verdict.
 func TestJudgingHoldsNoViewLock(t *testing.T) {
-	h := heldJudge{judging: make(chan string, 1), release: make(chan struct{})}
+	h := heldAdmitHandler{judging: make(chan string, 1), release: make(chan struct{})}
 	ta := startAgent(t, func(c *Config) { c.Admission = h })
 	var release sync.Once
 	t.Cleanup(func() { release.Do(func() { close(h.release) }) })

@@ -41,7 +41,7 @@ const waitLimit = 20 * time.Second
 // decodes a YAML pod, names it for the node and derives its UID from the
 // manifest and its path; testWarningAnnotation gives a warning.
 // noAdmission builds a chain of no admit handlers.
-func noAdmission(context.Context, admission.Config) (admission.Handlers, error) {
+func noAdmission(context.Context, admission.Config) (admission.AdmitHandler, error) {
 	return admission.NewChain("v1.36.3", nil, nil)
 }
 

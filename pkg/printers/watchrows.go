@@ -38,7 +38,7 @@ func WatchColumns() Columns[watchRow] {
 		{Header: "Source", MinWidth: 6, Path: ".event.source", Cell: func(r watchRow) any { return orDash(r.Source) }},
 		{Header: "Namespace/Name", MinWidth: 36, Cell: func(r watchRow) any { return orDash(r.Pod) }},
 		{Header: "Container", MinWidth: 10, Path: ".event.containerName", Cell: func(r watchRow) any { return orDash(r.Container) }},
-		{Header: "Kubelet", MinWidth: 7, Cell: func(r watchRow) any { return orDash(v1alpha1.Verdict(r.Handler)) }},
+		{Header: "Kubelet", MinWidth: 7, Cell: func(r watchRow) any { return orDash(v1alpha1.SyncHandlerWord(r.Handler)) }},
 		{Header: "Seq", MinWidth: 5, Wide: true, Path: ".event.seq", Cell: func(r watchRow) any { return r.Seq }},
 		{Header: "UID", MinWidth: 36, Wide: true, Cell: func(r watchRow) any { return orDash(r.UID) }},
 		{Header: "Handler", MinWidth: 18, Wide: true, Path: ".event.handler", Cell: func(r watchRow) any { return orDash(r.Handler) }},

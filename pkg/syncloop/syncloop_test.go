@@ -41,13 +41,13 @@ func TestSyncLoopMeetsBothSides(t *testing.T) {
 	if seq, snap := l.Snapshot(); seq != ring.LastSeq() || len(snap) != 1 {
 		t.Fatalf("snapshot at %d of %d pods, want at %d of 1", seq, len(snap), ring.LastSeq())
 	}
-	if judged != 1 || len(published) != 1 || published[0].Handler != v1alpha1.HandlerPodAdditions || published[0].Pods[0].Admission == nil {
+	if judged != 1 || len(published) != 1 || published[0].Handler != v1alpha1.SyncHandlerPodAdditions || published[0].Pods[0].Admission == nil {
 		t.Fatalf("after the ADD: %d judgements, events %+v; want one ADD to HandlePodAdditions with its verdict", judged, published)
 	}
 
 	started := pleg.ComputedEvent{PodLifecycleEvent: pleg.PodLifecycleEvent{ID: "uid-web", PodName: "web-node-1", PodNamespace: "default", Type: pleg.ContainerStarted, Data: "c1", KubeletSends: true}, Outcome: pleg.OutcomeSent}
 	l.HandleEvent(started)
-	if e := published[len(published)-1]; e.Handler != v1alpha1.HandlerPodSyncs || e.Labels["app"] != "web" {
+	if e := published[len(published)-1]; e.Handler != v1alpha1.SyncHandlerPodSyncs || e.Labels["app"] != "web" {
 		t.Fatalf("ContainerStarted of a configured pod: %+v, want HandlePodSyncs with its labels", e)
 	}
 
@@ -59,7 +59,7 @@ func TestSyncLoopMeetsBothSides(t *testing.T) {
 		t.Fatalf("%d judgements, want only the ADD's", judged)
 	}
 	l.HandleEvent(started)
-	if e := published[len(published)-1]; e.Handler != v1alpha1.HandlerIgnored || e.Ignored != ignoredNotInPodManager {
+	if e := published[len(published)-1]; e.Handler != v1alpha1.SyncHandlerIgnored || e.Ignored != ignoredNotInPodManager {
 		t.Fatalf("ContainerStarted of a removed pod: %+v, want ignored", e)
 	}
 	if ring.LastSeq() != uint64(len(published)) {
@@ -82,9 +82,9 @@ func TestSetNodeJudgesTheWaitingPods(t *testing.T) {
 }
 
 // judgeFunc is admit handlers that are one function.
-type judgeFunc func(admission.Input) admission.Verdict
+type judgeFunc func(admission.AdmitAttributes) admission.AdmitResult
 
-func (f judgeFunc) Admit(in admission.Input) admission.Verdict { return f(in) }
+func (f judgeFunc) Admit(in admission.AdmitAttributes) admission.AdmitResult { return f(in) }
 
 // TestPLEGEventsPassWhileAnAddIsJudged holds the admit handlers in the
 // middle of an ADD and expects a PLEG event to be dispatched and published
@@ -92,10 +92,10 @@ func (f judgeFunc) Admit(in admission.Input) admission.Verdict { return f(in) }
 // the admit handlers.
 func TestPLEGEventsPassWhileAnAddIsJudged(t *testing.T) {
 	judging, release := make(chan string, 1), make(chan struct{})
-	held := judgeFunc(func(in admission.Input) admission.Verdict {
+	held := judgeFunc(func(in admission.AdmitAttributes) admission.AdmitResult {
 		judging <- in.Pod.Name
 		<-release
-		return admission.Verdict{Admit: true}
+		return admission.AdmitResult{Admit: true}
 	})
 	ring := eventring.New(16, nil)
 	l := New(Options{Ring: ring, Dispatcher: NewDispatcher(SetInvalid, 1), Admission: held})
