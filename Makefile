@@ -108,11 +108,11 @@ dist: ## kubectl-podsrc archives for every platform, the agent images, one per k
 demo: build ## The main job: a real local two-node cluster with podsrc on it.
 	./hack/demo.sh
 
-# docs/commands.md is committed (go test ./docs/ fails when it is stale);
-# the man pages are build output, like the binaries.
+# docs/commands.md and docs/columns.md are committed (go test ./docs/ fails
+# when they are stale); the man pages are build output, like the binaries.
 .PHONY: docs
-docs: ## docs/commands.md from the command trees, and man pages into bin/man.
-	go run ./hack/gendocs -markdown docs/commands.md -man $(BIN)/man
+docs: ## docs/commands.md from the command trees, docs/columns.md from the column lists, and man pages into bin/man.
+	go run ./hack/gendocs -markdown docs/commands.md -columns docs/columns.md -man $(BIN)/man
 
 .PHONY: clean
 clean: ## Remove bin/ and dist/.

@@ -14,6 +14,7 @@ import (
 	"github.com/podsrc/podsrc/internal/clidoc"
 	"github.com/podsrc/podsrc/pkg/agent"
 	"github.com/podsrc/podsrc/pkg/cli"
+	"github.com/podsrc/podsrc/pkg/printers"
 )
 
 // commandTrees are the command trees of kubectl podsrc and podsrc-agent,
@@ -198,4 +199,20 @@ func subcommand(cmd *cobra.Command, name string) *cobra.Command {
 		}
 	}
 	return nil
+}
+
+// TestColumnsPageIsCurrent checks that columns.md is what make docs writes
+// from today's column lists.
+func TestColumnsPageIsCurrent(t *testing.T) {
+	committed, err := os.ReadFile("columns.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fresh bytes.Buffer
+	if err := clidoc.ColumnsMarkdown(&fresh, printers.TableReferences()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(committed, fresh.Bytes()) {
+		t.Errorf("docs/columns.md is stale: run make docs and commit it (first difference near: %q)", firstDifference(committed, fresh.Bytes()))
+	}
 }

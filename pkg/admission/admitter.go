@@ -16,8 +16,8 @@ const (
 	SkippedMirror = "mirror pod: not taken to admission"
 )
 
-// Result is what became of one pod of an ADD notification.
-type Result struct {
+// PodAdmission is what became of one pod of an ADD notification.
+type PodAdmission struct {
 	// Pod is the pod as the notification carried it.
 	Pod *v1.Pod
 	// Admission is the verdict, or why the pod was skipped.
@@ -26,10 +26,10 @@ type Result struct {
 
 // Admitter follows the kubelet's admission of added pods on one node: it
 // keeps the node and the active pods, and judges each ADD notification
-// with one minor's Handlers. It is a value owned by one goroutine; it is
+// with one minor's AdmitHandler. It is a value owned by one goroutine; it is
 // not safe for concurrent use.
 type Admitter struct {
-	handlers Handlers
+	handlers AdmitHandler
 	readBack ReadBack
 	node     *v1.Node
 	active   activeSet
@@ -43,7 +43,7 @@ type ReadBack func(*v1.Pod) (v1alpha1.Admission, bool)
 // judges pods with h. readBack, when not nil, is asked first: a pod the
 // kubelet has already judged keeps the kubelet's verdict, and the active
 // pods follow it.
-func NewAdmitter(h Handlers, readBack ReadBack) *Admitter {
+func NewAdmitter(h AdmitHandler, readBack ReadBack) *Admitter {
 	return &Admitter{handlers: h, readBack: readBack, active: newActiveSet()}
 }
 
@@ -58,14 +58,14 @@ func (a *Admitter) SetNode(node *v1.Node) { a.node = node.DeepCopy() }
 func (a *Admitter) HasNode() bool { return a.node != nil }
 
 // Add judges the pods of one ADD notification as HandlePodAdditions does,
-// and returns one Result per pod in the order the kubelet takes them: by
+// and returns one PodAdmission per pod in the order the kubelet takes them: by
 // creation time; mirror pods and pods already terminal are skipped and
 // hold no room; every other pod is judged against the active pods, joins
 // them when admitted, and the pods its admission preempts leave them.
-func (a *Admitter) Add(pods []*v1.Pod) []Result {
-	results := make([]Result, 0, len(pods))
+func (a *Admitter) Add(pods []*v1.Pod) []PodAdmission {
+	results := make([]PodAdmission, 0, len(pods))
 	for _, pod := range inAdmissionOrder(pods) {
-		results = append(results, Result{Pod: pod, Admission: a.admit(pod)})
+		results = append(results, PodAdmission{Pod: pod, Admission: a.admit(pod)})
 	}
 	return results
 }
@@ -83,7 +83,7 @@ func (a *Admitter) admit(pod *v1.Pod) v1alpha1.Admission {
 		a.active.remove(pod.UID)
 		return v1alpha1.Admission{Skipped: SkippedTerminal}
 	}
-	v := a.handlers.Admit(Input{Node: a.node, Pod: pod, Others: a.active.others(pod.UID)})
+	v := a.handlers.Admit(AdmitAttributes{Node: a.node, Pod: pod, OtherPods: a.active.others(pod.UID)})
 	out := v1alpha1.Admission{Admitted: v.Admit}
 	if v.Admit && v.Unknown != "" {
 		// The pod holds room as the kubelet most likely admitted it; its

@@ -18,21 +18,21 @@ import (
 // call was given.
 type slots struct {
 	n     int
-	calls []Input
+	calls []AdmitAttributes
 }
 
-func (s *slots) Admit(in Input) Verdict {
+func (s *slots) Admit(in AdmitAttributes) AdmitResult {
 	s.calls = append(s.calls, in)
 	if in.Pod.Labels["refuse"] != "" {
-		return Verdict{Reason: "Refused", Message: "refused", Handler: HandlerSysctl}
+		return AdmitResult{Reason: "Refused", Message: "refused", Handler: v1alpha1.AdmitHandlerSysctl}
 	}
-	if len(in.Others) < s.n {
-		return Verdict{Admit: true}
+	if len(in.OtherPods) < s.n {
+		return AdmitResult{Admit: true}
 	}
 	if len(in.Pod.Name) > 9 && in.Pod.Name[:9] == "critical-" {
-		return Verdict{Admit: true, Preempted: in.Others[:1]}
+		return AdmitResult{Admit: true, Preempted: in.OtherPods[:1]}
 	}
-	return Verdict{Reason: "OutOfpods", Message: fmt.Sprintf("full at %d", len(in.Others)), Handler: HandlerPredicate}
+	return AdmitResult{Reason: "OutOfpods", Message: fmt.Sprintf("full at %d", len(in.OtherPods)), Handler: v1alpha1.AdmitHandlerPredicate}
 }
 
 func pod(name string, created int, mutate ...func(*v1.Pod)) *v1.Pod {
@@ -57,7 +57,7 @@ type outcome struct {
 	adm  v1alpha1.Admission
 }
 
-func outcomes(rs []Result) []outcome {
+func outcomes(rs []PodAdmission) []outcome {
 	var out []outcome
 	for _, r := range rs {
 		out = append(out, outcome{r.Pod.Name, r.Admission})
@@ -88,8 +88,8 @@ func TestAdmitterAdd(t *testing.T) {
 		want: [][]outcome{{
 			{"a", admitted},
 			{"b1", admitted},
-			{"b2", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: HandlerPredicate}},
-			{"c", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: HandlerPredicate}},
+			{"b2", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: v1alpha1.AdmitHandlerPredicate}},
+			{"c", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: v1alpha1.AdmitHandlerPredicate}},
 		}},
 		wantActive: []string{"a", "b1"},
 	}, {
@@ -113,7 +113,7 @@ func TestAdmitterAdd(t *testing.T) {
 		}, {
 			{"critical-x", v1alpha1.Admission{Admitted: true, Preempts: []v1alpha1.PodRef{{Name: "a", Namespace: "default", UID: "uid-a"}}}},
 		}, {
-			{"d", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: HandlerPredicate}},
+			{"d", v1alpha1.Admission{Reason: "OutOfpods", Message: "full at 2", Handler: v1alpha1.AdmitHandlerPredicate}},
 		}},
 		wantActive: []string{"b", "critical-x"},
 	}, {
@@ -132,7 +132,7 @@ func TestAdmitterAdd(t *testing.T) {
 		adds:  [][]*v1.Pod{{pod("a", 1), pod("b", 2)}, {pod("a", 1, refuse)}},
 		want: [][]outcome{
 			{{"a", admitted}, {"b", admitted}},
-			{{"a", v1alpha1.Admission{Reason: "Refused", Message: "refused", Handler: HandlerSysctl}}},
+			{{"a", v1alpha1.Admission{Reason: "Refused", Message: "refused", Handler: v1alpha1.AdmitHandlerSysctl}}},
 		},
 		wantActive: []string{"b"},
 	}}
@@ -169,11 +169,11 @@ func TestAdmitterUpdateAndRemove(t *testing.T) {
 
 	a.Add([]*v1.Pod{pod("d", 6), pod("a", 1)}) // a again: judged against the others only
 	last := s.calls[len(s.calls)-2:]
-	if last[0].Pod.Name != "a" || !reflect.DeepEqual(names(last[0].Others), []string{}) {
-		t.Errorf("a judged against %v, want no other pod", names(last[0].Others))
+	if last[0].Pod.Name != "a" || !reflect.DeepEqual(names(last[0].OtherPods), []string{}) {
+		t.Errorf("a judged against %v, want no other pod", names(last[0].OtherPods))
 	}
-	if last[1].Pod.Name != "d" || last[1].Node.Name != node.Name || last[1].Node == node || last[1].Others[0] != a.Active()[0] {
-		t.Errorf("d judged on node %v against %v, want a copy of node-a and [a] (the latest a)", last[1].Node, names(last[1].Others))
+	if last[1].Pod.Name != "d" || last[1].Node.Name != node.Name || last[1].Node == node || last[1].OtherPods[0] != a.Active()[0] {
+		t.Errorf("d judged on node %v against %v, want a copy of node-a and [a] (the latest a)", last[1].Node, names(last[1].OtherPods))
 	}
 	if got := names(a.Active()); !reflect.DeepEqual(got, []string{"a", "d"}) {
 		t.Errorf("active pods %v, want [a d]", got)

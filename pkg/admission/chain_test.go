@@ -11,24 +11,24 @@ import (
 
 func TestNewChain(t *testing.T) {
 	victim := pod("victim", 0)
-	admit := func(Input) Verdict { return Verdict{Admit: true} }
-	steps := []Step{
-		{Name: HandlerSysctl, Admit: admit},
-		{Name: HandlerPredicate, Admit: func(Input) Verdict { return Verdict{Admit: true, Preempted: []*v1.Pod{victim}} }},
-		{Name: HandlerPodFeatures, Admit: func(Input) Verdict { return Verdict{Reason: "PodFeatureUnsupported", Message: "no"} }},
+	admit := func(AdmitAttributes) AdmitResult { return AdmitResult{Admit: true} }
+	steps := []NamedAdmitHandler{
+		{Name: v1alpha1.AdmitHandlerSysctl, Admit: admit},
+		{Name: v1alpha1.AdmitHandlerPredicate, Admit: func(AdmitAttributes) AdmitResult { return AdmitResult{Admit: true, Preempted: []*v1.Pod{victim}} }},
+		{Name: v1alpha1.AdmitHandlerPodFeatures, Admit: func(AdmitAttributes) AdmitResult { return AdmitResult{Reason: "PodFeatureUnsupported", Message: "no"} }},
 	}
 	tests := []struct {
 		name    string
 		names   []string
-		want    Verdict
+		want    AdmitResult
 		wantErr string
 	}{
-		{"all", nil, Verdict{Reason: "PodFeatureUnsupported", Message: "no", Handler: HandlerPodFeatures, Preempted: []*v1.Pod{victim}}, ""},
-		{"none", []string{}, Verdict{Admit: true}, ""},
-		{"a subset", []string{HandlerSysctl, HandlerPredicate}, Verdict{Admit: true, Preempted: []*v1.Pod{victim}}, ""},
-		{"unknown", []string{"eviction"}, Verdict{}, `kubelet v1.36.3 chains no admit handler "eviction"`},
-		{"out of order", []string{HandlerPredicate, HandlerSysctl}, Verdict{}, `kubelet v1.36.3 chains admit handler "sysctl" once and before "predicate"`},
-		{"twice", []string{HandlerPredicate, HandlerPredicate}, Verdict{}, `kubelet v1.36.3 chains admit handler "predicate" once and before "predicate"`},
+		{"all", nil, AdmitResult{Reason: "PodFeatureUnsupported", Message: "no", Handler: v1alpha1.AdmitHandlerPodFeatures, Preempted: []*v1.Pod{victim}}, ""},
+		{"none", []string{}, AdmitResult{Admit: true}, ""},
+		{"a subset", []string{v1alpha1.AdmitHandlerSysctl, v1alpha1.AdmitHandlerPredicate}, AdmitResult{Admit: true, Preempted: []*v1.Pod{victim}}, ""},
+		{"unknown", []string{"eviction"}, AdmitResult{}, `kubelet v1.36.3 chains no admit handler "eviction"`},
+		{"out of order", []string{v1alpha1.AdmitHandlerPredicate, v1alpha1.AdmitHandlerSysctl}, AdmitResult{}, `kubelet v1.36.3 chains admit handler "sysctl" once and before "predicate"`},
+		{"twice", []string{v1alpha1.AdmitHandlerPredicate, v1alpha1.AdmitHandlerPredicate}, AdmitResult{}, `kubelet v1.36.3 chains admit handler "predicate" once and before "predicate"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestNewChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := h.Admit(Input{Pod: pod("p", 1)}); !reflect.DeepEqual(got, tt.want) {
+			if got := h.Admit(AdmitAttributes{Pod: pod("p", 1)}); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("verdict %+v, want %+v", got, tt.want)
 			}
 		})
@@ -52,9 +52,9 @@ func TestNewChain(t *testing.T) {
 // TestAdmitterVictimsOfARefusedPod checks that pods preempted for a pod a
 // later handler refuses leave the active pods all the same.
 func TestAdmitterVictimsOfARefusedPod(t *testing.T) {
-	h, err := NewChain("v1.36.3", []Step{
-		{Name: HandlerPredicate, Admit: func(in Input) Verdict { return Verdict{Admit: true, Preempted: in.Others} }},
-		{Name: HandlerPodFeatures, Admit: func(in Input) Verdict { return Verdict{Admit: in.Pod.Name != "critical-refused"} }},
+	h, err := NewChain("v1.36.3", []NamedAdmitHandler{
+		{Name: v1alpha1.AdmitHandlerPredicate, Admit: func(in AdmitAttributes) AdmitResult { return AdmitResult{Admit: true, Preempted: in.OtherPods} }},
+		{Name: v1alpha1.AdmitHandlerPodFeatures, Admit: func(in AdmitAttributes) AdmitResult { return AdmitResult{Admit: in.Pod.Name != "critical-refused"} }},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestAdmitterVictimsOfARefusedPod(t *testing.T) {
 	a := NewAdmitter(h, nil)
 	a.Add([]*v1.Pod{pod("a", 1)})
 	got := a.Add([]*v1.Pod{pod("critical-refused", 2)})
-	want := v1alpha1.Admission{Handler: HandlerPodFeatures, Preempts: []v1alpha1.PodRef{{Name: "a", Namespace: "default", UID: "uid-a"}}}
+	want := v1alpha1.Admission{Handler: v1alpha1.AdmitHandlerPodFeatures, Preempts: []v1alpha1.PodRef{{Name: "a", Namespace: "default", UID: "uid-a"}}}
 	if !reflect.DeepEqual(got[0].Admission, want) {
 		t.Errorf("admission %+v, want %+v", got[0].Admission, want)
 	}

@@ -44,7 +44,7 @@ func Pressure(node *v1.Node) []v1.NodeConditionType {
 	return out
 }
 
-// EvictionJudge is podsrc's eviction admit handler: it judges a pod as the
+// EvictionAdmitFunc is podsrc's eviction admit handler: it judges a pod as the
 // kubelet's eviction manager does, from the pressure the Node's
 // conditions show rather than from the manager's own observations, which
 // the kubelet publishes as those conditions. No pressure admits every
@@ -54,8 +54,8 @@ func Pressure(node *v1.Node) []v1.NodeConditionType {
 // conditions as the kubelet formats them; where several are True, the
 // kubelet lists them in an order of its own (a map's), which podsrc
 // cannot know.
-func EvictionJudge(c PodClass) Judge {
-	return func(in Input) (bool, string, string) {
+func EvictionAdmitFunc(c PodClass) AdmitFunc {
+	return func(in AdmitAttributes) (bool, string, string) {
 		pressure := Pressure(in.Node)
 		if len(pressure) == 0 || c.IsCritical(in.Pod) {
 			return true, "", ""

@@ -6,10 +6,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TestEvictionJudge judges pods under the pressure a Node's conditions
+// TestEvictionAdmitFunc judges pods under the pressure a Node's conditions
 // show, with a pod class that reads the pod's labels.
-func TestEvictionJudge(t *testing.T) {
-	judge := EvictionJudge(PodClass{
+func TestEvictionAdmitFunc(t *testing.T) {
+	f := EvictionAdmitFunc(PodClass{
 		IsCritical: func(p *v1.Pod) bool { return p.Labels["critical"] != "" },
 		QOS: func(p *v1.Pod) v1.PodQOSClass {
 			if p.Labels["qos"] != "" {
@@ -54,7 +54,7 @@ func TestEvictionJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			admit, reason, message := judge(Input{Node: tt.node, Pod: tt.pod})
+			admit, reason, message := f(AdmitAttributes{Node: tt.node, Pod: tt.pod})
 			wantReason := ""
 			if !tt.admit {
 				wantReason = EvictedReason

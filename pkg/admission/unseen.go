@@ -34,23 +34,23 @@ type Unseen struct {
 const appArmorAnnotationPrefix = "container.apparmor.security.beta.kubernetes.io/"
 
 // WithUnseen returns h, whose verdict on a pod it admits says, in
-// Verdict.Unknown, which of the kubelet's handlers podsrc cannot judge the
+// AdmitResult.Unknown, which of the kubelet's handlers podsrc cannot judge the
 // pod for: a resource manager of a policy other than none for a pod that
 // policy allocates to, AppArmor for a pod that asks for a profile on a
 // host whose AppArmor is not seen enabled, the node shutdown manager
 // while the Node is not Ready; without the kubelet's configuration, the
 // resource managers for every pod they may allocate to. qos is the minor's kubelet's QoS class.
-func WithUnseen(h Handlers, u Unseen, qos func(*v1.Pod) v1.PodQOSClass) Handlers {
+func WithUnseen(h AdmitHandler, u Unseen, qos func(*v1.Pod) v1.PodQOSClass) AdmitHandler {
 	return unseen{h: h, u: u, qos: qos}
 }
 
 type unseen struct {
-	h   Handlers
+	h   AdmitHandler
 	u   Unseen
 	qos func(*v1.Pod) v1.PodQOSClass
 }
 
-func (s unseen) Admit(in Input) Verdict {
+func (s unseen) Admit(in AdmitAttributes) AdmitResult {
 	v := s.h.Admit(in)
 	if v.Admit {
 		v.Unknown = strings.Join(s.blind(in), "; ")
@@ -59,7 +59,7 @@ func (s unseen) Admit(in Input) Verdict {
 }
 
 // blind lists what the kubelet judges in from that podsrc cannot see.
-func (s unseen) blind(in Input) []string {
+func (s unseen) blind(in AdmitAttributes) []string {
 	var out []string
 	guaranteed := s.qos(in.Pod) == v1.PodQOSGuaranteed
 	switch {

@@ -45,7 +45,7 @@ func TestWithUnseen(t *testing.T) {
 		u       Unseen
 		node    *v1.Node
 		pod     *v1.Pod
-		unknown string // a word of Verdict.Unknown; "" for none
+		unknown string // a word of AdmitResult.Unknown; "" for none
 		refused bool
 	}{
 		{"nothing unseen", Unseen{AppArmorEnabled: &yes}, readyNode, pod("p", 1, guaranteed("2")), "", false},

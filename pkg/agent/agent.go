@@ -184,19 +184,14 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 		wg.Go(func() { a.pleg.Run(ctx) })
 	}
 
-	lim := a.cfg.Limits
-	serving := a.metrics.serving
-	api := serve.NewLimitListener(lis, serve.ConnLimits{Total: lim.MaxConnections, PerPeer: lim.MaxConnectionsPerPeer, Name: "connections"}, serving.Refused, serving.Evicted)
-	servers := []httpServer{{srv: serve.NewServer(a.Handler(), api), lis: api}}
+	servers := a.api.Servers(lis, probes, a.cfg.Limits)
 	probeAddress := "(the API's)"
 	if probes != nil {
-		pl := serve.NewLimitListener(probes, serve.ProbeConnLimits(), serving.Refused, serving.Evicted)
-		servers = append(servers, httpServer{srv: serve.NewProbeServer(a.api.ProbeHandler(), pl), lis: pl})
 		probeAddress = probes.Addr().String()
 	}
 	serveErr := make(chan error, len(servers))
 	for _, s := range servers {
-		go func() { serveErr <- fmt.Errorf("serving on %s: %w", s.lis.Addr(), s.srv.Serve(s.lis)) }()
+		go func() { serveErr <- fmt.Errorf("serving on %s: %w", s.Listener.Addr(), s.HTTP.Serve(s.Listener)) }()
 	}
 	logger.Info("Serving the podsrc API", "address", lis.Addr().String(), "probeAddress", probeAddress, "node", a.cfg.Node.NodeName,
 		"sources", a.podConfig.Sources(), "mode", a.cfg.Mode, "pleg", a.cfg.RuntimeEndpoint != "")
@@ -213,9 +208,9 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	shutdownCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownServerTimeout)
 	defer done()
 	for _, s := range servers {
-		if serr := s.srv.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-			logger.Error(serr, "Shutting down the HTTP server", "address", s.lis.Addr().String())
-			_ = s.srv.Close()
+		if serr := s.HTTP.Shutdown(shutdownCtx); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+			logger.Error(serr, "Shutting down the HTTP server", "address", s.Listener.Addr().String())
+			_ = s.HTTP.Close()
 		}
 	}
 	workers := make(chan struct{})
@@ -235,12 +230,6 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 
 // Handler returns the agent's HTTP API (serve.API.Handler).
 func (a *Agent) Handler() http.Handler { return a.api.Handler() }
-
-// httpServer is an HTTP server and the listener it serves on.
-type httpServer struct {
-	srv *http.Server
-	lis net.Listener
-}
 
 // startSources registers every source that is on with the merge, so that
 // readiness counts them from the start, and builds it.

@@ -231,6 +231,34 @@ func TestOptionsRefuseBadValues(t *testing.T) {
 	}
 }
 
+// TestLimitsRefuseBadValues checks that the command refuses limits the
+// agent cannot run with, and a probe address that is no address, naming
+// the flag.
+func TestLimitsRefuseBadValues(t *testing.T) {
+	tests := []struct {
+		args []string
+		flag string
+	}{
+		{args: []string{"--max-connections=0"}, flag: "--max-connections"},
+		{args: []string{"--max-connections=10", "--max-connections-per-peer=11"}, flag: "--max-connections-per-peer"},
+		{args: []string{"--max-streams=-1"}, flag: "--max-streams"},
+		{args: []string{"--max-snapshot-requests=0"}, flag: "--max-snapshot-requests"},
+		{args: []string{"--max-streams=4", "--max-streams-per-peer=5"}, flag: "--max-streams-per-peer"},
+		{args: []string{"--max-snapshot-requests-per-peer=0"}, flag: "--max-snapshot-requests-per-peer"},
+		{args: []string{"--probe-address=10272"}, flag: "--probe-address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag, func(t *testing.T) {
+			cmd := NewCommand(kubeletminor.V136, yamlDecoder{}, noAdmission)
+			cmd.SetArgs(append([]string{"--node-name=n", "--api-source=false", "--runtime-endpoint="}, tt.args...))
+			cmd.SetOut(&strings.Builder{})
+			if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tt.flag) {
+				t.Fatalf("got %v, want an error naming %s", err, tt.flag)
+			}
+		})
+	}
+}
+
 func TestReadyOnlyWhenAllSourcesSeen(t *testing.T) {
 	ta := startAgent(t, nil)
 	if code, _ := ta.get(t, "/readyz"); code != http.StatusOK {

@@ -19,7 +19,7 @@ import (
 // kubelet. decoder reproduces that kubelet's static pod decoding and
 // newAdmission builds its admit handlers; the agent's main injects all
 // three.
-func NewCommand(kubelet kubeletminor.Minor, decoder staticpod.Decoder, newAdmission admission.NewHandlers) *cobra.Command {
+func NewCommand(kubelet kubeletminor.Minor, decoder staticpod.Decoder, newAdmission admission.NewAdmitHandler) *cobra.Command {
 	o := NewOptions()
 	cmd := &cobra.Command{
 		Use:   "podsrc-agent",

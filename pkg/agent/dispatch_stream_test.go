@@ -66,12 +66,12 @@ func TestDispatchOnTheStream(t *testing.T) {
 	const (
 		kubeletSkips = "the kubelet's PLEG does not send ContainerChanged"
 		pleg         = v1alpha1.EventKindPLEG
-		syncs        = v1alpha1.HandlerPodSyncs
-		ignored      = v1alpha1.HandlerIgnored
+		syncs        = v1alpha1.SyncHandlerPodSyncs
+		ignored      = v1alpha1.SyncHandlerIgnored
 	)
 
 	ta.writeManifest(t, "web.yaml", "metadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: nginx\n")
-	add := expect(want{kind: v1alpha1.EventKindConfig, what: v1alpha1.OpAdd, handler: v1alpha1.HandlerPodAdditions})
+	add := expect(want{kind: v1alpha1.EventKindConfig, what: v1alpha1.OpAdd, handler: v1alpha1.SyncHandlerPodAdditions})
 	uid := string(add.Pods[0].UID)
 
 	// The static pod's runtime pod has its config UID, as the kubelet's.
@@ -100,7 +100,7 @@ func TestDispatchOnTheStream(t *testing.T) {
 	if err := os.Remove(filepath.Join(ta.manifests, "web.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	expect(want{kind: v1alpha1.EventKindConfig, what: v1alpha1.OpRemove, handler: v1alpha1.HandlerPodRemoves})
+	expect(want{kind: v1alpha1.EventKindConfig, what: v1alpha1.OpRemove, handler: v1alpha1.SyncHandlerPodRemoves})
 	// The pod is out of the pod manager: its sandbox's death is ignored,
 	// and whether the kubelet removes its exited container depends on its
 	// pod worker, which the agent cannot see.

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -41,7 +40,7 @@ const waitLimit = 20 * time.Second
 // decodes a YAML pod, names it for the node and derives its UID from the
 // manifest and its path; testWarningAnnotation gives a warning.
 // noAdmission builds a chain of no admit handlers.
-func noAdmission(context.Context, admission.Config) (admission.Handlers, error) {
+func noAdmission(context.Context, admission.Config) (admission.AdmitHandler, error) {
 	return admission.NewChain("v1.36.3", nil, nil)
 }
 
@@ -271,19 +270,4 @@ func awaitJSON[T any](t *testing.T, ta *testAgent, path string, check func(T) er
 func (ta *testAgent) stream(t *testing.T, query string) *servetest.Stream {
 	t.Helper()
 	return servetest.OpenStream(t, ta.url+v1alpha1.EventsPath+query)
-}
-
-// subscribersValue returns the number of open streams, as /metrics counts
-// them.
-func (m *metrics) subscribersValue() int {
-	var out dto.Metric
-	_ = m.serving.Subscribers.Write(&out)
-	return int(out.GetGauge().GetValue())
-}
-
-// refusedValue returns podsrc_refused_total of one limit label.
-func (m *metrics) refusedValue(label string) float64 {
-	var out dto.Metric
-	_ = m.serving.Refused.WithLabelValues(label).Write(&out)
-	return out.GetCounter().GetValue()
 }

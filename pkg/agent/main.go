@@ -19,7 +19,7 @@ import (
 // returns the process's exit code. Each agent build's main (one per
 // kubelet minor, each linking that minor's decoder and admit handlers) is
 // a call of it.
-func Main(kubelet kubeletminor.Minor, decoder staticpod.Decoder, newAdmission admission.NewHandlers) int {
+func Main(kubelet kubeletminor.Minor, decoder staticpod.Decoder, newAdmission admission.NewAdmitHandler) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := NewCommand(kubelet, decoder, newAdmission).ExecuteContext(ctx)

@@ -150,7 +150,7 @@ type Config struct {
 
 	// Admission is the kubelet minor's chain of admit handlers, which judge
 	// each added pod; nil leaves every verdict unknown.
-	Admission admission.Handlers
+	Admission admission.AdmitHandler
 
 	// kubeletAdmission is the kubelet's settings its admit handlers judge
 	// by: its configuration's, or the flags'.

@@ -11,12 +11,13 @@ import (
 	"github.com/podsrc/podsrc/pkg/redact/redacttest"
 )
 
-// TestServedPodsHoldOnlyTheProjection plants a unique secret in every
-// string, map and slice of a pod's metadata, spec and status (found by
-// reflection, so fields a later k8s.io/api adds are covered too), serves
-// the pod from a static pod manifest through the agent, and reads every
-// endpoint and the stream: only the projection's fields may show, and they
-// do.
+// TestServedPodsHoldOnlyTheProjection checks the agent's conversions
+// (convert.go, --expose-pod-specs), not the projection itself, which
+// pkg/redact tests: it plants a unique secret in every string, map and
+// slice of a pod's metadata, spec and status (found by reflection, so
+// fields a later k8s.io/api adds are covered too), serves the pod from a
+// static pod manifest through the agent, and reads every endpoint and the
+// stream: only the projection's fields may show, and they do.
 func TestServedPodsHoldOnlyTheProjection(t *testing.T) {
 	pl := redacttest.NewPlanter(t)
 	pod := pl.PlantPod()

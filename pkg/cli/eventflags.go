@@ -45,7 +45,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	fs.StringArrayVar(&f.Origins, "origin", f.Origins, "Only config events of the static pods from this manifest (its path on the node) or static pod URL, matched whole and exactly; a URL's credentials are masked before it is sent, as the agent masks them. Repeatable, one per flag (a comma is part of the value); a leading ! excludes.")
 	fs.StringSliceVar(&f.Pods, "pod", f.Pods, "Only events of the pods [NAMESPACE/]NAME, a glob (web-*, kube-system/*), or of the pod of this UID. Repeatable; a leading ! excludes.")
 	fs.StringSliceVar(&f.Containers, "container", f.Containers, "Only PLEG events of these containers, a glob. Repeatable; a leading ! excludes.")
-	fs.StringSliceVar(&f.Handlers, "handler", f.Handlers, "Only events the kubelet's sync loop sends to these handlers: "+strings.Join(v1alpha1.Handlers, ", ")+" (in any case; ignored is an event it acts on with none). Repeatable; a leading ! excludes.")
+	fs.StringSliceVar(&f.Handlers, "handler", f.Handlers, "Only events the kubelet's sync loop sends to these handlers: "+strings.Join(v1alpha1.SyncHandlers, ", ")+" (in any case; ignored is an event it acts on with none). Repeatable; a leading ! excludes.")
 	fs.BoolVarP(&f.AllNamespaces, "all-namespaces", "A", f.AllNamespaces, "Events of all namespaces, even if the kubeconfig's context sets one (the default unless -n is given or the context sets a namespace).")
 	complete := func(values ...[]string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -60,7 +60,7 @@ func (f *EventQueryFlags) AddFlags(cmd *cobra.Command, sinceHelp string) {
 	_ = cmd.RegisterFlagCompletionFunc("op", complete(v1alpha1.ConfigOps))
 	_ = cmd.RegisterFlagCompletionFunc("type", complete(v1alpha1.PLEGTypes))
 	_ = cmd.RegisterFlagCompletionFunc("source", complete(v1alpha1.Sources))
-	_ = cmd.RegisterFlagCompletionFunc("handler", complete(v1alpha1.Handlers))
+	_ = cmd.RegisterFlagCompletionFunc("handler", complete(v1alpha1.SyncHandlers))
 }
 
 // ToQuery returns the query the flags describe, with namespace (-n) and

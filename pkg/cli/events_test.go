@@ -22,10 +22,10 @@ func eventsCluster(t *testing.T) (kubeconfigPath string, node1 *fakeagent.Agent)
 	fa2, u2 := newAgent(t, "node-2")
 	for _, fa := range []*fakeagent.Agent{fa1, fa2} {
 		fa.Publish(
-			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "file", Pods: []v1alpha1.PodRef{{Name: "etcd", Namespace: "kube-system", Labels: map[string]string{"component": "etcd"}}}, Handler: v1alpha1.HandlerPodAdditions},
-			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}, {Name: "db-1", Namespace: "default"}}, Handler: v1alpha1.HandlerPodAdditions},
-			v1alpha1.Event{Kind: "pleg", Type: "ContainerDied", Namespace: "default", PodName: "web-1", ContainerName: "nginx", Labels: map[string]string{"app": "web"}, Handler: v1alpha1.HandlerPodSyncs},
-			v1alpha1.Event{Kind: "config", Op: "UPDATE", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}}, Handler: v1alpha1.HandlerPodUpdates},
+			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "file", Pods: []v1alpha1.PodRef{{Name: "etcd", Namespace: "kube-system", Labels: map[string]string{"component": "etcd"}}}, Handler: v1alpha1.SyncHandlerPodAdditions},
+			v1alpha1.Event{Kind: "config", Op: "ADD", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}, {Name: "db-1", Namespace: "default"}}, Handler: v1alpha1.SyncHandlerPodAdditions},
+			v1alpha1.Event{Kind: "pleg", Type: "ContainerDied", Namespace: "default", PodName: "web-1", ContainerName: "nginx", Labels: map[string]string{"app": "web"}, Handler: v1alpha1.SyncHandlerPodSyncs},
+			v1alpha1.Event{Kind: "config", Op: "UPDATE", Source: "api", Pods: []v1alpha1.PodRef{{Name: "web-1", Namespace: "default", Labels: map[string]string{"app": "web"}}}, Handler: v1alpha1.SyncHandlerPodUpdates},
 		)
 	}
 	srv := httptest.NewServer(&fakeAPIServer{agents: map[string]string{"node-1": u1, "node-2": u2}, nodes: []string{"node-1", "node-2"}})

@@ -70,7 +70,7 @@ func examplesAgent() *fakeagent.Agent {
 	)
 	for i := range 1300 {
 		fa.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", PodUID: "web-uid", PodName: "web", Namespace: "default",
-			ContainerName: "app", Data: "containerd://w1", Handler: v1alpha1.HandlerPodSyncs, Time: metav1.NewMicroTime(whyNow.Add(time.Duration(i) * time.Second))})
+			ContainerName: "app", Data: "containerd://w1", Handler: v1alpha1.SyncHandlerPodSyncs, Time: metav1.NewMicroTime(whyNow.Add(time.Duration(i) * time.Second))})
 	}
 	fa.Publish(liveEvents()...)
 	return fa
@@ -83,12 +83,12 @@ func liveEvents() []v1alpha1.Event {
 	now := metav1.NewMicroTime(time.Now())
 	labels := map[string]string{"app": "web"}
 	return []v1alpha1.Event{
-		{Time: now, Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceFile, Handler: v1alpha1.HandlerPodAdditions,
+		{Time: now, Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceFile, Handler: v1alpha1.SyncHandlerPodAdditions,
 			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "etcd-uid", Origin: "/etc/kubernetes/manifests/web.yaml", Labels: labels}}},
-		{Time: now, Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpUpdate, Source: v1alpha1.SourceFile, Handler: v1alpha1.HandlerPodUpdates,
+		{Time: now, Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpUpdate, Source: v1alpha1.SourceFile, Handler: v1alpha1.SyncHandlerPodUpdates,
 			Pods: []v1alpha1.PodRef{{Name: "etcd-node-1", Namespace: "kube-system", UID: "etcd-uid", Origin: "/etc/kubernetes/manifests/etcd.yaml"}}},
 		{Time: now, Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", PodUID: "shop-uid", PodName: "shop", Namespace: "web", ContainerName: "app",
-			Data: "containerd://s1", Labels: labels, Handler: v1alpha1.HandlerIgnored},
+			Data: "containerd://s1", Labels: labels, Handler: v1alpha1.SyncHandlerIgnored},
 	}
 }
 

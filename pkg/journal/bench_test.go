@@ -18,7 +18,7 @@ import (
 // beside it and is awaited at the end.
 func BenchmarkPublish(b *testing.B) {
 	ev := v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", PodName: "web-7f9c6d5b4-abcde", Namespace: "default",
-		PodUID: "0f7e6b1a-1c2d-4e5f-8a9b-0c1d2e3f4a5b", Data: "9f8e7d6c5b4a39281706f5e4d3c2b1a0", ContainerName: "nginx", Handler: v1alpha1.HandlerPodAdditions}
+		PodUID: "0f7e6b1a-1c2d-4e5f-8a9b-0c1d2e3f4a5b", Data: "9f8e7d6c5b4a39281706f5e4d3c2b1a0", ContainerName: "nginx", Handler: v1alpha1.SyncHandlerPodAdditions}
 	for _, journaled := range []bool{false, true} {
 		name := "memory"
 		if journaled {

@@ -31,11 +31,11 @@ type Semantics struct {
 
 // byMinor is the semantics of each minor podsrc reproduces.
 var byMinor = map[kubeletminor.Minor]Semantics{
-	kubeletminor.V133: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported, PodLevelResources: false},
-	kubeletminor.V134: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported, PodLevelResources: true},
-	kubeletminor.V135: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV133ToV135, SyncLoop: syncloop.SetUnsupported, PodLevelResources: true},
-	kubeletminor.V136: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid, PodLevelResources: true},
-	kubeletminor.V137: {Merge: merge.KubeletV133ToV137, PLEG: pleg.KubeletV136ToV137, SyncLoop: syncloop.SetInvalid, PodLevelResources: true},
+	kubeletminor.V133: {Merge: merge.UpdatesGeneration, PLEG: pleg.NoPodSyncAfterReinspection, SyncLoop: syncloop.SetUnsupported, PodLevelResources: false},
+	kubeletminor.V134: {Merge: merge.UpdatesGeneration, PLEG: pleg.NoPodSyncAfterReinspection, SyncLoop: syncloop.SetUnsupported, PodLevelResources: true},
+	kubeletminor.V135: {Merge: merge.UpdatesGeneration, PLEG: pleg.NoPodSyncAfterReinspection, SyncLoop: syncloop.SetUnsupported, PodLevelResources: true},
+	kubeletminor.V136: {Merge: merge.UpdatesGeneration, PLEG: pleg.PodSyncAfterReinspection, SyncLoop: syncloop.SetInvalid, PodLevelResources: true},
+	kubeletminor.V137: {Merge: merge.UpdatesGeneration, PLEG: pleg.PodSyncAfterReinspection, SyncLoop: syncloop.SetInvalid, PodLevelResources: true},
 }
 
 // mergeV127 is the minor of the kubelet the historical merge traces were
@@ -60,7 +60,7 @@ func MergeOf(version string) (merge.Semantics, error) {
 		return 0, fmt.Errorf("choosing the merge's semantics: %w", err)
 	}
 	if m == mergeV127 {
-		return merge.KubeletV127, nil
+		return merge.KeepsGeneration, nil
 	}
 	s, err := Of(m)
 	if err != nil {

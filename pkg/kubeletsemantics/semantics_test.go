@@ -15,11 +15,11 @@ import (
 // minor is an error, never a silent default.
 func TestOf(t *testing.T) {
 	want := map[kubeletminor.Minor]Semantics{
-		kubeletminor.V133: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported, false},
-		kubeletminor.V134: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported, true},
-		kubeletminor.V135: {merge.KubeletV133ToV137, pleg.KubeletV133ToV135, syncloop.SetUnsupported, true},
-		kubeletminor.V136: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid, true},
-		kubeletminor.V137: {merge.KubeletV133ToV137, pleg.KubeletV136ToV137, syncloop.SetInvalid, true},
+		kubeletminor.V133: {merge.UpdatesGeneration, pleg.NoPodSyncAfterReinspection, syncloop.SetUnsupported, false},
+		kubeletminor.V134: {merge.UpdatesGeneration, pleg.NoPodSyncAfterReinspection, syncloop.SetUnsupported, true},
+		kubeletminor.V135: {merge.UpdatesGeneration, pleg.NoPodSyncAfterReinspection, syncloop.SetUnsupported, true},
+		kubeletminor.V136: {merge.UpdatesGeneration, pleg.PodSyncAfterReinspection, syncloop.SetInvalid, true},
+		kubeletminor.V137: {merge.UpdatesGeneration, pleg.PodSyncAfterReinspection, syncloop.SetInvalid, true},
 	}
 	for _, m := range kubeletminor.Supported {
 		if got, err := Of(m); err != nil || got != want[m] {
@@ -55,8 +55,8 @@ func TestEveryReproducedMinorHasSemantics(t *testing.T) {
 // podsrc does not reproduce is an error, never a silent default.
 func TestMergeOf(t *testing.T) {
 	for version, want := range map[string]merge.Semantics{
-		"v1.27.16": merge.KubeletV127, "v1.33.13": merge.KubeletV133ToV137, "v1.34.0": merge.KubeletV133ToV137,
-		"v1.35.4": merge.KubeletV133ToV137, "v1.36.3": merge.KubeletV133ToV137, "v1.37.2": merge.KubeletV133ToV137,
+		"v1.27.16": merge.KeepsGeneration, "v1.33.13": merge.UpdatesGeneration, "v1.34.0": merge.UpdatesGeneration,
+		"v1.35.4": merge.UpdatesGeneration, "v1.36.3": merge.UpdatesGeneration, "v1.37.2": merge.UpdatesGeneration,
 	} {
 		if got, err := MergeOf(version); err != nil || got != want {
 			t.Errorf("MergeOf(%s) = %v, %v; want %v", version, got, err, want)
@@ -73,7 +73,7 @@ func TestMergeOf(t *testing.T) {
 // minor podsrc does not reproduce is an error, never a silent default.
 func TestPLEGOf(t *testing.T) {
 	for version, want := range map[string]pleg.Semantics{
-		"v1.33.13": pleg.KubeletV133ToV135, "v1.34.0": pleg.KubeletV133ToV135, "v1.35.4": pleg.KubeletV133ToV135, "v1.36.3": pleg.KubeletV136ToV137, "v1.37.2": pleg.KubeletV136ToV137,
+		"v1.33.13": pleg.NoPodSyncAfterReinspection, "v1.34.0": pleg.NoPodSyncAfterReinspection, "v1.35.4": pleg.NoPodSyncAfterReinspection, "v1.36.3": pleg.PodSyncAfterReinspection, "v1.37.2": pleg.PodSyncAfterReinspection,
 	} {
 		if got, err := PLEGOf(version); err != nil || got != want {
 			t.Errorf("PLEGOf(%s) = %v, %v; want %v", version, got, err, want)

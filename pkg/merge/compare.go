@@ -49,7 +49,7 @@ func labelsEqual(stored, incoming map[string]string) bool {
 // with the pod to store from now on; neither pod is changed. A status-only
 // change takes the incoming status and asks for a reconcile; a semantic
 // change takes spec, labels, deletion fields, status and the non-local
-// annotations (and, with KubeletV133ToV137, the generation), keeps the stored
+// annotations (and, with UpdatesGeneration, the generation), keeps the stored
 // local annotations (first-seen time, source, mirror) and the rest of the
 // stored metadata, and is a delete when the pod carries a deletion
 // timestamp.
@@ -70,7 +70,7 @@ func (s Semantics) apply(stored, incoming *v1.Pod) (change, *v1.Pod) {
 	switch {
 	case !semantic:
 		return needsReconcile, &out
-	case s == KubeletV133ToV137:
+	case s == UpdatesGeneration:
 		out.Generation = incoming.Generation
 	}
 	out.Annotations = mergedAnnotations(stored.Annotations, incoming.Annotations)

@@ -42,31 +42,30 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown notification mode %q (want incremental, snapshot-and-updates or snapshot)", s)
 }
 
-// Semantics selects the kubelet version whose merge behaviour is reproduced
-// where versions differ on the same input. pkg/kubeletsemantics says which
-// a kubelet minor has.
+// Semantics selects the merge behaviour reproduced where kubelet versions
+// differ on the same input. pkg/kubeletsemantics says which a kubelet minor
+// has.
 type Semantics int
 
 const (
-	// KubeletV133ToV137 is the behaviour of kubelets v1.33 to v1.37: an update
-	// also copies metadata.generation into the stored pod. It is the
-	// default. (v1.36 dropped the notification modes and the input
-	// operations other than SET, and v1.37 has neither; v1.33 to v1.35 still have them, and the
-	// merge offers them whatever the semantics. No trace of v1.33 to v1.35
-	// exercises them yet.)
-	KubeletV133ToV137 Semantics = iota
-	// KubeletV127 is the behaviour of kubelet v1.27, which keeps the
-	// generation the pod was first seen with.
-	KubeletV127
+	// UpdatesGeneration is the merge in which an update also copies
+	// metadata.generation into the stored pod (kubelets v1.33 on). It is
+	// the default. (v1.36 dropped the notification modes and the input
+	// operations other than SET; the kubelets before it still have them,
+	// and the merge offers them whatever the semantics.)
+	UpdatesGeneration Semantics = iota
+	// KeepsGeneration is the merge that keeps the generation the pod was
+	// first seen with (kubelet v1.27, of the historical traces).
+	KeepsGeneration
 )
 
-// String returns the kubelet versions the semantics follow.
+// String returns the behaviour the semantics follow, in words.
 func (s Semantics) String() string {
 	switch s {
-	case KubeletV133ToV137:
-		return "v1.33-v1.37"
-	case KubeletV127:
-		return "v1.27"
+	case UpdatesGeneration:
+		return "updates-generation"
+	case KeepsGeneration:
+		return "keeps-generation"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
 }

@@ -26,25 +26,26 @@ import "fmt"
 type Semantics int
 
 const (
-	// KubeletV136ToV137 is the PLEG of kubelets v1.36 and v1.37. It is the
+	// PodSyncAfterReinspection is the PLEG that yields a PodSync after a
+	// reinspection that found no change (kubelets v1.36 on). It is the
 	// default.
-	KubeletV136ToV137 Semantics = iota
-	// KubeletV133ToV135 is the PLEG of kubelets v1.33 to v1.35: no PodSync after
-	// a reinspection that found no change.
-	KubeletV133ToV135
+	PodSyncAfterReinspection Semantics = iota
+	// NoPodSyncAfterReinspection is the PLEG that yields no PodSync after
+	// a reinspection that found no change (kubelets v1.33 to v1.35).
+	NoPodSyncAfterReinspection
 )
 
-// String returns the kubelet minors the semantics follow.
+// String returns the behaviour the semantics follow, in words.
 func (s Semantics) String() string {
 	switch s {
-	case KubeletV136ToV137:
-		return "v1.36-v1.37"
-	case KubeletV133ToV135:
-		return "v1.33-v1.35"
+	case PodSyncAfterReinspection:
+		return "podsync-after-reinspection"
+	case NoPodSyncAfterReinspection:
+		return "no-podsync-after-reinspection"
 	}
 	return fmt.Sprintf("Semantics(%d)", int(s))
 }
 
 // syncsAfterReinspection reports whether a reinspection that found no change
 // yields a PodSync.
-func (s Semantics) syncsAfterReinspection() bool { return s == KubeletV136ToV137 }
+func (s Semantics) syncsAfterReinspection() bool { return s == PodSyncAfterReinspection }

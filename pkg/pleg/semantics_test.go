@@ -28,25 +28,25 @@ func TestSemanticsReinspection(t *testing.T) {
 		semantics Semantics
 		relists   []relist
 	}{
-		{"v1.36-v1.37 back to the recorded state", KubeletV136ToV137, []relist{
+		{"v1.36-v1.37 back to the recorded state", PodSyncAfterReinspection, []relist{
 			{pods: []tracePod{running}, want: started},
 			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
 			{pods: []tracePod{running}, want: []traceEvent{{PodID: "pod-1", Type: string(PodSync)}}},
 			{pods: []tracePod{running}, want: []traceEvent{}},
 		}},
-		{"v1.33-v1.35 back to the recorded state", KubeletV133ToV135, []relist{
+		{"v1.33-v1.35 back to the recorded state", NoPodSyncAfterReinspection, []relist{
 			{pods: []tracePod{running}, want: started},
 			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
 			{pods: []tracePod{running}, want: []traceEvent{}},
 			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
 		}},
-		{"v1.33-v1.35 change seen again", KubeletV133ToV135, []relist{
+		{"v1.33-v1.35 change seen again", NoPodSyncAfterReinspection, []relist{
 			{pods: []tracePod{running}, want: started},
 			{pods: []tracePod{exited}, failed: []string{"pod-1"}, want: []traceEvent{}},
 			{pods: []tracePod{exited}, want: []traceEvent{ev("pod-1", ContainerDied, "c1")}},
 		}},
 	}
-	for _, sem := range []Semantics{KubeletV133ToV135, KubeletV136ToV137} {
+	for _, sem := range []Semantics{NoPodSyncAfterReinspection, PodSyncAfterReinspection} {
 		tests = append(tests, struct {
 			name      string
 			semantics Semantics

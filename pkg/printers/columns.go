@@ -13,6 +13,9 @@ type Column[T any] struct {
 	// Header is the column's name, as kubectl's table printer upper-cases
 	// it ("Last Exit": LAST EXIT).
 	Header string
+	// Help says in one line what the column shows, for the docs' column
+	// reference.
+	Help string
 	// Wide says only -o wide shows the column.
 	Wide bool
 	// Path, when set, is the JSONPath of the field the column shows in
@@ -71,11 +74,11 @@ func (cs Columns[T]) Table() *Table {
 }
 
 // Reference describes the columns, for completion and the docs: each
-// column's header, whether it is wide and its JSONPath.
+// column's header, its meaning, whether it is wide and its JSONPath.
 func (cs Columns[T]) Reference() []ColumnInfo {
 	out := make([]ColumnInfo, len(cs))
 	for i, c := range cs {
-		out[i] = ColumnInfo{Header: c.Header, Wide: c.Wide, Path: c.Path}
+		out[i] = ColumnInfo{Header: c.Header, Help: c.Help, Wide: c.Wide, Path: c.Path}
 	}
 	return out
 }
@@ -83,6 +86,7 @@ func (cs Columns[T]) Reference() []ColumnInfo {
 // ColumnInfo is what a column list tells of a column, without its cell.
 type ColumnInfo struct {
 	Header string
+	Help   string
 	Wide   bool
 	Path   string
 }

@@ -90,34 +90,34 @@ func PLEGColumns() Columns[plegRow] {
 		}
 	}
 	return Columns[plegRow]{
-		{Header: "Node", Path: ".metadata.name", Cell: func(r plegRow) any { return r.Status.NodeName }},
-		{Header: "Healthy", Path: ".healthy", Cell: func(r plegRow) any {
+		{Header: "Node", Path: ".metadata.name", Help: "The node whose PLEG the row is.", Cell: func(r plegRow) any { return r.Status.NodeName }},
+		{Header: "Healthy", Path: ".healthy", Help: "Whether the PLEG is healthy as the kubelet's check says (a relist within the threshold); disabled when the agent runs no PLEG.", Cell: func(r plegRow) any {
 			if !r.Status.Enabled {
 				return "disabled"
 			}
 			return yesNo(r.Status.Healthy)
 		}},
-		{Header: "Last Relist", Path: ".lastRelist", Cell: figure(func(r plegRow) string { return ageOf(r.Now, r.Status.LastRelist) })},
-		{Header: "Relist P50", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.P50) })},
-		{Header: "Relist P99", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.P99) })},
-		{Header: "Relist Max", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.Max) })},
-		{Header: "Interval", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistInterval.P50) })},
-		{Header: "Failures", Cell: figure(func(r plegRow) string {
+		{Header: "Last Relist", Path: ".lastRelist", Help: "Time since the last relist.", Cell: figure(func(r plegRow) string { return ageOf(r.Now, r.Status.LastRelist) })},
+		{Header: "Relist P50", Help: "The median relist duration.", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.P50) })},
+		{Header: "Relist P99", Help: "The 99th percentile of the relist duration.", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.P99) })},
+		{Header: "Relist Max", Help: "The longest relist.", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistDuration.Max) })},
+		{Header: "Interval", Help: "The median time between two relists' starts.", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistInterval.P50) })},
+		{Header: "Failures", Help: "Relists that failed, and how many in a row now.", Cell: figure(func(r plegRow) string {
 			f := itoa(r.Status.RelistFailures)
 			if n := r.Status.ConsecutiveFailures; n > 0 {
 				f += " (" + itoa(n) + " in a row)"
 			}
 			return f
 		})},
-		{Header: "Events Dropped", Path: ".eventsDropped", Cell: figure(func(r plegRow) string { return itoa(r.Status.EventsDropped) })},
-		{Header: "Pods", Path: ".pods", Cell: figure(func(r plegRow) string { return itoa(r.Status.Pods) })},
-		{Header: "Relists", Wide: true, Path: ".relists", Cell: figure(func(r plegRow) string { return itoa(r.Status.Relists) })},
-		{Header: "Interval Max", Wide: true, Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistInterval.Max) })},
-		{Header: "Running Pods", Wide: true, Path: ".runningPods", Cell: figure(func(r plegRow) string { return itoa(r.Status.RunningPods) })},
-		{Header: "Runtime Endpoint", Wide: true, Path: ".runtimeEndpoint", Cell: figure(func(r plegRow) string { return orNone(r.Status.RuntimeEndpoint) })},
-		{Header: "Runtime Events", Wide: true, Path: ".runtimeEvents", Cell: figure(func(r plegRow) string { return orNone(r.Status.RuntimeEvents) })},
-		{Header: "Event Relists", Wide: true, Path: ".eventRelists", Cell: figure(func(r plegRow) string { return itoa(r.Status.EventRelists) })},
-		{Header: "Message", Wide: true, Cell: func(r plegRow) any {
+		{Header: "Events Dropped", Path: ".eventsDropped", Help: "PLEG events lost to a full channel.", Cell: figure(func(r plegRow) string { return itoa(r.Status.EventsDropped) })},
+		{Header: "Pods", Path: ".pods", Help: "The pods the PLEG's cache holds.", Cell: figure(func(r plegRow) string { return itoa(r.Status.Pods) })},
+		{Header: "Relists", Wide: true, Path: ".relists", Help: "The relists since the agent started.", Cell: figure(func(r plegRow) string { return itoa(r.Status.Relists) })},
+		{Header: "Interval Max", Wide: true, Help: "The longest time between two relists' starts.", Cell: figure(func(r plegRow) string { return Seconds(r.Status.RelistInterval.Max) })},
+		{Header: "Running Pods", Wide: true, Path: ".runningPods", Help: "The pods the runtime runs, as the last relist found them.", Cell: figure(func(r plegRow) string { return itoa(r.Status.RunningPods) })},
+		{Header: "Runtime Endpoint", Wide: true, Path: ".runtimeEndpoint", Help: "The CRI endpoint the PLEG relists.", Cell: figure(func(r plegRow) string { return orNone(r.Status.RuntimeEndpoint) })},
+		{Header: "Runtime Events", Wide: true, Path: ".runtimeEvents", Help: "How the agent follows the runtime's container events to relist sooner: off, following, broken or unsupported.", Cell: figure(func(r plegRow) string { return orNone(r.Status.RuntimeEvents) })},
+		{Header: "Event Relists", Wide: true, Path: ".eventRelists", Help: "The relists the runtime's container events brought forward.", Cell: figure(func(r plegRow) string { return itoa(r.Status.EventRelists) })},
+		{Header: "Message", Wide: true, Help: "The PLEG's last error, or why it is off.", Cell: func(r plegRow) any {
 			if r.Status.LastError != "" {
 				return r.Status.LastError
 			}

@@ -79,27 +79,27 @@ func SourceColumns() Columns[sourceRow] {
 		}
 	}
 	return Columns[sourceRow]{
-		{Header: "Node", Path: ".nodeName", Cell: func(r sourceRow) any { return r.Source.NodeName }},
-		{Header: "Source", Path: ".metadata.name", Cell: named(func(s v1alpha1.Source) any { return s.Name })},
-		{Header: "Target", Path: ".target", Cell: named(func(s v1alpha1.Source) any { return orNone(s.Target) })},
-		{Header: "Seen", Path: ".seen", Cell: named(func(s v1alpha1.Source) any { return yesNo(s.Seen) })},
-		{Header: "Ready", Path: ".allSourcesSeen", Cell: func(r sourceRow) any { return yesNo(r.Source.AllSourcesSeen) }},
-		{Header: "Pods", Path: ".pods", Cell: func(r sourceRow) any { return itoa(r.Source.Pods) }},
-		{Header: "Last Update", Path: ".lastUpdate", Cell: func(r sourceRow) any {
+		{Header: "Node", Path: ".nodeName", Help: "The node whose kubelet has the source.", Cell: func(r sourceRow) any { return r.Source.NodeName }},
+		{Header: "Source", Path: ".metadata.name", Help: "The pod source: file (static pod path), http (static pod URL) or api (the API server).", Cell: named(func(s v1alpha1.Source) any { return s.Name })},
+		{Header: "Target", Path: ".target", Help: "What the source reads: the static pod path, the static pod URL (credentials masked) or the API server.", Cell: named(func(s v1alpha1.Source) any { return orNone(s.Target) })},
+		{Header: "Seen", Path: ".seen", Help: "Whether the source has sent its first notification.", Cell: named(func(s v1alpha1.Source) any { return yesNo(s.Seen) })},
+		{Header: "Ready", Path: ".allSourcesSeen", Help: "Whether every source was seen, as the kubelet's sources-ready check asks.", Cell: func(r sourceRow) any { return yesNo(r.Source.AllSourcesSeen) }},
+		{Header: "Pods", Path: ".pods", Help: "The pods the source configures.", Cell: func(r sourceRow) any { return itoa(r.Source.Pods) }},
+		{Header: "Last Update", Path: ".lastUpdate", Help: "Time since the source's last notification.", Cell: func(r sourceRow) any {
 			if r.Source.Name == "" {
 				return none
 			}
 			return ageOf(r.Now, r.Source.LastUpdate)
 		}},
-		{Header: "Errors", Cell: func(r sourceRow) any { return itoa(sourceErrors(r.Source)) }},
-		{Header: "Warnings", Cell: func(r sourceRow) any { return itoa(sourceWarnings(r.Source)) }},
-		{Header: "Updates", Wide: true, Path: ".updates", Cell: func(r sourceRow) any { return itoa(r.Source.Updates) }},
-		{Header: "Mode", Wide: true, Cell: func(r sourceRow) any { return orNone(r.Mode) }},
-		{Header: "Last Error", Wide: true, Path: ".lastError", Cell: sourceLastError},
-		{Header: "Rejected Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(rejectedFiles(s), "; ")) })},
-		{Header: "Shadowed Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(shadowedFiles(s), "; ")) })},
-		{Header: "Warned Files", Wide: true, Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(warnedFiles(s), "; ")) })},
-		{Header: "Journal", Wide: true, Path: ".journal.state", Cell: func(r sourceRow) any { return journalState(r.Now, r.Source.Journal) }},
+		{Header: "Errors", Help: "The source's rejected files, and its last error unless that is a rejected file's.", Cell: func(r sourceRow) any { return itoa(sourceErrors(r.Source)) }},
+		{Header: "Warnings", Help: "The files the kubelet's decoder accepted with a warning.", Cell: func(r sourceRow) any { return itoa(sourceWarnings(r.Source)) }},
+		{Header: "Updates", Wide: true, Path: ".updates", Help: "The notifications the source has sent.", Cell: func(r sourceRow) any { return itoa(r.Source.Updates) }},
+		{Header: "Mode", Wide: true, Help: "The merge's notification mode (incremental, snapshot-and-updates or snapshot).", Cell: func(r sourceRow) any { return orNone(r.Mode) }},
+		{Header: "Last Error", Wide: true, Path: ".lastError", Help: "The source's last error, on one line.", Cell: sourceLastError},
+		{Header: "Rejected Files", Wide: true, Help: "The files the source could not decode, with their error.", Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(rejectedFiles(s), "; ")) })},
+		{Header: "Shadowed Files", Wide: true, Help: "The files whose pod another file of the same name configures instead.", Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(shadowedFiles(s), "; ")) })},
+		{Header: "Warned Files", Wide: true, Help: "The files decoded with a warning, with the warning.", Cell: named(func(s v1alpha1.Source) any { return brief(joinOrNone(warnedFiles(s), "; ")) })},
+		{Header: "Journal", Wide: true, Path: ".journal.state", Help: "The state of the agent's event journal, which keeps its events across restarts.", Cell: func(r sourceRow) any { return journalState(r.Now, r.Source.Journal) }},
 	}
 }
 

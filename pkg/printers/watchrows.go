@@ -31,19 +31,19 @@ type watchRow struct {
 // when it says nothing more important (watchRows).
 func WatchColumns() Columns[watchRow] {
 	return Columns[watchRow]{
-		{Header: "Time", MinWidth: 12, Path: ".event.time", Cell: func(r watchRow) any { return r.Time }},
-		{Header: "Node", MinWidth: 16, Path: ".nodeName", Cell: func(r watchRow) any { return r.Node }},
-		{Header: "Kind", MinWidth: 6, Path: ".event.kind", Cell: func(r watchRow) any { return r.Kind }},
-		{Header: "Op/Event", MinWidth: 16, Cell: func(r watchRow) any { return r.Op }},
-		{Header: "Source", MinWidth: 6, Path: ".event.source", Cell: func(r watchRow) any { return orDash(r.Source) }},
-		{Header: "Namespace/Name", MinWidth: 36, Cell: func(r watchRow) any { return orDash(r.Pod) }},
-		{Header: "Container", MinWidth: 10, Path: ".event.containerName", Cell: func(r watchRow) any { return orDash(r.Container) }},
-		{Header: "Kubelet", MinWidth: 7, Cell: func(r watchRow) any { return orDash(v1alpha1.Verdict(r.Handler)) }},
-		{Header: "Seq", MinWidth: 5, Wide: true, Path: ".event.seq", Cell: func(r watchRow) any { return r.Seq }},
-		{Header: "UID", MinWidth: 36, Wide: true, Cell: func(r watchRow) any { return orDash(r.UID) }},
-		{Header: "Handler", MinWidth: 18, Wide: true, Path: ".event.handler", Cell: func(r watchRow) any { return orDash(r.Handler) }},
-		{Header: "Origin", MinWidth: 6, Wide: true, Cell: func(r watchRow) any { return orDash(r.Origin) }},
-		{Header: "Detail", Cell: func(r watchRow) any { return r.Detail }},
+		{Header: "Time", MinWidth: 12, Path: ".event.time", Help: "When the event happened, by the agent's clock, as --timestamps shows it (local time of day by default).", Cell: func(r watchRow) any { return r.Time }},
+		{Header: "Node", MinWidth: 16, Path: ".nodeName", Help: "The node whose agent sent the event.", Cell: func(r watchRow) any { return r.Node }},
+		{Header: "Kind", MinWidth: 6, Path: ".event.kind", Help: "config for a notification of the pod config merge, pleg for a PLEG event.", Cell: func(r watchRow) any { return r.Kind }},
+		{Header: "Op/Event", MinWidth: 16, Help: "The notification's operation (ADD, UPDATE, DELETE, REMOVE, RECONCILE, SET) or the PLEG event's type; SNAPSHOT, GAP, RESET or START for a line of the stream itself.", Cell: func(r watchRow) any { return r.Op }},
+		{Header: "Source", MinWidth: 6, Path: ".event.source", Help: "The source the notification came from (file, http, api); - for a PLEG event.", Cell: func(r watchRow) any { return orDash(r.Source) }},
+		{Header: "Namespace/Name", MinWidth: 36, Help: "The pod the row is about.", Cell: func(r watchRow) any { return orDash(r.Pod) }},
+		{Header: "Container", MinWidth: 10, Path: ".event.containerName", Help: "The container a PLEG event is about; - for none.", Cell: func(r watchRow) any { return orDash(r.Container) }},
+		{Header: "Kubelet", MinWidth: 7, Help: "What the kubelet's sync loop does with the event, in one word: add, update, remove, reconcile, sync or ignored.", Cell: func(r watchRow) any { return orDash(v1alpha1.SyncHandlerWord(r.Handler)) }},
+		{Header: "Seq", MinWidth: 5, Wide: true, Path: ".event.seq", Help: "The event's sequence number on its agent.", Cell: func(r watchRow) any { return r.Seq }},
+		{Header: "UID", MinWidth: 36, Wide: true, Help: "The pod's UID.", Cell: func(r watchRow) any { return orDash(r.UID) }},
+		{Header: "Handler", MinWidth: 18, Wide: true, Path: ".event.handler", Help: "The kubelet's sync loop handler the event goes to (HandlePodAdditions, ...), or ignored.", Cell: func(r watchRow) any { return orDash(r.Handler) }},
+		{Header: "Origin", MinWidth: 6, Wide: true, Help: "A static pod's manifest path or static pod URL.", Cell: func(r watchRow) any { return orDash(r.Origin) }},
+		{Header: "Detail", Help: "What else the event says: the admission's verdict, why it is ignored, an exit code, warnings; without -o wide, a static pod's origin.", Cell: func(r watchRow) any { return r.Detail }},
 	}
 }
 

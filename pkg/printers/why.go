@@ -150,17 +150,17 @@ func verdictColor(v string) Color {
 // (placeLong).
 func WhyColumns() Columns[v1alpha1.WhyReport] {
 	return Columns[v1alpha1.WhyReport]{
-		{Header: "Node", Path: ".nodeName", Cell: func(r v1alpha1.WhyReport) any { return r.NodeName }},
-		{Header: "Pod", Path: ".metadata.name", Cell: func(r v1alpha1.WhyReport) any { return podName(r) }},
-		{Header: "Source", Path: ".pod.source", Cell: func(r v1alpha1.WhyReport) any { return orNone(r.Pod.Source) }},
-		{Header: "Origin", Path: ".pod.origin", Cell: func(r v1alpha1.WhyReport) any { return reportOrigin(r.Pod) }},
-		{Header: "Verdict", Path: ".verdict", Cell: func(r v1alpha1.WhyReport) any { return r.Verdict }},
-		{Header: "Stage", Path: ".stage", Cell: func(r v1alpha1.WhyReport) any { return orNone(r.Stage) }},
-		{Header: "Message", Cell: func(r v1alpha1.WhyReport) any {
+		{Header: "Node", Path: ".nodeName", Help: "The node the report is about.", Cell: func(r v1alpha1.WhyReport) any { return r.NodeName }},
+		{Header: "Pod", Path: ".metadata.name", Help: "The pod the report is about.", Cell: func(r v1alpha1.WhyReport) any { return podName(r) }},
+		{Header: "Source", Path: ".pod.source", Help: "The source that configures the pod.", Cell: func(r v1alpha1.WhyReport) any { return orNone(r.Pod.Source) }},
+		{Header: "Origin", Path: ".pod.origin", Help: "A static pod's manifest path or static pod URL.", Cell: func(r v1alpha1.WhyReport) any { return reportOrigin(r.Pod) }},
+		{Header: "Verdict", Path: ".verdict", Help: "The report's verdict: ok, failing or unknown.", Cell: func(r v1alpha1.WhyReport) any { return r.Verdict }},
+		{Header: "Stage", Path: ".stage", Help: "The first stage of the pod's path whose verdict is not ok.", Cell: func(r v1alpha1.WhyReport) any { return orNone(r.Stage) }},
+		{Header: "Message", Help: "What the failing stage says (printed in full under the row when long).", Cell: func(r v1alpha1.WhyReport) any {
 			cell, _ := placeLong(orNone(stageMessage(r)), "")
 			return cell
 		}},
-		{Header: "Suggested Fix", Wide: true, Path: ".suggestion", Cell: func(r v1alpha1.WhyReport) any {
+		{Header: "Suggested Fix", Wide: true, Path: ".suggestion", Help: "What to run or change next (printed in full under the row when long).", Cell: func(r v1alpha1.WhyReport) any {
 			cell, _ := placeLong(orNone(r.Suggestion), "fix")
 			return cell
 		}},

@@ -51,21 +51,28 @@ func startAPI(t *testing.T, buffer int) *testAPI {
 // startAPIOver serves an API over state whose ring keeps buffer events.
 func startAPIOver(t *testing.T, state State, buffer int) *testAPI {
 	t.Helper()
+	api, stop := newTestAPI(state, eventring.New(buffer, nil), DefaultLimits())
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(func() { stop(); srv.Close() })
+	return &testAPI{ring: api.Ring, url: srv.URL}
+}
+
+// newTestAPI returns an API over state and ring within lim, with a
+// heartbeat of 200 ms and no /metrics, and the func that stops its
+// streams.
+func newTestAPI(state State, ring *eventring.Ring, lim Limits) (*API, func()) {
 	metrics := NewMetrics()
 	stopping := make(chan struct{})
-	api := &API{
+	return &API{
 		State:              state,
-		Ring:               eventring.New(buffer, nil),
+		Ring:               ring,
 		Heartbeat:          200 * time.Millisecond,
 		StreamWriteTimeout: DefaultStreamWriteTimeout,
 		Stopping:           stopping,
 		Metrics:            metrics,
-		Streams:            DefaultLimits().StreamSlots(metrics.Refused),
-		Snapshots:          DefaultLimits().SnapshotSlots(metrics.Refused),
-	}
-	srv := httptest.NewServer(api.Handler())
-	t.Cleanup(func() { close(stopping); srv.Close() })
-	return &testAPI{ring: api.Ring, url: srv.URL}
+		Streams:            lim.StreamSlots(metrics.Refused),
+		Snapshots:          lim.SnapshotSlots(metrics.Refused),
+	}, func() { close(stopping) }
 }
 
 // stream opens the API's event stream with query.

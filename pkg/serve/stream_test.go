@@ -10,16 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/serve/servetest"
 )
 
 // publish puts n config events from source "api" into the API's ring.
 func (ta *testAPI) publish(n int, namespace string) uint64 {
-	var last uint64
-	for i := range n {
-		last = ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "api",
-			Pods: []v1alpha1.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
-	}
-	return last
+	return servetest.Publish(ta.ring, n, namespace)
 }
 
 func TestStreamReportsEvictedEventsAsAGap(t *testing.T) {

@@ -39,7 +39,7 @@ type Admissions struct {
 // NewAdmissions returns the admission of the admit handlers h, nil for
 // none; withMessages quotes every message the kubelet wrote on a pod it
 // rejected, not only its own.
-func NewAdmissions(h admission.Handlers, withMessages bool) *Admissions {
+func NewAdmissions(h admission.AdmitHandler, withMessages bool) *Admissions {
 	s := &Admissions{}
 	s.kubeletVerdict = func(p *v1.Pod) (v1alpha1.Admission, bool) { return admission.KubeletVerdict(p, withMessages) }
 	if h != nil {

@@ -17,11 +17,11 @@ import (
 // the rest as the predicates refuse a pod beyond the node's pod count.
 type roomFor int
 
-func (n roomFor) Admit(in admission.Input) admission.Verdict {
-	if len(in.Others) < int(n) {
-		return admission.Verdict{Admit: true}
+func (n roomFor) Admit(in admission.AdmitAttributes) admission.AdmitResult {
+	if len(in.OtherPods) < int(n) {
+		return admission.AdmitResult{Admit: true}
 	}
-	return admission.Verdict{Reason: "OutOfpods", Message: "Node didn't have enough resource: pods", Handler: admission.HandlerPredicate}
+	return admission.AdmitResult{Reason: "OutOfpods", Message: "Node didn't have enough resource: pods", Handler: v1alpha1.AdmitHandlerPredicate}
 }
 
 func admissionPod(name string, created int, status v1.PodStatus) *v1.Pod {
@@ -43,7 +43,7 @@ func TestAdmissions(t *testing.T) {
 	running := v1.PodStatus{Phase: v1.PodRunning, StartTime: &started}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
 	admitted := v1alpha1.Admission{Admitted: true}
-	outOfPods := v1alpha1.Admission{Reason: "OutOfpods", Message: "Node didn't have enough resource: pods", Handler: admission.HandlerPredicate}
+	outOfPods := v1alpha1.Admission{Reason: "OutOfpods", Message: "Node didn't have enough resource: pods", Handler: v1alpha1.AdmitHandlerPredicate}
 
 	type step struct {
 		op      merge.Op
@@ -54,7 +54,7 @@ func TestAdmissions(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		handlers admission.Handlers
+		handlers admission.AdmitHandler
 		steps    []step
 	}{
 		{name: "no admit handlers", steps: []step{{

@@ -66,16 +66,16 @@ func (d Dispatch) SetOn(e *v1alpha1.Event) {
 func (s Dispatcher) Config(op merge.Op) Dispatch {
 	switch op {
 	case merge.Add:
-		return Dispatch{handler: v1alpha1.HandlerPodAdditions}
+		return Dispatch{handler: v1alpha1.SyncHandlerPodAdditions}
 	case merge.Update, merge.Delete:
 		// DELETE is treated as an UPDATE because of graceful deletion.
-		return Dispatch{handler: v1alpha1.HandlerPodUpdates}
+		return Dispatch{handler: v1alpha1.SyncHandlerPodUpdates}
 	case merge.Remove:
-		return Dispatch{handler: v1alpha1.HandlerPodRemoves}
+		return Dispatch{handler: v1alpha1.SyncHandlerPodRemoves}
 	case merge.Reconcile:
-		return Dispatch{handler: v1alpha1.HandlerPodReconcile}
+		return Dispatch{handler: v1alpha1.SyncHandlerPodReconcile}
 	}
-	return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: s.setIgnored}
+	return Dispatch{handler: v1alpha1.SyncHandlerIgnored, ignored: s.setIgnored}
 }
 
 // PLEG returns the dispatch of a PLEG event. pod is the pod the kubelet's
@@ -86,18 +86,18 @@ func (s Dispatcher) Config(op merge.Op) Dispatch {
 func (s Dispatcher) PLEG(r pleg.ComputedEvent, pod *v1.Pod) Dispatch {
 	switch {
 	case !r.KubeletSends:
-		return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
+		return Dispatch{handler: v1alpha1.SyncHandlerIgnored, ignored: fmt.Sprintf("the kubelet's PLEG does not send %s", r.Type)}
 	case r.Outcome == pleg.OutcomeDropped:
-		return Dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredDropped}
+		return Dispatch{handler: v1alpha1.SyncHandlerIgnored, ignored: ignoredDropped}
 	}
 	var d Dispatch
 	switch {
 	case r.Type == pleg.ContainerRemoved:
-		d = Dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotSyncWorthy}
+		d = Dispatch{handler: v1alpha1.SyncHandlerIgnored, ignored: ignoredNotSyncWorthy}
 	case pod == nil:
-		d = Dispatch{handler: v1alpha1.HandlerIgnored, ignored: ignoredNotInPodManager}
+		d = Dispatch{handler: v1alpha1.SyncHandlerIgnored, ignored: ignoredNotInPodManager}
 	default:
-		d = Dispatch{handler: v1alpha1.HandlerPodSyncs}
+		d = Dispatch{handler: v1alpha1.SyncHandlerPodSyncs}
 	}
 	if r.Type == pleg.ContainerDied {
 		d.removes, d.removesUnknown = s.cleanUp(r.Data, pod, r.Cached)

@@ -21,7 +21,7 @@ type Options struct {
 	Dispatcher Dispatcher
 	// Admission are the admit handlers of the reproduced kubelet minor,
 	// nil for none.
-	Admission admission.Handlers
+	Admission admission.AdmitHandler
 	// AdmissionMessages quotes every message the kubelet wrote on a pod
 	// it rejected, not only its own (admission.KubeletVerdict).
 	AdmissionMessages bool

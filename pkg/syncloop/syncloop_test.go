@@ -1,7 +1,10 @@
 package syncloop
 
 import (
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,13 +44,13 @@ func TestSyncLoopMeetsBothSides(t *testing.T) {
 	if seq, snap := l.Snapshot(); seq != ring.LastSeq() || len(snap) != 1 {
 		t.Fatalf("snapshot at %d of %d pods, want at %d of 1", seq, len(snap), ring.LastSeq())
 	}
-	if judged != 1 || len(published) != 1 || published[0].Handler != v1alpha1.HandlerPodAdditions || published[0].Pods[0].Admission == nil {
+	if judged != 1 || len(published) != 1 || published[0].Handler != v1alpha1.SyncHandlerPodAdditions || published[0].Pods[0].Admission == nil {
 		t.Fatalf("after the ADD: %d judgements, events %+v; want one ADD to HandlePodAdditions with its verdict", judged, published)
 	}
 
 	started := pleg.ComputedEvent{PodLifecycleEvent: pleg.PodLifecycleEvent{ID: "uid-web", PodName: "web-node-1", PodNamespace: "default", Type: pleg.ContainerStarted, Data: "c1", KubeletSends: true}, Outcome: pleg.OutcomeSent}
 	l.HandleEvent(started)
-	if e := published[len(published)-1]; e.Handler != v1alpha1.HandlerPodSyncs || e.Labels["app"] != "web" {
+	if e := published[len(published)-1]; e.Handler != v1alpha1.SyncHandlerPodSyncs || e.Labels["app"] != "web" {
 		t.Fatalf("ContainerStarted of a configured pod: %+v, want HandlePodSyncs with its labels", e)
 	}
 
@@ -59,7 +62,7 @@ func TestSyncLoopMeetsBothSides(t *testing.T) {
 		t.Fatalf("%d judgements, want only the ADD's", judged)
 	}
 	l.HandleEvent(started)
-	if e := published[len(published)-1]; e.Handler != v1alpha1.HandlerIgnored || e.Ignored != ignoredNotInPodManager {
+	if e := published[len(published)-1]; e.Handler != v1alpha1.SyncHandlerIgnored || e.Ignored != ignoredNotInPodManager {
 		t.Fatalf("ContainerStarted of a removed pod: %+v, want ignored", e)
 	}
 	if ring.LastSeq() != uint64(len(published)) {
@@ -81,10 +84,10 @@ func TestSetNodeJudgesTheWaitingPods(t *testing.T) {
 	}
 }
 
-// judgeFunc is admit handlers that are one function.
-type judgeFunc func(admission.Input) admission.Verdict
+// admitHandlerFunc is an admission.AdmitHandler that is one function.
+type admitHandlerFunc func(admission.AdmitAttributes) admission.AdmitResult
 
-func (f judgeFunc) Admit(in admission.Input) admission.Verdict { return f(in) }
+func (f admitHandlerFunc) Admit(in admission.AdmitAttributes) admission.AdmitResult { return f(in) }
 
 // TestPLEGEventsPassWhileAnAddIsJudged holds the admit handlers in the
 // middle of an ADD and expects a PLEG event to be dispatched and published
@@ -92,10 +95,10 @@ func (f judgeFunc) Admit(in admission.Input) admission.Verdict { return f(in) }
 // the admit handlers.
 func TestPLEGEventsPassWhileAnAddIsJudged(t *testing.T) {
 	judging, release := make(chan string, 1), make(chan struct{})
-	held := judgeFunc(func(in admission.Input) admission.Verdict {
+	held := admitHandlerFunc(func(in admission.AdmitAttributes) admission.AdmitResult {
 		judging <- in.Pod.Name
 		<-release
-		return admission.Verdict{Admit: true}
+		return admission.AdmitResult{Admit: true}
 	})
 	ring := eventring.New(16, nil)
 	l := New(Options{Ring: ring, Dispatcher: NewDispatcher(SetInvalid, 1), Admission: held})
@@ -118,5 +121,61 @@ func TestPLEGEventsPassWhileAnAddIsJudged(t *testing.T) {
 	<-added
 	if p, _, ok := l.Pod("uid-web"); !ok || p.Admission == nil || !p.Admission.Admitted {
 		t.Fatalf("after the ADD: %+v, want web admitted", p)
+	}
+}
+
+// waitLimit bounds every wait in these tests.
+const waitLimit = 20 * time.Second
+
+// TestJudgingHoldsNoViewLock holds the admit handlers in the middle of an
+// ADD and expects the view to be listed meanwhile (List takes viewMu),
+// without the pod being judged, which enters the view only with its
+// verdict.
+func TestJudgingHoldsNoViewLock(t *testing.T) {
+	judging, release := make(chan string, 1), make(chan struct{})
+	held := admitHandlerFunc(func(in admission.AdmitAttributes) admission.AdmitResult {
+		judging <- in.Pod.Name
+		<-release
+		return admission.AdmitResult{Admit: true}
+	})
+	var releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	l := New(Options{Ring: eventring.New(16, nil), Dispatcher: NewDispatcher(SetInvalid, 1), Admission: held})
+	l.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}})
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		l.HandleConfig(merge.PodUpdate{Op: merge.Add, Source: v1alpha1.SourceFile, Pods: []*v1.Pod{admissionPod("web-node-1", 1, v1.PodStatus{})}})
+	}()
+	select {
+	case name := <-judging:
+		if name != "web-node-1" {
+			t.Fatalf("judging %s, want web-node-1", name)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the ADD was never judged")
+	}
+	listed := make(chan error, 1)
+	go func() {
+		var err error
+		for _, p := range l.List() {
+			if p.Pod.Name == "web-node-1" {
+				err = fmt.Errorf("the pod being judged is listed, with admission %+v", p.Admission)
+			}
+		}
+		listed <- err
+	}()
+	select {
+	case err := <-listed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the pod list waited for the judging of an ADD")
+	}
+	releaseOnce.Do(func() { close(release) })
+	<-added
+	if p, _, ok := l.Pod("uid-web-node-1"); !ok || p.Admission == nil || !p.Admission.Admitted {
+		t.Errorf("admission %+v, want admitted", p.Admission)
 	}
 }

@@ -98,17 +98,17 @@ func testEventsHistory(t *testing.T, e *env) {
 			if ev.Kind == v1alpha1.EventKindBoundary {
 				continue // the agent's own start, no notification of the kubelet's
 			}
-			if !slices.Contains(v1alpha1.Handlers, ev.Handler) || (ev.Handler == v1alpha1.HandlerIgnored) != (ev.Ignored != "") {
+			if !slices.Contains(v1alpha1.SyncHandlers, ev.Handler) || (ev.Handler == v1alpha1.SyncHandlerIgnored) != (ev.Ignored != "") {
 				t.Errorf("event %d (%s%s) has handler %q ignored %q", ev.Seq, ev.Op, ev.Type, ev.Handler, ev.Ignored)
 			}
-			if ev.Type == "ContainerRemoved" && (ev.Handler != v1alpha1.HandlerIgnored || ev.Ignored != "ContainerRemoved is not sync-worthy") {
+			if ev.Type == "ContainerRemoved" && (ev.Handler != v1alpha1.SyncHandlerIgnored || ev.Ignored != "ContainerRemoved is not sync-worthy") {
 				t.Errorf("ContainerRemoved %d not ignored as not sync-worthy: %+v", ev.Seq, ev)
 			}
 			// The pod is in the kubelet's pod manager, not deleted, and
 			// has one exited container, which the kubelet keeps.
 			if ofPod(ev) && ev.Type == "ContainerDied" && !ev.Sandbox {
 				died = true
-				if ev.Handler != v1alpha1.HandlerPodSyncs || len(ev.Removes) > 0 || ev.RemovesUnknown != "" {
+				if ev.Handler != v1alpha1.SyncHandlerPodSyncs || len(ev.Removes) > 0 || ev.RemovesUnknown != "" {
 					t.Errorf("ContainerDied of e2e-events: %+v, want HandlePodSyncs removing nothing", ev)
 				}
 			}
@@ -117,7 +117,7 @@ func testEventsHistory(t *testing.T, e *env) {
 			t.Error("no ContainerDied of e2e-events")
 		}
 		for _, ev := range events(t, "--handler=IGNORED") {
-			if ev.Handler != v1alpha1.HandlerIgnored && ev.Kind != v1alpha1.EventKindBoundary {
+			if ev.Handler != v1alpha1.SyncHandlerIgnored && ev.Kind != v1alpha1.EventKindBoundary {
 				t.Errorf("--handler=IGNORED printed event %d with handler %q", ev.Seq, ev.Handler)
 			}
 		}

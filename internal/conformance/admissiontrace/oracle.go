@@ -30,7 +30,7 @@ type Kubelet struct {
 	// getAllocatedPods from v1.34: the pods of the pod manager neither in
 	// a terminal phase nor failed by the kubelet, the pod judged included)
 	// and killPodNow (the pod is failed).
-	Handlers func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error)
+	Handlers func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.AdmitFunc, error)
 	// DeclareFeatures is what the kubelet declares as its node's features
 	// (nodedeclaredfeatures.DefaultFramework.DiscoverNodeFeatures on the
 	// process-wide feature gates, the runtime's features by their CRI names
@@ -81,7 +81,7 @@ func (s *kubeletState) active() []*v1.Pod {
 }
 
 // handleAdditions is HandlePodAdditions up to admission.
-func (s *kubeletState) handleAdditions(handlers []admission.Judge, pods []*v1.Pod) []Result {
+func (s *kubeletState) handleAdditions(handlers []admission.AdmitFunc, pods []*v1.Pod) []Result {
 	pods = slices.Clone(pods)
 	s.k.SortByCreationTime(pods)
 	var results []Result
@@ -105,7 +105,7 @@ func (s *kubeletState) handleAdditions(handlers []admission.Judge, pods []*v1.Po
 		s.killed = nil
 		r.Admit = true
 		for _, h := range handlers {
-			if ok, reason, message := h(admission.Input{Node: s.node, Pod: pod, Others: others}); !ok {
+			if ok, reason, message := h(admission.AdmitAttributes{Node: s.node, Pod: pod, OtherPods: others}); !ok {
 				r.Admit, r.Reason, r.Message = false, reason, message
 				s.failed[pod.UID] = true
 				break
@@ -123,13 +123,13 @@ func (s *kubeletState) handleAdditions(handlers []admission.Judge, pods []*v1.Po
 // results of each step.
 func runKubelet(ctx context.Context, k Kubelet, sc Scenario) ([][]Result, error) {
 	s := &kubeletState{node: Trace{Node: sc.Node, NodeFeatures: sc.NodeFeatures}.NodeWithFeatures().DeepCopy(), pods: map[types.UID]*v1.Pod{}, failed: map[types.UID]bool{}, k: k}
-	judges, err := k.Handlers(ctx, sc.AllowedUnsafeSysctls, s.callbacks())
+	funcs, err := k.Handlers(ctx, sc.AllowedUnsafeSysctls, s.callbacks())
 	if err != nil {
 		return nil, err
 	}
-	var handlers []admission.Judge
+	var handlers []admission.AdmitFunc
 	for _, name := range sc.Handlers {
-		j, ok := judges[name]
+		j, ok := funcs[name]
 		if !ok {
 			return nil, fmt.Errorf("kubelet %s has no admit handler %q", k.Version, name)
 		}

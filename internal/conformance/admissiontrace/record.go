@@ -18,6 +18,7 @@ import (
 
 	"github.com/podsrc/podsrc/internal/conformance"
 	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 )
 
@@ -90,7 +91,7 @@ func Record(t *testing.T, k Kubelet) {
 // the rest of the test and k's version; one that does not chain it keeps
 // no NodeFeatures, as the traces without the handler have none.
 func declare(t *testing.T, k Kubelet, sc Scenario) (Scenario, error) {
-	if !slices.Contains(sc.Handlers, admission.HandlerDeclaredFeatures) {
+	if !slices.Contains(sc.Handlers, v1alpha1.AdmitHandlerDeclaredFeatures) {
 		sc.NodeFeatures = nil
 		return sc, nil
 	}

@@ -23,7 +23,7 @@ import (
 // message, the pods preempted and their order, and why a pod was skipped.
 // It fails when that minor has no trace, so that a module never passes on
 // an empty directory.
-func Replay(t *testing.T, kubeletVersion string, newHandlers admission.NewHandlers) {
+func Replay(t *testing.T, kubeletVersion string, newHandlers admission.NewAdmitHandler) {
 	t.Helper()
 	minor, err := kubeletminor.Parse(kubeletVersion)
 	if err != nil {
@@ -47,13 +47,13 @@ func Replay(t *testing.T, kubeletVersion string, newHandlers admission.NewHandle
 	t.Logf("replayed %d admission traces of kubelet %s with the admit handlers of kubelet %s", replayed, minor, kubeletVersion)
 }
 
-func replayTrace(t *testing.T, tr Trace, newHandlers admission.NewHandlers) {
+func replayTrace(t *testing.T, tr Trace, newHandlers admission.NewAdmitHandler) {
 	if tr.NodeFeatures != nil {
 		for gate, on := range tr.NodeFeatures.FeatureGates {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(gate), on)
 		}
 	}
-	h, err := newHandlers(t.Context(), admission.Config{Handlers: tr.Handlers, AllowedUnsafeSysctls: tr.AllowedUnsafeSysctls})
+	h, err := newHandlers(t.Context(), admission.Config{AdmitHandlers: tr.Handlers, AllowedUnsafeSysctls: tr.AllowedUnsafeSysctls})
 	if err != nil {
 		t.Fatalf("building the handlers %q: %v", tr.Handlers, err)
 	}
@@ -69,7 +69,7 @@ func replayTrace(t *testing.T, tr Trace, newHandlers admission.NewHandlers) {
 // Compare lists how the results of one ADD differ from the kubelet's:
 // every field of every result, in order. A refusal must also name one of
 // the handlers chained.
-func Compare(got []admission.Result, want []Result, handlers []string) []string {
+func Compare(got []admission.PodAdmission, want []Result, handlers []string) []string {
 	var diffs []string
 	if len(got) != len(want) {
 		diffs = append(diffs, fmt.Sprintf("%d results, kubelet %d", len(got), len(want)))
@@ -87,7 +87,7 @@ func Compare(got []admission.Result, want []Result, handlers []string) []string 
 }
 
 // FromAdmission writes one of pkg/admission's results as a trace does.
-func FromAdmission(r admission.Result) Result {
+func FromAdmission(r admission.PodAdmission) Result {
 	out := Result{
 		Pod:     r.Pod.Namespace + "/" + r.Pod.Name,
 		UID:     r.Pod.UID,

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
 
@@ -39,7 +38,7 @@ func Scenarios() []Scenario {
 	}
 	// The scenarios need no node feature, so they leave the declared
 	// features handler out, as the traces with no nodeFeatures do.
-	all := slices.DeleteFunc(slices.Clone(admission.HandlerOrder), func(h string) bool { return h == admission.HandlerDeclaredFeatures })
+	all := slices.DeleteFunc(slices.Clone(v1alpha1.AdmitHandlers), func(h string) bool { return h == v1alpha1.AdmitHandlerDeclaredFeatures })
 	return []Scenario{
 		{Name: "out-of-ephemeral-storage", Description: "a pod asking for more ephemeral storage than allocatable", Handlers: all, Node: node("2", "4Gi", "110"),
 			Steps: [][]*v1.Pod{{apiPod("scratch", 1, requests("ephemeral-storage", "30Gi"))}}},
@@ -87,7 +86,7 @@ func Scenarios() []Scenario {
 			Steps: [][]*v1.Pod{sameTime}},
 		{Name: "safe-and-prefixed-sysctls", Description: "a safe sysctl, and an unsafe one the kubelet allows by prefix", Handlers: all, Node: node("2", "4Gi", "110"), AllowedUnsafeSysctls: []string{"kernel.msg*"},
 			Steps: [][]*v1.Pod{{apiPod("ports", 1, sysctls("net.ipv4.ip_local_port_range")), apiPod("msg", 2, sysctls("kernel.msgmax"))}}},
-		{Name: "handlers-subset", Description: "only the predicates are chained: a forbidden sysctl passes", Handlers: []string{admission.HandlerPredicate}, Node: node("2", "4Gi", "110"),
+		{Name: "handlers-subset", Description: "only the predicates are chained: a forbidden sysctl passes", Handlers: []string{v1alpha1.AdmitHandlerPredicate}, Node: node("2", "4Gi", "110"),
 			Steps: [][]*v1.Pod{{apiPod("msg", 1, sysctls("kernel.msgmax"))}}},
 		{Name: "no-node", Description: "the kubelet cannot get its node", Handlers: all,
 			Steps: [][]*v1.Pod{{apiPod("web", 1)}}},

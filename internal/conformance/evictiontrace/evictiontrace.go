@@ -188,7 +188,7 @@ type Manager struct {
 	// kubelet's order.
 	Setters []func(context.Context, *v1.Node) error
 	// Admit is the manager's Admit.
-	Admit admission.Judge
+	Admit admission.AdmitFunc
 }
 
 // Start builds and starts one kubelet minor's eviction manager with the
@@ -212,9 +212,9 @@ func Record(t *testing.T, version string, start Start) {
 			if err != nil {
 				t.Fatalf("running the eviction manager of kubelet %s: %v", version, err)
 			}
-			tr := admissiontrace.Trace{Kubelet: version, Name: sc.Name, Description: sc.Description, Handlers: []string{admission.HandlerEviction}, Node: node}
+			tr := admissiontrace.Trace{Kubelet: version, Name: sc.Name, Description: sc.Description, Handlers: []string{v1alpha1.AdmitHandlerEviction}, Node: node}
 			for _, p := range sc.Pods {
-				ok, reason, message := admit(admission.Input{Node: node, Pod: p})
+				ok, reason, message := admit(admission.AdmitAttributes{Node: node, Pod: p})
 				tr.Steps = append(tr.Steps, admissiontrace.Step{Pods: []*v1.Pod{p}, Results: []admissiontrace.Result{{
 					Pod: p.Namespace + "/" + p.Name, UID: p.UID, Admit: ok, Reason: reason, Message: message,
 				}}})
@@ -230,7 +230,7 @@ func Record(t *testing.T, version string, start Start) {
 // run starts an eviction manager on sc's pressure, awaits its
 // synchronization, and returns the Node as the kubelet's setters leave it
 // and the manager's Admit.
-func run(ctx context.Context, start Start, sc Scenario) (*v1.Node, admission.Judge, error) {
+func run(ctx context.Context, start Start, sc Scenario) (*v1.Node, admission.AdmitFunc, error) {
 	summaries := NewSummaries(sc.Pressure, Now())
 	defer summaries.Stop()
 	m, err := start(ctx, summaries)
@@ -306,7 +306,7 @@ func writeOrCheck(path string, tr admissiontrace.Trace) error {
 	return nil
 }
 
-// Judge is the eviction manager as the admission recorder's oracle
+// AdmitFunc is the eviction manager as the admission recorder's oracle
 // (admissiontrace.Kubelet.Handlers) chains it: the Admit of an eviction
 // manager that start builds on the pressure the judged pod's Node shows,
 // so that the recorder re-runs the eviction traces through the kubelet's
@@ -314,9 +314,9 @@ func writeOrCheck(path string, tr admissiontrace.Trace) error {
 // with several pressures, which Summaries cannot show, or a manager that
 // does not synchronize, gives a verdict no trace has, which fails the
 // recording.
-func Judge(ctx context.Context, start Start) admission.Judge {
-	managers := map[v1.NodeConditionType]admission.Judge{}
-	return func(in admission.Input) (bool, string, string) {
+func AdmitFunc(ctx context.Context, start Start) admission.AdmitFunc {
+	managers := map[v1.NodeConditionType]admission.AdmitFunc{}
+	return func(in admission.AdmitAttributes) (bool, string, string) {
 		var pressure v1.NodeConditionType
 		switch p := admission.Pressure(in.Node); len(p) {
 		case 0:
@@ -339,17 +339,17 @@ func Judge(ctx context.Context, start Start) admission.Judge {
 
 // HandlersFunc builds a kubelet minor's admit handlers by name on its
 // callbacks (admissiontrace.Kubelet.Handlers).
-type HandlersFunc func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error)
+type HandlersFunc func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.AdmitFunc, error)
 
-// WithEviction returns handlers with the minor's eviction manager (Judge
+// WithEviction returns handlers with the minor's eviction manager (AdmitFunc
 // of start) beside them, for the admission recorder's oracle.
 func WithEviction(handlers HandlersFunc, start Start) HandlersFunc {
-	return func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.Judge, error) {
-		judges, err := handlers(ctx, allowedUnsafeSysctls, k)
+	return func(ctx context.Context, allowedUnsafeSysctls []string, k admission.Callbacks) (map[string]admission.AdmitFunc, error) {
+		funcs, err := handlers(ctx, allowedUnsafeSysctls, k)
 		if err != nil {
 			return nil, err
 		}
-		judges[admission.HandlerEviction] = Judge(ctx, start)
-		return judges, nil
+		funcs[v1alpha1.AdmitHandlerEviction] = AdmitFunc(ctx, start)
+		return funcs, nil
 	}
 }

@@ -1,5 +1,31 @@
 package v1alpha1
 
+// The kubelet's admit handlers (its lifecycle.PodAdmitHandler values) that
+// podsrc chains, as Admission.Handler names them.
+const (
+	// AdmitHandlerEviction is the kubelet's eviction manager: node pressure
+	// (the Node's MemoryPressure, DiskPressure and PIDPressure conditions)
+	// against the pod's criticality, QoS class and tolerations.
+	AdmitHandlerEviction = "eviction"
+	// AdmitHandlerSysctl is the kubelet's sysctl allowlist: the safe
+	// sysctls and the kubelet's allowedUnsafeSysctls.
+	AdmitHandlerSysctl = "sysctl"
+	// AdmitHandlerPredicate is the kubelet's general predicates (resources,
+	// node name, selector and affinity, host ports, OS, NoExecute taints),
+	// with critical pod preemption as its failure handler.
+	AdmitHandlerPredicate = "predicate"
+	// AdmitHandlerPodFeatures is the kubelet's pod features handler.
+	AdmitHandlerPodFeatures = "podfeatures"
+	// AdmitHandlerDeclaredFeatures is the kubelet's declared features
+	// handler (v1.36 on, gate NodeDeclaredFeatures): the node features a
+	// pod needs against those the kubelet declares in its Node's status.
+	AdmitHandlerDeclaredFeatures = "declaredfeatures"
+)
+
+// AdmitHandlers are the values of Admission.Handler, in the order the
+// kubelet chains the handlers.
+var AdmitHandlers = []string{AdmitHandlerEviction, AdmitHandlerSysctl, AdmitHandlerPredicate, AdmitHandlerPodFeatures, AdmitHandlerDeclaredFeatures}
+
 // Admission is the kubelet's admission verdict on one added pod, as podsrc
 // reproduces it with the admit handlers of the node's kubelet minor.
 type Admission struct {
@@ -13,9 +39,8 @@ type Admission struct {
 	// Message is the refusing handler's message; the kubelet sets the
 	// pod's status.message to "Pod was rejected: " followed by it.
 	Message string `json:"message,omitempty"`
-	// Handler names the admit handler that refused the pod (sysctl,
-	// predicate, podfeatures, declaredfeatures); empty when the pod was
-	// admitted.
+	// Handler names the admit handler that refused the pod (one of
+	// AdmitHandlers); empty when the pod was admitted.
 	Handler string `json:"handler,omitempty"`
 	// Preempts are the pods the kubelet's critical pod preemption evicts
 	// to admit this one, in the order it evicts them (evicted even if a

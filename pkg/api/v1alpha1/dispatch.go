@@ -1,32 +1,32 @@
 package v1alpha1
 
-// The kubelet's sync loop handlers (its SyncHandler methods, which
-// syncLoopIteration in k8s.io/kubernetes pkg/kubelet/kubelet.go calls), as
-// Event.Handler names them; HandlerIgnored is an event the sync loop
-// dispatches to none of them.
+// The kubelet's sync loop handlers (the methods of its SyncHandler
+// interface, which syncLoopIteration in k8s.io/kubernetes
+// pkg/kubelet/kubelet.go calls), as Event.Handler names them;
+// SyncHandlerIgnored is an event the sync loop dispatches to none of them.
 const (
-	HandlerPodAdditions = "HandlePodAdditions"
-	HandlerPodUpdates   = "HandlePodUpdates"
-	HandlerPodRemoves   = "HandlePodRemoves"
-	HandlerPodReconcile = "HandlePodReconcile"
-	HandlerPodSyncs     = "HandlePodSyncs"
-	HandlerIgnored      = "ignored"
+	SyncHandlerPodAdditions = "HandlePodAdditions"
+	SyncHandlerPodUpdates   = "HandlePodUpdates"
+	SyncHandlerPodRemoves   = "HandlePodRemoves"
+	SyncHandlerPodReconcile = "HandlePodReconcile"
+	SyncHandlerPodSyncs     = "HandlePodSyncs"
+	SyncHandlerIgnored      = "ignored"
 )
 
-// Handlers are the values of Event.Handler.
-var Handlers = []string{HandlerPodAdditions, HandlerPodUpdates, HandlerPodRemoves, HandlerPodReconcile, HandlerPodSyncs, HandlerIgnored}
+// SyncHandlers are the values of Event.Handler.
+var SyncHandlers = []string{SyncHandlerPodAdditions, SyncHandlerPodUpdates, SyncHandlerPodRemoves, SyncHandlerPodReconcile, SyncHandlerPodSyncs, SyncHandlerIgnored}
 
-// verdicts are the handlers in one word.
-var verdicts = map[string]string{
-	HandlerPodAdditions: "add",
-	HandlerPodUpdates:   "update",
-	HandlerPodRemoves:   "remove",
-	HandlerPodReconcile: "reconcile",
-	HandlerPodSyncs:     "sync",
-	HandlerIgnored:      "ignored",
+// syncHandlerWords are the sync loop handlers in one word.
+var syncHandlerWords = map[string]string{
+	SyncHandlerPodAdditions: "add",
+	SyncHandlerPodUpdates:   "update",
+	SyncHandlerPodRemoves:   "remove",
+	SyncHandlerPodReconcile: "reconcile",
+	SyncHandlerPodSyncs:     "sync",
+	SyncHandlerIgnored:      "ignored",
 }
 
-// Verdict returns a handler in one word, as kubectl podsrc watch shows it
-// by default: add, update, remove, reconcile, sync or ignored; "" for a
-// string that is none of the Handler* constants.
-func Verdict(handler string) string { return verdicts[handler] }
+// SyncHandlerWord returns a sync loop handler in one word, as kubectl
+// podsrc watch shows it by default: add, update, remove, reconcile, sync
+// or ignored; "" for a string that is none of the SyncHandler* constants.
+func SyncHandlerWord(handler string) string { return syncHandlerWords[handler] }

@@ -120,8 +120,8 @@ type Event struct {
 	ExitCode *int `json:"exitCode,omitempty"`
 
 	// Handler is what the kubelet's sync loop does with the event (config
-	// and PLEG): the handler it calls (HandlerPodAdditions, ...), or
-	// HandlerIgnored with the reason in Ignored.
+	// and PLEG): the handler it calls (SyncHandlerPodAdditions, ...), or
+	// SyncHandlerIgnored with the reason in Ignored.
 	Handler string `json:"handler,omitempty"`
 	Ignored string `json:"ignored,omitempty"`
 	// Removes (ContainerDied) are the IDs of the pod's exited containers

@@ -131,7 +131,7 @@ type EventQuery struct {
 	Pods       []string
 	Containers []string
 	// Handlers are the kubelet's sync loop handlers of the events
-	// (Event.Handler; one of Handlers, in any case).
+	// (Event.Handler; one of SyncHandlers, in any case).
 	Handlers []string
 	// Selector is a label selector of the pods, as kubectl's -l.
 	Selector string
@@ -268,8 +268,8 @@ func (q *EventQuery) Validate() error {
 		}
 	}
 	for _, s := range q.Handlers {
-		if !slices.ContainsFunc(Handlers, func(h string) bool { return strings.EqualFold(h, strings.TrimPrefix(s, "!")) }) {
-			return &QueryError{paramHandler, s, "want one of " + strings.Join(Handlers, ", ") + " (in any case), optionally with a leading ! to exclude it"}
+		if !slices.ContainsFunc(SyncHandlers, func(h string) bool { return strings.EqualFold(h, strings.TrimPrefix(s, "!")) }) {
+			return &QueryError{paramHandler, s, "want one of " + strings.Join(SyncHandlers, ", ") + " (in any case), optionally with a leading ! to exclude it"}
 		}
 	}
 	for _, s := range q.Origins {

@@ -154,9 +154,9 @@ func TestMatchOrigin(t *testing.T) {
 // TestMatchHandler filters events of both kinds by their handler, without
 // regard to case.
 func TestMatchHandler(t *testing.T) {
-	add := Event{Kind: EventKindConfig, Op: OpAdd, Handler: HandlerPodAdditions, Pods: []PodRef{{Name: "web", Namespace: "default"}}}
-	died := Event{Kind: EventKindPLEG, Type: "ContainerDied", Handler: HandlerPodSyncs}
-	removed := Event{Kind: EventKindPLEG, Type: "ContainerRemoved", Handler: HandlerIgnored, Ignored: "ContainerRemoved is not sync-worthy"}
+	add := Event{Kind: EventKindConfig, Op: OpAdd, Handler: SyncHandlerPodAdditions, Pods: []PodRef{{Name: "web", Namespace: "default"}}}
+	died := Event{Kind: EventKindPLEG, Type: "ContainerDied", Handler: SyncHandlerPodSyncs}
+	removed := Event{Kind: EventKindPLEG, Type: "ContainerRemoved", Handler: SyncHandlerIgnored, Ignored: "ContainerRemoved is not sync-worthy"}
 	tests := []struct {
 		name     string
 		handlers []string

@@ -6,11 +6,13 @@ package servetest
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
 )
 
 // Stream reads one event stream line by line.
@@ -78,4 +80,15 @@ func (s *Stream) ReadToEnd(t testing.TB) (events []v1alpha1.Event, end v1alpha1.
 			t.Fatalf("unexpected message %+v", m)
 		}
 	}
+}
+
+// Publish puts n config events of source api into ring, each with one pod
+// of namespace, and returns the sequence number of the last.
+func Publish(ring *eventring.Ring, n int, namespace string) uint64 {
+	var last uint64
+	for i := range n {
+		last = ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: v1alpha1.SourceAPI,
+			Pods: []v1alpha1.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
+	}
+	return last
 }

@@ -1,6 +1,6 @@
 // Package admission builds kubelet v1.33's admit handlers, from the
 // kubelet's own lifecycle, sysctl and preemption packages, as the
-// admission.Handlers podsrc judges added pods with.
+// admission.AdmitHandler podsrc judges added pods with.
 package admission
 
 import (
@@ -14,6 +14,7 @@ import (
 	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	admit "github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/staticpod/internalpod"
 )
 
@@ -27,13 +28,13 @@ func KubeletVersion() string { return internalpod.LinkedKubernetesVersion("v1.33
 // pods critical pod preemption would kill are recorded as the verdict's
 // victims instead, and a pod they admit that a handler judging from what
 // podsrc cannot see (cfg.Unseen) may refuse is unknown.
-func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
+func New(ctx context.Context, cfg admit.Config) (admit.AdmitHandler, error) {
 	h := &admit.Hooks{}
-	judges, err := kubeletHandlers(ctx, cfg.AllowedUnsafeSysctls, h.Callbacks())
+	funcs, err := kubeletHandlers(ctx, cfg.AllowedUnsafeSysctls, h.Callbacks())
 	if err != nil {
 		return nil, err
 	}
-	return h.Build(KubeletVersion(), judges, cfg, podClass())
+	return h.Build(KubeletVersion(), funcs, cfg, podClass())
 }
 
 // kubeletHandlers builds v1.33's admit handlers by name as its
@@ -41,23 +42,23 @@ func New(ctx context.Context, cfg admit.Config) (admit.Handlers, error) {
 // (the safe sysctls the running kernel has, and the allowed unsafe ones),
 // the general predicates with critical pod preemption as their failure
 // handler; v1.33 has no pod features handler.
-func kubeletHandlers(ctx context.Context, allowedUnsafeSysctls []string, k admit.Callbacks) (map[string]admit.Judge, error) {
+func kubeletHandlers(ctx context.Context, allowedUnsafeSysctls []string, k admit.Callbacks) (map[string]admit.AdmitFunc, error) {
 	allowlist, err := sysctl.NewAllowlist(append(sysctl.SafeSysctlAllowlist(ctx), allowedUnsafeSysctls...))
 	if err != nil {
 		return nil, fmt.Errorf("building the sysctl allowlist of kubelet %s: %w", KubeletVersion(), err)
 	}
 	preempt := preemption.NewCriticalPodAdmissionHandler(k.ActivePods, k.Kill, &record.FakeRecorder{})
-	return map[string]admit.Judge{
-		admit.HandlerSysctl:    judge(allowlist),
-		admit.HandlerPredicate: judge(lifecycle.NewPredicateAdmitHandler(k.Node, preempt, keepPluginResources)),
+	return map[string]admit.AdmitFunc{
+		v1alpha1.AdmitHandlerSysctl:    admitFunc(allowlist),
+		v1alpha1.AdmitHandlerPredicate: admitFunc(lifecycle.NewPredicateAdmitHandler(k.Node, preempt, keepPluginResources)),
 	}, nil
 }
 
-// judge calls one of the kubelet's admit handlers with what the kubelet's canAdmitPod
+// admitFunc calls one of the kubelet's admit handlers with what the kubelet's canAdmitPod
 // hands them for an added pod.
-func judge(h lifecycle.PodAdmitHandler) admit.Judge {
-	return func(in admit.Input) (bool, string, string) {
-		r := h.Admit(&lifecycle.PodAdmitAttributes{Pod: in.Pod, OtherPods: in.Others})
+func admitFunc(h lifecycle.PodAdmitHandler) admit.AdmitFunc {
+	return func(in admit.AdmitAttributes) (bool, string, string) {
+		r := h.Admit(&lifecycle.PodAdmitAttributes{Pod: in.Pod, OtherPods: in.OtherPods})
 		return r.Admit, r.Reason, r.Message
 	}
 }

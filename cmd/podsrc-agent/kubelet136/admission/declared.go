@@ -14,13 +14,13 @@ import (
 // kubelet version its nodeInfo names. Without a Node it admits: the
 // predicates before it refuse such a pod, as the kubelet's do when it
 // cannot get its node, and the agent gives no verdict without one.
-func declaredFeatures(node func() (*v1.Node, error)) admit.Judge {
-	return func(in admit.Input) (bool, string, string) {
+func declaredFeatures(node func() (*v1.Node, error)) admit.AdmitFunc {
+	return func(in admit.AdmitAttributes) (bool, string, string) {
 		n, err := node()
 		if err != nil {
 			return true, "", ""
 		}
 		declared := ndf.DefaultFramework.TryMap(n.Status.DeclaredFeatures)
-		return judge(lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, admit.NodeKubeletVersion(n, KubeletVersion())))(in)
+		return admitFunc(lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, admit.NodeKubeletVersion(n, KubeletVersion())))(in)
 	}
 }

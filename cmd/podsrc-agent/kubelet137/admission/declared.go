@@ -16,13 +16,13 @@ import (
 // kubelet version its nodeInfo names. Without a Node it admits: the
 // predicates before it refuse such a pod, as the kubelet's do when it
 // cannot get its node, and the agent gives no verdict without one.
-func declaredFeatures(ctx context.Context, node func() (*v1.Node, error)) admit.Judge {
-	return func(in admit.Input) (bool, string, string) {
+func declaredFeatures(ctx context.Context, node func() (*v1.Node, error)) admit.AdmitFunc {
+	return func(in admit.AdmitAttributes) (bool, string, string) {
 		n, err := node()
 		if err != nil {
 			return true, "", ""
 		}
 		declared := ndf.DefaultFramework.TryMap(n.Status.DeclaredFeatures)
-		return judge(ctx, lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, admit.NodeKubeletVersion(n, KubeletVersion())))(in)
+		return admitFunc(ctx, lifecycle.NewDeclaredFeaturesAdmitHandler(ndf.DefaultFramework, declared, admit.NodeKubeletVersion(n, KubeletVersion())))(in)
 	}
 }

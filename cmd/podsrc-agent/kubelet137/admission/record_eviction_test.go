@@ -52,6 +52,6 @@ func startEvictionManager(ctx context.Context, summaries *evictiontrace.Summarie
 			nodestatus.DiskPressureCondition(clock.Now, m.IsUnderDiskPressure, noEvent),
 			nodestatus.PIDPressureCondition(clock.Now, m.IsUnderPIDPressure, noEvent),
 		},
-		Admit: judge(ctx, handler),
+		Admit: admitFunc(ctx, handler),
 	}, nil
 }

@@ -24,18 +24,18 @@ func Events() []v1alpha1.Event {
 	}
 	pleg := func(typ, ns, name, container string, l map[string]string) v1alpha1.Event {
 		return v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: typ, Namespace: ns, PodName: name, PodUID: types.UID("uid-" + name),
-			ContainerName: container, Sandbox: container == "", Labels: l, Handler: v1alpha1.HandlerPodSyncs}
+			ContainerName: container, Sandbox: container == "", Labels: l, Handler: v1alpha1.SyncHandlerPodSyncs}
 	}
 	ignored := pleg("PodSync", "monitoring", "agent-x", "", nil)
-	ignored.Handler, ignored.Ignored = v1alpha1.HandlerIgnored, "pod not in the pod manager"
+	ignored.Handler, ignored.Ignored = v1alpha1.SyncHandlerIgnored, "pod not in the pod manager"
 	return []v1alpha1.Event{
-		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceFile, Pods: []v1alpha1.PodRef{pod("kube-system", "etcd-node", etcd)}, Handler: v1alpha1.HandlerPodAdditions},
-		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceAPI, Pods: []v1alpha1.PodRef{pod("default", "web-1", web), pod("default", "db-1", map[string]string{"app": "db"})}, Handler: v1alpha1.HandlerPodAdditions},
-		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpUpdate, Source: v1alpha1.SourceAPI, Pods: []v1alpha1.PodRef{pod("default", "web-1", web)}, Handler: v1alpha1.HandlerPodUpdates},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceFile, Pods: []v1alpha1.PodRef{pod("kube-system", "etcd-node", etcd)}, Handler: v1alpha1.SyncHandlerPodAdditions},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpAdd, Source: v1alpha1.SourceAPI, Pods: []v1alpha1.PodRef{pod("default", "web-1", web), pod("default", "db-1", map[string]string{"app": "db"})}, Handler: v1alpha1.SyncHandlerPodAdditions},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpUpdate, Source: v1alpha1.SourceAPI, Pods: []v1alpha1.PodRef{pod("default", "web-1", web)}, Handler: v1alpha1.SyncHandlerPodUpdates},
 		pleg("ContainerStarted", "default", "web-1", "nginx", web),
 		pleg("ContainerDied", "default", "web-1", "istio-proxy", web),
 		pleg("ContainerStarted", "kube-system", "etcd-node", "", etcd),
-		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpRemove, Source: v1alpha1.SourceHTTP, Pods: []v1alpha1.PodRef{pod("monitoring", "agent-x", nil)}, Handler: v1alpha1.HandlerPodRemoves},
+		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpRemove, Source: v1alpha1.SourceHTTP, Pods: []v1alpha1.PodRef{pod("monitoring", "agent-x", nil)}, Handler: v1alpha1.SyncHandlerPodRemoves},
 		ignored,
 	}
 }
@@ -91,8 +91,8 @@ var Cases = []Case{
 	{Name: "a negative label selector", Query: v1alpha1.EventQuery{Selector: "app!=web"}, Want: []string{all[0], "2 ADD api default/db-1", all[5], all[6], all[7]}},
 	{Name: "a selector and a kind", Query: v1alpha1.EventQuery{Selector: "tier=control-plane", Kinds: []string{"pleg"}}, Want: pick(6)},
 	{Name: "a handler, in any case", Query: v1alpha1.EventQuery{Handlers: []string{"handlepodsyncs"}}, Want: pick(4, 5, 6)},
-	{Name: "handlers of both kinds", Query: v1alpha1.EventQuery{Handlers: []string{v1alpha1.HandlerPodAdditions, v1alpha1.HandlerIgnored}}, Want: pick(1, 2, 8)},
-	{Name: "an excluded handler", Query: v1alpha1.EventQuery{Handlers: []string{"!" + v1alpha1.HandlerPodSyncs}}, Want: pick(1, 2, 3, 7, 8)},
+	{Name: "handlers of both kinds", Query: v1alpha1.EventQuery{Handlers: []string{v1alpha1.SyncHandlerPodAdditions, v1alpha1.SyncHandlerIgnored}}, Want: pick(1, 2, 8)},
+	{Name: "an excluded handler", Query: v1alpha1.EventQuery{Handlers: []string{"!" + v1alpha1.SyncHandlerPodSyncs}}, Want: pick(1, 2, 3, 7, 8)},
 	{Name: "a tail", Query: v1alpha1.EventQuery{Tail: 2}, Want: pick(7, 8)},
 	{Name: "a tail of the filtered events", Query: v1alpha1.EventQuery{Tail: 2, Kinds: []string{"config"}}, Want: pick(3, 7)},
 	{Name: "a tail longer than the history", Query: v1alpha1.EventQuery{Tail: 100, Ops: []string{"ADD"}}, Want: pick(1, 2)},

@@ -1,10 +1,9 @@
-package agent
+package serve
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,28 +17,20 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/eventring"
-	"github.com/podsrc/podsrc/pkg/pleg"
+	"github.com/podsrc/podsrc/pkg/serve/servetest"
 )
 
-// publish puts n config events from source "test" into the agent's sequence.
-func (ta *testAgent) publish(n int, namespace string) uint64 {
-	var last uint64
-	for i := range n {
-		last = ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "ADD", Source: "api",
-			Pods: []v1alpha1.PodRef{{Name: fmt.Sprint("p", i), Namespace: namespace, UID: "u"}}})
-	}
-	return last
-}
-
 func TestStreamResumeSnapshotAndFilters(t *testing.T) {
-	ta := startAgent(t, nil)
-	ta.writeManifest(t, "web.yaml", webManifest)
-	ta.staticPod(t, "web-node-1")
+	ts := startServer(t, func(c *serverConfig) {
+		c.State = func(ring *eventring.Ring) State {
+			return podsState{ring: ring, pods: []v1alpha1.PodInfo{{Name: "web-node-1", Namespace: "default", UID: "uid-web"}}}
+		}
+	})
 
 	t.Run("resume after a sequence number", func(t *testing.T) {
-		last := ta.ring.LastSeq()
-		ta.publish(3, "default")
-		s := ta.stream(t, fmt.Sprintf("?since=%d", last+1))
+		last := ts.ring.LastSeq()
+		ts.publish(3, "default")
+		s := ts.stream(t, fmt.Sprintf("?since=%d", last+1))
 		for _, want := range []uint64{last + 2, last + 3} {
 			if m := s.NextOf(t); m.Type != v1alpha1.MessageEvent || m.Event.Seq != want {
 				t.Fatalf("got %+v, want event %d", m, want)
@@ -47,28 +38,28 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		}
 	})
 	t.Run("a plain stream starts now", func(t *testing.T) {
-		s := ta.stream(t, "")
-		last := ta.publish(1, "default")
+		s := ts.stream(t, "")
+		last := ts.publish(1, "default")
 		if m := s.NextOf(t); m.Event == nil || m.Event.Seq != last {
 			t.Fatalf("got %+v, want event %d", m, last)
 		}
 	})
 	t.Run("snapshot then the events after it", func(t *testing.T) {
-		s := ta.stream(t, "?snapshot=true")
+		s := ts.stream(t, "?snapshot=true")
 		m := s.Next(t)
-		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ta.ring.LastSeq() {
+		if m.Type != v1alpha1.MessageSnapshot || m.Snapshot == nil || len(m.Snapshot.Items) != 1 || m.Snapshot.Items[0].Name != "web-node-1" || m.Seq != ts.ring.LastSeq() {
 			t.Fatalf("snapshot: %+v", m)
 		}
-		last := ta.publish(1, "default")
+		last := ts.publish(1, "default")
 		if n := s.NextOf(t); n.Event == nil || n.Event.Seq != last || last != m.Seq+1 {
 			t.Fatalf("after the snapshot at %d: %+v", m.Seq, n)
 		}
 	})
 	t.Run("filters", func(t *testing.T) {
-		start := ta.ring.LastSeq()
-		ta.publish(1, "other")
-		ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
-		ta.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []v1alpha1.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
+		start := ts.ring.LastSeq()
+		ts.publish(1, "other")
+		ts.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerStarted", Namespace: "default"})
+		ts.ring.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindConfig, Op: "UPDATE", Source: "file", Pods: []v1alpha1.PodRef{{Name: "a", Namespace: "default"}, {Name: "b", Namespace: "other"}}})
 		tests := []struct {
 			query string
 			want  []string
@@ -80,7 +71,7 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.query, func(t *testing.T) {
-				s := ta.stream(t, fmt.Sprintf("?since=%d%s", start, tt.query))
+				s := ts.stream(t, fmt.Sprintf("?since=%d%s", start, tt.query))
 				for _, want := range tt.want {
 					m := s.NextOf(t)
 					got := m.Event.Op + m.Event.Type
@@ -95,15 +86,15 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 		}
 	})
 	t.Run("heartbeat", func(t *testing.T) {
-		s := ta.stream(t, "")
-		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ta.ring.LastSeq() || m.Epoch != ta.ring.Epoch() {
+		s := ts.stream(t, "")
+		if m := s.Next(t); m.Type != v1alpha1.MessageHeartbeat || m.Seq != ts.ring.LastSeq() || m.Epoch != ts.ring.Epoch() {
 			t.Fatalf("got %+v, want a heartbeat", m)
 		}
 	})
 	t.Run("bad queries", func(t *testing.T) {
 		for _, q := range []string{"since=yesterday", "kind=all", "source=etcd", "snapshot=maybe", "namespace=Not_A_Name"} {
-			if code, _ := ta.get(t, "/api/v1alpha1/events?"+q); code != http.StatusBadRequest {
-				t.Errorf("%s answered %d", q, code)
+			if a := servetest.Do(t, http.MethodGet, ts.url+"/api/v1alpha1/events?"+q); a.Code != http.StatusBadRequest {
+				t.Errorf("%s answered %d", q, a.Code)
 			}
 		}
 	})
@@ -115,12 +106,12 @@ func TestStreamResumeSnapshotAndFilters(t *testing.T) {
 func TestManyStreamsOneStuck(t *testing.T) {
 	const readers, events, batch = 99, 2000, 200
 	// Every stream comes from 127.0.0.1: one peer, allowed them all here.
-	ta := startAgent(t, func(c *Config) { c.EventBuffer = 1000; c.Limits.MaxStreamsPerPeer = c.Limits.MaxStreams })
-	ta.api.StreamWriteTimeout = 5 * time.Second
-	start := ta.ring.LastSeq()
+	ts := startServer(t, func(c *serverConfig) { c.Buffer = 1000; c.Limits.MaxStreamsPerPeer = c.Limits.MaxStreams })
+	ts.api.StreamWriteTimeout = 5 * time.Second
+	start := ts.ring.LastSeq()
 
 	// The stuck client sends its request and never reads the answer.
-	u, _ := url.Parse(ta.url)
+	u, _ := url.Parse(ts.url)
 	stuck, err := net.Dial("tcp", u.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +128,7 @@ func TestManyStreamsOneStuck(t *testing.T) {
 	var wg sync.WaitGroup
 	var bodies []io.Closer
 	for i := range readers {
-		resp, err := http.Get(fmt.Sprintf("%s/api/v1alpha1/events?since=%d", ta.url, start))
+		resp, err := http.Get(fmt.Sprintf("%s/api/v1alpha1/events?since=%d", ts.url, start))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +159,7 @@ func TestManyStreamsOneStuck(t *testing.T) {
 			}
 		})
 	}
-	ta.waitFor(t, "all streams open", func() bool { return ta.metrics.subscribersValue() == readers+1 })
+	waitFor(t, "all streams open", func() bool { return ts.api.Metrics.subscribersValue() == readers+1 })
 
 	// readersAt returns the least and the total progress of the readers,
 	// failing the test on a reader's error.
@@ -189,7 +180,7 @@ func TestManyStreamsOneStuck(t *testing.T) {
 	}
 	for sent := 0; sent < events; sent += batch {
 		// Publish never waits for a stream: a stuck one cannot hold it.
-		last := ta.publish(batch, "default")
+		last := ts.publish(batch, "default")
 		// Readers that keep up stay within the buffer. On a loaded machine
 		// 99 readers take their time; only readers that stop reading for
 		// waitLimit fail the test.
@@ -214,82 +205,12 @@ func TestManyStreamsOneStuck(t *testing.T) {
 		r.Close()
 	}
 	// The stuck stream holds no more than its socket buffers: once they are
-	// full, its write times out and the agent closes it, while publishing
+	// full, its write times out and the API closes it, while publishing
 	// goes on undisturbed.
-	ta.waitFor(t, "the stuck stream to be cut off", func() bool {
-		ta.publish(500, "default")
-		return ta.metrics.subscribersValue() == 0
+	waitFor(t, "the stuck stream to be cut off", func() bool {
+		ts.publish(500, "default")
+		return ts.api.Metrics.subscribersValue() == 0
 	})
-}
-
-// TestPLEGEventsOnTheStream follows a container through the PLEG: its
-// sandbox started, the container created (ContainerChanged, which the
-// kubelet computes but never sends), started, then died with its exit code,
-// as events on the stream. Each step waits for its event, so that no relist
-// can fall between two steps unexpectedly.
-func TestPLEGEventsOnTheStream(t *testing.T) {
-	ta := startAgent(t, nil)
-	s := ta.stream(t, "?kind=pleg")
-	next := func(typ, data string, sends bool) *v1alpha1.Event {
-		t.Helper()
-		m := s.NextOf(t)
-		e := m.Event
-		if e == nil || e.Kind != v1alpha1.EventKindPLEG || e.Type != typ || e.Data != data || e.PodUID != "uid-1" || e.PodName != "web" ||
-			e.Namespace != "default" || e.KubeletSends == nil || *e.KubeletSends != sends {
-			t.Fatalf("got %+v, want %s of %s with kubeletSends %v", m, typ, data, sends)
-		}
-		return e
-	}
-	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "10.1.0.9")
-	if e := next("ContainerStarted", sb, true); !e.Sandbox {
-		t.Fatalf("sandbox event %+v not marked as a sandbox's", e)
-	}
-	c := ta.runtime.CreateContainer(sb, "app")
-	next("ContainerChanged", c, false)
-	ta.runtime.StartContainer(c)
-	if e := next("ContainerStarted", c, true); e.Sandbox || e.ContainerName != "app" {
-		t.Fatalf("container event %+v", e)
-	}
-	ta.runtime.ExitContainer(c, 7, "Error")
-	if e := next("ContainerDied", c, true); e.ContainerName != "app" || e.ExitCode == nil || *e.ExitCode != 7 {
-		t.Fatalf("got %+v, want ContainerDied of %s with exit code 7", e, c)
-	}
-}
-
-// TestPLEGDiscardedEventsStayOffTheStream fails a pod's inspection for a
-// few relists: the kubelet discards the events of those relists and
-// computes them again, so the stream gets the sandbox's ContainerStarted
-// once, from the relist whose inspection succeeded.
-func TestPLEGDiscardedEventsStayOffTheStream(t *testing.T) {
-	ta := startAgent(t, nil)
-	ta.runtime.Fail("PodSandboxStatus", errors.New("runtime busy"))
-	sb := ta.runtime.RunSandbox("uid-1", "web", "default", "")
-	ta.waitFor(t, "discarded events", func() bool { return ta.plegStats.Stats().EventsDiscarded >= 2 })
-	ta.runtime.Fail("PodSandboxStatus", nil)
-
-	// The sandbox's death comes after its start in the PLEG's order, and
-	// the agent publishes in that order: once the death is in the event ring,
-	// every ContainerStarted of the sandbox the agent would publish is too.
-	// The sandbox is the runtime's only container: the one ContainerStarted
-	// sent is its.
-	ta.waitFor(t, "the sandbox's ContainerStarted to be computed", func() bool {
-		return ta.plegStats.Stats().EventsSent[pleg.ContainerStarted] >= 1
-	})
-	ta.runtime.StopSandbox(sb)
-	count := func(typ string) (n int) {
-		var b eventring.Batch
-		ta.ring.Read(&b, 0, ta.cfg.EventBuffer)
-		for _, e := range b.Events {
-			if e.Kind == v1alpha1.EventKindPLEG && e.Type == typ && e.Data == sb {
-				n++
-			}
-		}
-		return n
-	}
-	ta.waitFor(t, "the sandbox's ContainerDied", func() bool { return count("ContainerDied") > 0 })
-	if n := count("ContainerStarted"); n != 1 {
-		t.Fatalf("the sandbox's ContainerStarted was published %d times, want once", n)
-	}
 }
 
 // heldWriter is a stream's ResponseWriter whose writes the test can hold, as
@@ -343,21 +264,21 @@ func (w *heldWriter) messages(t *testing.T) []v1alpha1.StreamMessage {
 // rather than given a silent hole.
 func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	const buffer = 5
-	ta := startAgent(t, func(c *Config) { c.EventBuffer = buffer; c.Heartbeat = time.Hour })
+	ts := startServer(t, func(c *serverConfig) { c.Buffer = buffer; c.Heartbeat = time.Hour })
 	w := &heldWriter{header: http.Header{}, held: make(chan struct{})}
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		ta.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
+		ts.api.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1alpha1/events", nil))
 	}()
-	ta.waitFor(t, "the stream's first message", func() bool { return len(w.messages(t)) == 1 })
+	waitFor(t, "the stream's first message", func() bool { return len(w.messages(t)) == 1 })
 	start := w.messages(t)[0].Seq
 
 	release := make(chan struct{})
 	w.mu.Lock()
 	w.hold = release
 	w.mu.Unlock()
-	first := ta.publish(1, "default")
+	first := ts.publish(1, "default")
 	select {
 	case <-w.held:
 	case <-time.After(waitLimit):
@@ -366,7 +287,7 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	w.mu.Lock()
 	w.hold = nil
 	w.mu.Unlock()
-	ta.publish(buffer+10, "default")
+	ts.publish(buffer+10, "default")
 	close(release)
 	select {
 	case <-ended:
@@ -391,32 +312,7 @@ func TestStreamThatFallsBehindIsToldAndClosed(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("the stream wrote\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if _, body := ta.get(t, "/metrics"); !strings.Contains(string(body), "podsrc_stream_lagging_total 1\n") {
-		t.Errorf("/metrics does not count the lagging stream:\n%s", body)
-	}
-}
-
-// TestStreamServesTheConfiguredRing: with Config.Events set, the agent
-// publishes its own events into that ring, and its streams carry what else
-// is published there (as the benchmarks publish), under the ring's epoch.
-func TestStreamServesTheConfiguredRing(t *testing.T) {
-	events := eventring.New(100, nil)
-	ta := startAgent(t, func(c *Config) { c.Events = events })
-	if events.LastSeq() == 0 {
-		t.Fatal("the agent's first event is not in the configured ring")
-	}
-	s := ta.stream(t, fmt.Sprintf("?since=%d", events.LastSeq()))
-	seq := events.Publish(v1alpha1.Event{Kind: v1alpha1.EventKindPLEG, Type: "ContainerDied", Namespace: "default"})
-	for {
-		m := s.NextOf(t)
-		if m.Event == nil || m.Event.Seq > seq {
-			t.Fatalf("want event %d, got %+v", seq, m)
-		}
-		if m.Event.Seq == seq {
-			if m.Epoch != events.Epoch() || m.Event.Type != "ContainerDied" {
-				t.Fatalf("event %d: %+v, want a ContainerDied of epoch %s", seq, m, events.Epoch())
-			}
-			return
-		}
+	if a := servetest.Do(t, http.MethodGet, ts.url+"/metrics"); !strings.Contains(string(a.Body), "podsrc_stream_lagging_total 1\n") {
+		t.Errorf("/metrics does not count the lagging stream:\n%s", a.Body)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package serve
 
 import (
 	"fmt"
@@ -10,21 +10,21 @@ import (
 
 // publishCases publishes the filter cases' events and returns the sequence
 // number before them.
-func (ta *testAgent) publishCases(t *testing.T) uint64 {
+func (ta *testAPI) publishCases(t *testing.T) uint64 {
 	t.Helper()
 	base := ta.ring.LastSeq()
 	for i, e := range querytest.Events() {
 		if seq := ta.ring.Publish(e); seq != base+uint64(i)+1 {
-			t.Fatalf("the agent published an event of its own among the cases' (seq %d, want %d)", seq, base+uint64(i)+1)
+			t.Fatalf("an event of another was published among the cases' (seq %d, want %d)", seq, base+uint64(i)+1)
 		}
 	}
 	return base
 }
 
-// TestStreamFilters runs the shared filter cases against the agent's parser
+// TestStreamFilters runs the shared filter cases against the stream's parser
 // and filter, through HTTP.
 func TestStreamFilters(t *testing.T) {
-	ta := startAgent(t, nil)
+	ta := startAPI(t, 1000)
 	base := ta.publishCases(t)
 	querytest.Run(t, base, func(t *testing.T, q v1alpha1.EventQuery) []v1alpha1.Event {
 		events, _ := ta.stream(t, "?"+q.Encode().Encode()).ReadToEnd(t)
@@ -33,7 +33,7 @@ func TestStreamFilters(t *testing.T) {
 }
 
 func TestStreamUntilAndTail(t *testing.T) {
-	ta := startAgent(t, nil)
+	ta := startAPI(t, 1000)
 	base := ta.publishCases(t)
 	last := base + uint64(len(querytest.Events()))
 
