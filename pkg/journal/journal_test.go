@@ -374,7 +374,7 @@ func TestDamagedStores(t *testing.T) {
 		{name: "truncated mid-page", damage: func(t *testing.T, path string, used int64) { truncate(t, path, used-1000) }},
 		{name: "truncated to nothing", damage: func(t *testing.T, path string, used int64) { truncate(t, path, 0) }},
 		{name: "all garbage", damage: func(t *testing.T, path string, used int64) { garble(t, path, 0, used) }},
-		{name: "garbage after the meta pages", damage: func(t *testing.T, path string, used int64) { garble(t, path, 4*4096, used/3) }, keepsEpoch: true},
+		{name: "garbage in a third of the events' leaf pages", damage: garbleEventLeaves, keepsEpoch: true},
 		{name: "not a database", damage: func(t *testing.T, path string, used int64) {
 			if err := os.WriteFile(path, []byte("hello, this is not bbolt\n"), 0o600); err != nil {
 				t.Fatal(err)
@@ -463,6 +463,51 @@ func garble(t *testing.T, path string, off, n int64) {
 	}
 	if _, err := f.WriteAt(buf, off); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// garbleEventLeaves fills every third leaf page of the store at path with
+// garbage, but the buckets' roots (the meta bucket's included): what stays
+// reaches the events of the other leaves, wherever the store laid them
+// out.
+func garbleEventLeaves(t *testing.T, path string, _ int64) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, PreLoadFreelist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves []int64
+	pageSize := int64(db.Info().PageSize)
+	err = db.View(func(tx *bolt.Tx) error {
+		roots := map[int]bool{int(tx.Cursor().Bucket().Root()): true}
+		for _, name := range [][]byte{bucketEvents, bucketMeta} {
+			if b := tx.Bucket(name); b != nil {
+				roots[int(b.Root())] = true
+			}
+		}
+		for id := 2; ; id++ {
+			p, err := tx.Page(id)
+			if err != nil || p == nil {
+				return err
+			}
+			if p.Type == "leaf" && !roots[id] {
+				leaves = append(leaves, int64(id))
+			}
+		}
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leaves) < 3 {
+		t.Fatalf("the store has %d leaf pages besides the buckets' roots; the test needs more events", len(leaves))
+	}
+	for i, id := range leaves {
+		if i%3 == 0 {
+			garble(t, path, id*pageSize, pageSize)
+		}
 	}
 }
 
