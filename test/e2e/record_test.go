@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,25 +11,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/archive"
+	"github.com/podsrc/podsrc/test/cluster"
 )
 
 // testRecordOffline records the node with kubectl podsrc record and checks
 // that the archive, read with --from and no cluster, prints what the agent
-// prints live: the same events up to the archive's last, byte for byte,
-// and the same sources and pods, recorded again while the node changed
-// between the recording and the live answer.
+// prints live: the same events up to the archive's last, byte for byte but
+// for the time a gap was reported, and the same sources and pods, recorded
+// again while the node changed between the recording and the live answer.
 func testRecordOffline(t *testing.T, e *env) {
-	c := e.c
+	checkRecordOffline(t, e.c, e.plugin, e.c.NodeName)
+}
+
+// checkRecordOffline is testRecordOffline of the named node of c, with the
+// plugin at plugin.
+func checkRecordOffline(t *testing.T, c *cluster.Cluster, plugin, node string) {
 	kc := "--kubeconfig=" + c.Kubeconfig
-	file := filepath.Join(t.TempDir(), c.NodeName+".tar.gz")
+	file := filepath.Join(t.TempDir(), node+".tar.gz")
 	// stdout runs the plugin with args and returns what it printed on
 	// stdout; offline, with no kubeconfig at all.
 	stdout := func(offline bool, args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, e.plugin, args...)
+		cmd := exec.CommandContext(ctx, plugin, args...)
 		cmd.Env = os.Environ()
 		if offline {
 			cmd.Env = append(cmd.Env, "KUBECONFIG="+filepath.Join(t.TempDir(), "none"))
@@ -42,8 +50,8 @@ func testRecordOffline(t *testing.T, e *env) {
 	}
 	record := func() *archive.Archive {
 		t.Helper()
-		out := stdout(false, "record", c.NodeName, "-o", file, kc)
-		if !strings.Contains(out, "recorded node "+c.NodeName) {
+		out := stdout(false, "record", node, "-o", file, kc)
+		if !strings.Contains(out, "recorded node "+node) {
 			t.Fatalf("record says:\n%s", out)
 		}
 		a, err := archive.ReadFile(file, 0)
@@ -53,13 +61,13 @@ func testRecordOffline(t *testing.T, e *env) {
 		return a
 	}
 	a := record()
-	if a.Node == nil || a.Node.Name != c.NodeName || a.KubeletConfig == nil || len(a.PodDetails.Items) == 0 {
+	if a.Node == nil || a.Node.Name != node || a.KubeletConfig == nil || len(a.PodDetails.Items) == 0 {
 		t.Errorf("the archive lacks the Node, the kubelet configuration or the pods' details: %+v", a.Manifest)
 	}
 	until := "--until=" + strconv.FormatUint(a.Manifest.Events.Until, 10)
 	for _, args := range [][]string{{"events", until, "-o", "json"}, {"events", until, "--kind=config"}} {
-		live := stdout(false, append(append([]string{args[0], c.NodeName}, args[1:]...), kc)...)
-		offline := stdout(true, append(args, "--from", file)...)
+		live := gapTimesOut(t, stdout(false, append(append([]string{args[0], node}, args[1:]...), kc)...))
+		offline := gapTimesOut(t, stdout(true, append(args, "--from", file)...))
 		if live != offline {
 			t.Errorf("%v: --from prints otherwise than live:\nlive:\n%s\noffline:\n%s", args, live, offline)
 		}
@@ -67,7 +75,7 @@ func testRecordOffline(t *testing.T, e *env) {
 	for _, args := range [][]string{{"sources", "-o", "json"}, {"pods", "-A", "-o", "json"}} {
 		var live, offline string
 		for range 3 {
-			live = stdout(false, append(append([]string{args[0], c.NodeName}, args[1:]...), kc)...)
+			live = stdout(false, append(append([]string{args[0], node}, args[1:]...), kc)...)
 			offline = stdout(true, append(args, "--from", file)...)
 			if live == offline {
 				break
@@ -79,4 +87,33 @@ func testRecordOffline(t *testing.T, e *env) {
 			t.Errorf("%v: --from prints otherwise than live, three times:\nlive:\n%s\noffline:\n%s", args, live, offline)
 		}
 	}
+}
+
+// gapTimesOut returns events' output with each gap message's time left
+// out: from -o json's List, and from the table's gap rows (TIME first, KIND
+// third). A gap's time is when the agent reported it, which a reading of the
+// archive later does not repeat.
+func gapTimesOut(t *testing.T, out string) string {
+	t.Helper()
+	var l map[string]any
+	if json.Unmarshal([]byte(out), &l) != nil {
+		lines := strings.Split(out, "\n")
+		for i, line := range lines {
+			if f := strings.Fields(line); len(f) > 2 && f[2] == v1alpha1.MessageGap {
+				lines[i] = strings.Replace(line, f[0], strings.Repeat("-", len(f[0])), 1)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	items, _ := l["items"].([]any)
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok && m["type"] == v1alpha1.MessageGap {
+			delete(m, "time")
+		}
+	}
+	b, err := json.MarshalIndent(l, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -38,10 +38,11 @@ const twoNodesNS = "podsrc-e2e-two"
 // command reports that agent's skew for the second node only. Deploy again:
 // two DaemonSets, one per layout and minor, both agents ready. Then the
 // fan-out over both (sources, pods, pleg: one header, each node's own
-// paths), each agent against its own kubelet (testOwnMinor), watch --all-nodes (a manifest on the second node, a container exit
-// on the first, each node in its colour), why on each node's broken
-// manifest, a node whose agent is gone named while the other prints, and
-// undeploy removing both DaemonSets.
+// paths), each agent against its own kubelet (testOwnMinor), an archive of
+// each node read offline as live, watch --all-nodes (a manifest on the
+// second node, a container exit on the first, each node in its colour), why
+// on each node's broken manifest, a node whose agent is gone named while the
+// other prints, and undeploy removing both DaemonSets.
 func TestTwoNodes(t *testing.T) {
 	c := cluster.Get(t)
 	root := repoRoot(t)
@@ -132,6 +133,12 @@ func TestTwoNodes(t *testing.T) {
 	})
 
 	t.Run("each node's agent reproduces its own kubelet", func(t *testing.T) { testOwnMinor(t, c, n2) })
+
+	t.Run("an archive of each node reads offline as live", func(t *testing.T) {
+		for _, node := range []string{c.NodeName, n2.Name} {
+			t.Run(node, func(t *testing.T) { checkRecordOffline(t, c, plugin, node) })
+		}
+	})
 
 	t.Run("watch --all-nodes follows both nodes", func(t *testing.T) {
 		w := startWatch(t, c, plugin, "watch", "--all-nodes", "--snapshot", "--color=always", "-n", twoNodesNS)
