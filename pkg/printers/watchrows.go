@@ -73,7 +73,7 @@ func watchRows(node string, m *v1alpha1.StreamMessage, clock string, wide bool) 
 	switch m.Type {
 	case v1alpha1.MessageGap:
 		return []watchRow{row("gap", "GAP", "", "", "", fmt.Sprintf("%d-%d", m.From, m.To), "",
-			fmt.Sprintf("events %d-%d are lost: they left the agent's buffer before they were read", m.From, m.To), Red)}
+			fmt.Sprintf("events %d-%d are lost: the agent no longer has them (its buffer or journal dropped them, or it stopped before writing them)", m.From, m.To), Red)}
 	case v1alpha1.MessageReset:
 		return []watchRow{row("reset", "RESET", "", "", "", "", "",
 			"the agent restarted and numbers its events anew; events of the old agent not read yet are lost", Yellow)}
