@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +343,41 @@ func TestHistory(t *testing.T) {
 	}
 	if seq, err := h.SeqAt(recordedAt.Add(7 * time.Second)); err != nil || seq != 6 {
 		t.Errorf("SeqAt(event 7's time) = %d, %v; want 6", seq, err)
+	}
+}
+
+// TestReadHoldsWhatArrives: a member's header that claims more bytes than
+// the archive holds fails as truncated, having taken no more memory than
+// what arrived, not what the header claimed: a tiny hostile file may not
+// make the plugin allocate its read bound.
+func TestReadHoldsWhatArrives(t *testing.T) {
+	const claimed = 512 << 20
+	version := members(t)[1]
+	ms := withManifest(t, []entry{version}, func(m *v1alpha1.ArchiveManifest) { m.Members[0].Size = claimed })
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: ms[0].name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(ms[0].data))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(ms[0].data); err != nil {
+		t.Fatal(err)
+	}
+	// The member's header, and nothing of what it claims.
+	if err := tw.WriteHeader(&tar.Header{Name: version.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: claimed}); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Read(bytes.NewReader(buf.Bytes()), "colleague.tar.gz", 0)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), version.name) {
+		t.Errorf("error %v, want member %s truncated", err, version.name)
+	}
+	if took := after.TotalAlloc - before.TotalAlloc; took > claimed/8 {
+		t.Errorf("reading a %d-byte archive allocated %d bytes, as much as its header claims", buf.Len(), took)
 	}
 }

@@ -127,9 +127,14 @@ func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
 		if hdr.Size < 0 || hdr.Size > bound {
 			return nil, fail(name, "is %d bytes, more than the %d bytes left of the bound on what an archive may hold (--max-bytes)", hdr.Size, bound)
 		}
-		b := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, b); err != nil {
+		// What arrives, not what the header claims: a header may claim
+		// the whole bound of a file that holds a few bytes.
+		b, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
+		if err != nil {
 			return nil, fail(name, "reading it: %w", truncated(err))
+		}
+		if int64(len(b)) != hdr.Size {
+			return nil, fail(name, "reading it: %w", truncated(io.ErrUnexpectedEOF))
 		}
 		left -= hdr.Size
 		if manifest == nil {
