@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -380,4 +381,71 @@ func TestReadHoldsWhatArrives(t *testing.T) {
 	if took := after.TotalAlloc - before.TotalAlloc; took > claimed/8 {
 		t.Errorf("reading a %d-byte archive allocated %d bytes, as much as its header claims", buf.Len(), took)
 	}
+}
+
+// TestReadBoundsMetadata: tar metadata headers, which the tar reader reads
+// as many as there are before an entry, count towards the bound: an
+// archive of nothing but PAX headers fails at the bound rather than being
+// decompressed to its end.
+func TestReadBoundsMetadata(t *testing.T) {
+	const maxSize = 1 << 20
+	var raw bytes.Buffer
+	for range 64 {
+		raw.Write(paxHeader(t, 512<<10))
+	}
+	data := gzipOf(t, raw.Bytes())
+	r := &countingReader{r: bytes.NewReader(data)}
+	_, err := Read(r, "colleague.tar.gz", maxSize)
+	var ae *Error
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "decompresses to more than") {
+		t.Errorf("error %v, want an *Error of an archive past the bound", err)
+	}
+	if r.n > int64(len(data))/2 {
+		t.Errorf("read %d of the archive's %d bytes, %d decompressed, for a bound of %d", r.n, len(data), raw.Len(), maxSize)
+	}
+}
+
+// paxHeader returns a tar PAX extended header entry with one record of
+// about size bytes, padded to the tar block size.
+func paxHeader(t *testing.T, size int) []byte {
+	t.Helper()
+	value := strings.Repeat("x", size)
+	record := fmt.Sprintf(" comment=%s\n", value)
+	n := len(record)
+	for len(fmt.Sprint(n+len(fmt.Sprint(n)))) != len(fmt.Sprint(n)) {
+		n++
+	}
+	record = fmt.Sprint(n+len(fmt.Sprint(n))) + record
+	hdr := make([]byte, 512)
+	copy(hdr, "PaxHeader")
+	copy(hdr[100:], "0000644\x00")
+	copy(hdr[108:], "0000000\x00")
+	copy(hdr[116:], "0000000\x00")
+	copy(hdr[124:], fmt.Sprintf("%011o\x00", len(record)))
+	copy(hdr[136:], "00000000000\x00")
+	hdr[156] = tar.TypeXHeader
+	copy(hdr[257:], "ustar\x0000")
+	copy(hdr[148:156], "        ")
+	sum := 0
+	for _, c := range hdr {
+		sum += int(c)
+	}
+	copy(hdr[148:], fmt.Sprintf("%06o\x00 ", sum))
+	body := []byte(record)
+	if pad := len(body) % 512; pad != 0 {
+		body = append(body, make([]byte, 512-pad)...)
+	}
+	return append(hdr, body...)
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -29,6 +29,13 @@ const DefaultMaxReadSize = 1 << 30
 // anything else of the archive.
 const maxManifestSize = 1 << 20
 
+// maxTarOverhead bounds what Read decompresses beyond the members'
+// bytes: the tar headers, their padding and the end of the archive. The
+// tar reader reads any number of metadata headers (PAX, GNU long names)
+// before an entry, so that without this bound one entry could make it
+// decompress without end.
+const maxTarOverhead = 1 << 20
+
 // Archive is what an archive holds, checked against its manifest.
 type Archive struct {
 	Manifest v1alpha1.ArchiveManifest
@@ -84,7 +91,7 @@ func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
 		return nil, fail("", "not a gzip-compressed archive of kubectl podsrc record: %w", err)
 	}
 	defer gz.Close()
-	tr := tar.NewReader(gz)
+	tr := tar.NewReader(&boundedReader{r: gz, left: maxSize + maxTarOverhead, bound: maxSize})
 	left := maxSize
 	data := map[string][]byte{}
 	var manifest *v1alpha1.ArchiveManifest
@@ -177,6 +184,27 @@ func ReadFile(path string, maxSize int64) (*Archive, error) {
 	}
 	defer f.Close()
 	return Read(f, path, maxSize)
+}
+
+// boundedReader reads from r until left bytes are read, then fails: an
+// archive that decompresses to more than what bound and the tar
+// overhead allow is not read to its end.
+type boundedReader struct {
+	r           io.Reader
+	left, bound int64
+}
+
+// Read implements io.Reader.
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("it decompresses to more than --max-bytes (%d bytes) and its tar headers allow: raise --max-bytes for an archive you trust", b.bound)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // truncated says that an archive ended early, for an unexpected EOF.
