@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -260,6 +261,9 @@ func TestReadHostile(t *testing.T) {
 		{name: "manifest over the bound", data: valid, maxSize: 600, member: v1alpha1.ArchiveManifestMember, want: "more than the"},
 		{name: "a huge member of zeros", data: tarGz(t, withManifest(t, []entry{{name: v1alpha1.ArchiveVersionMember, data: make([]byte, 4<<20)}}, nil)), maxSize: 1 << 20, member: v1alpha1.ArchiveVersionMember, want: "more than the"},
 		{name: "100000 members", data: tarGz(t, many), member: "m0", want: "unknown member"},
+		// An event ring serving it would wrap past the window's end.
+		{name: "window to the last sequence number", data: tarGz(t, withManifest(t, others(), func(m *v1alpha1.ArchiveManifest) { m.Events.Until = math.MaxUint64 })),
+			member: v1alpha1.ArchiveEventsMember, want: "which no agent numbers"},
 		{name: "events out of order", data: tarGz(t, withManifest(t, func() []entry {
 			es := others()
 			for i := range es {

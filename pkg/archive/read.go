@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"slices"
@@ -299,8 +300,13 @@ func (a *Archive) decode(data map[string][]byte) error {
 // decodeEvents decodes the events member: event and gap messages of
 // window's epoch, in sequence order within the window.
 func decodeEvents(b []byte, window v1alpha1.ArchiveEvents) ([]v1alpha1.StreamMessage, error) {
-	if window.Since > window.Until {
+	switch {
+	case window.Since > window.Until:
 		return nil, fmt.Errorf("the manifest's window starts after event %d, past its end %d", window.Since, window.Until)
+	case window.Until == math.MaxUint64:
+		// The event ring that serves the window numbers the event after
+		// its end.
+		return nil, fmt.Errorf("the manifest's window ends at event %d, which no agent numbers", window.Until)
 	}
 	var out []v1alpha1.StreamMessage
 	last := window.Since
