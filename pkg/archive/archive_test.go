@@ -122,6 +122,33 @@ func TestWriteBound(t *testing.T) {
 	}
 }
 
+// TestWriteBoundMembers: a member too big for the bound is left out
+// whole, and only it: the events and the members that fit stay.
+func TestWriteBoundMembers(t *testing.T) {
+	_, m := write(t, contents(), 0)
+	var fits int64
+	for _, mem := range m.Members {
+		fits += mem.Size
+	}
+	c := contents()
+	c.PodDetails.Items[0].Pod.Annotations = map[string]string{"big": strings.Repeat("x", 200<<10)}
+	data, m := write(t, c, fits+1024)
+	a, err := Read(bytes.NewReader(data), "a.tar.gz", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, l := range m.LeftOut[1:] {
+		left = append(left, l.What)
+	}
+	if diff := cmp.Diff([]string{v1alpha1.ArchivePodDetailsMember}, left); diff != "" {
+		t.Errorf("left out (-want +got):\n%s", diff)
+	}
+	if a.Node == nil || a.KubeletConfig == nil || len(a.Events) != len(c.Events) {
+		t.Errorf("node %v, kubelet configuration %v, %d event and gap messages; want them all as recorded, %d messages", a.Node, a.KubeletConfig, len(a.Events), len(c.Events))
+	}
+}
+
 // entry is a tar entry of a hostile archive.
 type entry struct {
 	name     string
