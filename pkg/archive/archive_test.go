@@ -9,6 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +119,33 @@ func TestWriteBound(t *testing.T) {
 	}
 	if size > m.MaxSize {
 		t.Errorf("members hold %d bytes, over the bound %d", size, m.MaxSize)
+	}
+}
+
+// TestWriteBoundMembers: a member too big for the bound is left out
+// whole, and only it: the events and the members that fit stay.
+func TestWriteBoundMembers(t *testing.T) {
+	_, m := write(t, contents(), 0)
+	var fits int64
+	for _, mem := range m.Members {
+		fits += mem.Size
+	}
+	c := contents()
+	c.PodDetails.Items[0].Pod.Annotations = map[string]string{"big": strings.Repeat("x", 200<<10)}
+	data, m := write(t, c, fits+1024)
+	a, err := Read(bytes.NewReader(data), "a.tar.gz", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, l := range m.LeftOut[1:] {
+		left = append(left, l.What)
+	}
+	if diff := cmp.Diff([]string{v1alpha1.ArchivePodDetailsMember}, left); diff != "" {
+		t.Errorf("left out (-want +got):\n%s", diff)
+	}
+	if a.Node == nil || a.KubeletConfig == nil || len(a.Events) != len(c.Events) {
+		t.Errorf("node %v, kubelet configuration %v, %d event and gap messages; want them all as recorded, %d messages", a.Node, a.KubeletConfig, len(a.Events), len(c.Events))
 	}
 }
 
@@ -258,6 +288,9 @@ func TestReadHostile(t *testing.T) {
 		{name: "manifest over the bound", data: valid, maxSize: 600, member: v1alpha1.ArchiveManifestMember, want: "more than the"},
 		{name: "a huge member of zeros", data: tarGz(t, withManifest(t, []entry{{name: v1alpha1.ArchiveVersionMember, data: make([]byte, 4<<20)}}, nil)), maxSize: 1 << 20, member: v1alpha1.ArchiveVersionMember, want: "more than the"},
 		{name: "100000 members", data: tarGz(t, many), member: "m0", want: "unknown member"},
+		// An event ring serving it would wrap past the window's end.
+		{name: "window to the last sequence number", data: tarGz(t, withManifest(t, others(), func(m *v1alpha1.ArchiveManifest) { m.Events.Until = math.MaxUint64 })),
+			member: v1alpha1.ArchiveEventsMember, want: "which no agent numbers"},
 		{name: "events out of order", data: tarGz(t, withManifest(t, func() []entry {
 			es := others()
 			for i := range es {
@@ -343,4 +376,107 @@ func TestHistory(t *testing.T) {
 	if seq, err := h.SeqAt(recordedAt.Add(7 * time.Second)); err != nil || seq != 6 {
 		t.Errorf("SeqAt(event 7's time) = %d, %v; want 6", seq, err)
 	}
+}
+
+// TestReadHoldsWhatArrives: a member's header that claims more bytes than
+// the archive holds fails as truncated, having taken no more memory than
+// what arrived, not what the header claimed: a tiny hostile file may not
+// make the plugin allocate its read bound.
+func TestReadHoldsWhatArrives(t *testing.T) {
+	const claimed = 512 << 20
+	version := members(t)[1]
+	ms := withManifest(t, []entry{version}, func(m *v1alpha1.ArchiveManifest) { m.Members[0].Size = claimed })
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: ms[0].name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(ms[0].data))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(ms[0].data); err != nil {
+		t.Fatal(err)
+	}
+	// The member's header, and nothing of what it claims.
+	if err := tw.WriteHeader(&tar.Header{Name: version.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: claimed}); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Read(bytes.NewReader(buf.Bytes()), "colleague.tar.gz", 0)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), version.name) {
+		t.Errorf("error %v, want member %s truncated", err, version.name)
+	}
+	if took := after.TotalAlloc - before.TotalAlloc; took > claimed/8 {
+		t.Errorf("reading a %d-byte archive allocated %d bytes, as much as its header claims", buf.Len(), took)
+	}
+}
+
+// TestReadBoundsMetadata: tar metadata headers, which the tar reader reads
+// as many as there are before an entry, count towards the bound: an
+// archive of nothing but PAX headers fails at the bound rather than being
+// decompressed to its end.
+func TestReadBoundsMetadata(t *testing.T) {
+	const maxSize = 1 << 20
+	var raw bytes.Buffer
+	for range 64 {
+		raw.Write(paxHeader(t, 512<<10))
+	}
+	data := gzipOf(t, raw.Bytes())
+	r := &countingReader{r: bytes.NewReader(data)}
+	_, err := Read(r, "colleague.tar.gz", maxSize)
+	var ae *Error
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "decompresses to more than") {
+		t.Errorf("error %v, want an *Error of an archive past the bound", err)
+	}
+	if r.n > int64(len(data))/2 {
+		t.Errorf("read %d of the archive's %d bytes, %d decompressed, for a bound of %d", r.n, len(data), raw.Len(), maxSize)
+	}
+}
+
+// paxHeader returns a tar PAX extended header entry with one record of
+// about size bytes, padded to the tar block size.
+func paxHeader(t *testing.T, size int) []byte {
+	t.Helper()
+	value := strings.Repeat("x", size)
+	record := fmt.Sprintf(" comment=%s\n", value)
+	n := len(record)
+	for len(fmt.Sprint(n+len(fmt.Sprint(n)))) != len(fmt.Sprint(n)) {
+		n++
+	}
+	record = fmt.Sprint(n+len(fmt.Sprint(n))) + record
+	hdr := make([]byte, 512)
+	copy(hdr, "PaxHeader")
+	copy(hdr[100:], "0000644\x00")
+	copy(hdr[108:], "0000000\x00")
+	copy(hdr[116:], "0000000\x00")
+	copy(hdr[124:], fmt.Sprintf("%011o\x00", len(record)))
+	copy(hdr[136:], "00000000000\x00")
+	hdr[156] = tar.TypeXHeader
+	copy(hdr[257:], "ustar\x0000")
+	copy(hdr[148:156], "        ")
+	sum := 0
+	for _, c := range hdr {
+		sum += int(c)
+	}
+	copy(hdr[148:], fmt.Sprintf("%06o\x00 ", sum))
+	body := []byte(record)
+	if pad := len(body) % 512; pad != 0 {
+		body = append(body, make([]byte, 512-pad)...)
+	}
+	return append(hdr, body...)
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

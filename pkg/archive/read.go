@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"slices"
@@ -28,6 +29,13 @@ const DefaultMaxReadSize = 1 << 30
 // maxManifestSize bounds the manifest, which Read decodes before it knows
 // anything else of the archive.
 const maxManifestSize = 1 << 20
+
+// maxTarOverhead bounds what Read decompresses beyond the members'
+// bytes: the tar headers, their padding and the end of the archive. The
+// tar reader reads any number of metadata headers (PAX, GNU long names)
+// before an entry, so that without this bound one entry could make it
+// decompress without end.
+const maxTarOverhead = 1 << 20
 
 // Archive is what an archive holds, checked against its manifest.
 type Archive struct {
@@ -84,7 +92,7 @@ func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
 		return nil, fail("", "not a gzip-compressed archive of kubectl podsrc record: %w", err)
 	}
 	defer gz.Close()
-	tr := tar.NewReader(gz)
+	tr := tar.NewReader(&boundedReader{r: gz, left: maxSize + maxTarOverhead, bound: maxSize})
 	left := maxSize
 	data := map[string][]byte{}
 	var manifest *v1alpha1.ArchiveManifest
@@ -127,9 +135,14 @@ func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
 		if hdr.Size < 0 || hdr.Size > bound {
 			return nil, fail(name, "is %d bytes, more than the %d bytes left of the bound on what an archive may hold (--max-bytes)", hdr.Size, bound)
 		}
-		b := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, b); err != nil {
+		// What arrives, not what the header claims: a header may claim
+		// the whole bound of a file that holds a few bytes.
+		b, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
+		if err != nil {
 			return nil, fail(name, "reading it: %w", truncated(err))
+		}
+		if int64(len(b)) != hdr.Size {
+			return nil, fail(name, "reading it: %w", truncated(io.ErrUnexpectedEOF))
 		}
 		left -= hdr.Size
 		if manifest == nil {
@@ -172,6 +185,27 @@ func ReadFile(path string, maxSize int64) (*Archive, error) {
 	}
 	defer f.Close()
 	return Read(f, path, maxSize)
+}
+
+// boundedReader reads from r until left bytes are read, then fails: an
+// archive that decompresses to more than what bound and the tar
+// overhead allow is not read to its end.
+type boundedReader struct {
+	r           io.Reader
+	left, bound int64
+}
+
+// Read implements io.Reader.
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("it decompresses to more than --max-bytes (%d bytes) and its tar headers allow: raise --max-bytes for an archive you trust", b.bound)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // truncated says that an archive ended early, for an unexpected EOF.
@@ -266,8 +300,13 @@ func (a *Archive) decode(data map[string][]byte) error {
 // decodeEvents decodes the events member: event and gap messages of
 // window's epoch, in sequence order within the window.
 func decodeEvents(b []byte, window v1alpha1.ArchiveEvents) ([]v1alpha1.StreamMessage, error) {
-	if window.Since > window.Until {
+	switch {
+	case window.Since > window.Until:
 		return nil, fmt.Errorf("the manifest's window starts after event %d, past its end %d", window.Since, window.Until)
+	case window.Until == math.MaxUint64:
+		// The event ring that serves the window numbers the event after
+		// its end.
+		return nil, fmt.Errorf("the manifest's window ends at event %d, which no agent numbers", window.Until)
 	}
 	var out []v1alpha1.StreamMessage
 	last := window.Since

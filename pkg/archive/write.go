@@ -48,8 +48,9 @@ type Contents struct {
 // WriteOptions say how an archive is written.
 type WriteOptions struct {
 	// MaxSize bounds the members' total size (DefaultMaxSize when not
-	// positive): the oldest events go first, as a gap, then whole members,
-	// each said in the manifest's LeftOut.
+	// positive): the oldest events go first, as a gap, then whole members
+	// that do not fit beside that gap alone, after which the events have
+	// the room those left; each said in the manifest's LeftOut.
 	MaxSize int64
 	// RecordedAt stamps the manifest and the members' modification
 	// times.
@@ -84,18 +85,31 @@ func Write(w io.Writer, c Contents, o WriteOptions) (*v1alpha1.ArchiveManifest, 
 	if err != nil {
 		return nil, err
 	}
-	var others int64
-	for _, data := range encoded {
-		others += int64(len(data))
-	}
-	events, trimmed := fitEvents(c.Events, o.MaxSize-others)
-	if trimmed != nil {
-		m.LeftOut = append(m.LeftOut, *trimmed)
-	}
-	if encoded[v1alpha1.ArchiveEventsMember], err = encodeEvents(events); err != nil {
+	// The fewest events, one gap for them all, first: whole members go
+	// only when that does not fit.
+	least, _ := fitEvents(c.Events, 0)
+	if encoded[v1alpha1.ArchiveEventsMember], err = encodeEvents(least); err != nil {
 		return nil, err
 	}
 	fitMembers(encoded, o.MaxSize, m)
+	var events []v1alpha1.StreamMessage
+	if _, ok := encoded[v1alpha1.ArchiveEventsMember]; ok {
+		// The newest events that fit in what the members kept leave.
+		var others int64
+		for name, data := range encoded {
+			if name != v1alpha1.ArchiveEventsMember {
+				others += int64(len(data))
+			}
+		}
+		var trimmed *v1alpha1.ArchiveOmission
+		events, trimmed = fitEvents(c.Events, o.MaxSize-others)
+		if trimmed != nil {
+			m.LeftOut = append(m.LeftOut, *trimmed)
+		}
+		if encoded[v1alpha1.ArchiveEventsMember], err = encodeEvents(events); err != nil {
+			return nil, err
+		}
+	}
 	var members []member
 	for _, name := range v1alpha1.ArchiveMembers {
 		if data, ok := encoded[name]; ok {
@@ -228,7 +242,8 @@ var dropOrder = []string{v1alpha1.ArchiveNodeMember, v1alpha1.ArchiveKubeletConf
 	v1alpha1.ArchivePLEGMember, v1alpha1.ArchivePodsMember, v1alpha1.ArchiveSourcesMember}
 
 // fitMembers leaves out of encoded, in dropOrder, the members that do not
-// fit in maxSize, and says so in m.
+// fit in maxSize, and says so in m; a member left out before the one
+// whose leaving made the rest fit comes back where it fits.
 func fitMembers(encoded map[string][]byte, maxSize int64, m *v1alpha1.ArchiveManifest) {
 	size := func() int64 {
 		var n int64
@@ -237,14 +252,28 @@ func fitMembers(encoded map[string][]byte, maxSize int64, m *v1alpha1.ArchiveMan
 		}
 		return n
 	}
+	removed := map[string][]byte{}
+	var order []string
 	for _, name := range dropOrder {
 		data, ok := encoded[name]
 		if !ok || size() <= maxSize {
 			continue
 		}
 		delete(encoded, name)
-		m.LeftOut = append(m.LeftOut, v1alpha1.ArchiveOmission{What: name,
-			Reason: fmt.Sprintf("its %d bytes do not fit in the archive's size bound of %d bytes (record --max-size)", len(data), maxSize)})
+		removed[name] = data
+		order = append(order, name)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		if data := removed[order[i]]; size()+int64(len(data)) <= maxSize {
+			encoded[order[i]] = data
+			delete(removed, order[i])
+		}
+	}
+	for _, name := range order {
+		if data, ok := removed[name]; ok {
+			m.LeftOut = append(m.LeftOut, v1alpha1.ArchiveOmission{What: name,
+				Reason: fmt.Sprintf("its %d bytes do not fit in the archive's size bound of %d bytes (record --max-size)", len(data), maxSize)})
+		}
 	}
 }
 

@@ -253,7 +253,7 @@ func printRecorded(w io.Writer, file string, m *v1alpha1.ArchiveManifest) {
 func writeFileAtomically(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("writing the archive: %w", err)
+		return fmt.Errorf("writing the archive %s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()

@@ -182,3 +182,14 @@ func TestRecordMaxSize(t *testing.T) {
 		t.Errorf("the newest events: --from prints otherwise than live (-live +offline):\n%s", diff)
 	}
 }
+
+// TestRecordUnwritable: an -o that cannot be written fails the command
+// with an error that names the file.
+func TestRecordUnwritable(t *testing.T) {
+	_, u := newAgent(t, "node-1")
+	file := filepath.Join(t.TempDir(), "missing", "node-1.tar.gz")
+	_, errOut, err := run(t, context.Background(), "--agent-url", u, "record", "-o", file)
+	if err == nil || !strings.Contains(err.Error(), "writing the archive "+file+": ") {
+		t.Errorf("record = %v, stderr:\n%s\nwant an error writing the archive %s", err, errOut, file)
+	}
+}

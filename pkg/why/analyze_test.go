@@ -882,13 +882,13 @@ func dump(r v1alpha1.WhyReport) string {
 	return b.String() + "fix: " + r.Suggestion
 }
 
-// shadowedEtcd is etcd's manifest hidden by the file by, whose pod runs
-// (with its mirror pod when mirrored), asked about as t.
 // seenAgo is a kubernetes.io/config.seen of d before testNow.
 func seenAgo(d time.Duration) string {
 	return testNow.Add(-d).Format("2006-01-02T15:04:05.000000000Z07:00")
 }
 
+// shadowedEtcd is etcd's manifest hidden by the file by, whose pod runs
+// (with its mirror pod when mirrored), asked about as t.
 func shadowedEtcd(by string, t Target, mirrored bool) Facts {
 	f := baseFacts()
 	etcd, winner := staticPod("etcd"), staticPod("etcd")
