@@ -14,7 +14,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/podsrc/podsrc/internal/syncbuf"
-	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
@@ -123,14 +122,14 @@ func TestHostileAgents(t *testing.T) {
 		}
 	}
 	// Long enough for 16 MiB through the fake API server's proxy under
-	// the race detector on a busy machine.
-	const timeout = 5 * time.Second
+	// the race detector on a busy machine (5 s was not, with the whole
+	// package under -race on two cores beside a cluster build).
+	const timeout = 15 * time.Second
 	wantErrors := hostileErrors(timeout)
 	// Watch reads a stream: the request timeout bounds its first answer,
-	// then an idle timeout and a cap on a line. The idle timeout is the
-	// shortest allowed, longer than the request timeout: the endless line
-	// must reach its 8 MiB cap before the stream counts as idle, and a line
-	// is not a message until it ends.
+	// then an idle timeout and a cap on a line. The idle timeout is twice
+	// the request timeout: the endless line must reach its 8 MiB cap before
+	// the stream counts as idle, and a line is not a message until it ends.
 	wantWatchErrors := map[string]string{
 		"status":       wantErrors["status"],
 		"text":         wantErrors["text"],
@@ -171,10 +170,12 @@ func TestHostileAgents(t *testing.T) {
 				}
 			}
 			args = append(args, extra...)
-			args = append(args, "--kubeconfig", kc, "--request-timeout", timeout.String())
+			// --node-timeout=0: the request timeout alone bounds each
+			// request, longer than the node timeout's default.
+			args = append(args, "--kubeconfig", kc, "--request-timeout", timeout.String(), "--node-timeout=0")
 			watch := cmd == "watch"
 			if watch || cmd == "events" {
-				args = append(args, "--idle-timeout="+(2*v1alpha1.DefaultHeartbeat).String(), "--max-reconnects=0")
+				args = append(args, "--idle-timeout="+(2*timeout).String(), "--max-reconnects=0")
 			}
 			t.Run(strings.Join(append([]string{cmd}, extra...), " "), func(t *testing.T) {
 				t.Parallel()
