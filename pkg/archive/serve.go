@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log"
 	"math"
 	"net"
 	"net/http"
@@ -51,7 +53,10 @@ func Serve(a *Archive) (*Server, error) {
 		Snapshots: unlimited.SnapshotSlots(metrics.Refused),
 		Metrics:   metrics,
 	}
-	s.server = &http.Server{Handler: api.Handler()}
+	// The plugin reports a request that fails; the server's own log (a
+	// handler's panic, with what a hostile archive made it hold) would go
+	// to stderr unescaped.
+	s.server = &http.Server{Handler: api.Handler(), ErrorLog: log.New(io.Discard, "", 0)}
 	s.Transport = &http.Transport{DialContext: s.listener.dial, DisableCompression: true}
 	go func() {
 		defer close(s.done)
