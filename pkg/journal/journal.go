@@ -45,6 +45,11 @@ const FormatVersion = "1"
 // alive, which bounds how early a restart's gap may start.
 const aliveInterval = 5 * time.Second
 
+// commitLinger is how long the writer gathers events after the first
+// before it commits them: at 5,000 events/s a commit for each few events
+// took 2.7 times the agent's CPU without the journal (bench-agent stream).
+const commitLinger = 10 * time.Millisecond
+
 // maxPending is how many appended events may wait for the writer before
 // newer ones are dropped (bound "backlog").
 const maxPending = 1 << 16
@@ -414,6 +419,17 @@ func (j *Journal) Run(ctx context.Context) {
 			j.commit(true)
 			return
 		case <-j.wake:
+			// The events that follow for a moment go in the same commit:
+			// one transaction and one fsync for a batch, not for each few
+			// events. A crash loses at most this moment more.
+			linger := time.NewTimer(commitLinger)
+			select {
+			case <-ctx.Done():
+				linger.Stop()
+				j.commit(true)
+				return
+			case <-linger.C:
+			}
 		case <-alive.C:
 		}
 		j.commit(false)
