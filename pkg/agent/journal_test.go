@@ -50,8 +50,11 @@ func startJournaled(t *testing.T, dir, manifests string, set ...func(*Config)) *
 // of 4 events.
 func journaledConfig(dir, manifests string) *Config {
 	return &Config{
-		Node:          nodeenv.Env{NodeName: "node-1"},
-		Sources:       source.Config{StaticPodPath: manifests, FileCheckFrequency: 20 * time.Second, HTTPCheckFrequency: 20 * time.Second},
+		Node: nodeenv.Env{NodeName: "node-1"},
+		// The file source lists the directory before its watch is on, as
+		// the kubelet's does: a manifest written in between is found by
+		// the next list, within a second.
+		Sources:       source.Config{StaticPodPath: manifests, FileCheckFrequency: time.Second, HTTPCheckFrequency: 20 * time.Second},
 		PLEG:          pleg.Options{RelistPeriod: time.Second, RelistThreshold: time.Minute},
 		ListenAddress: "127.0.0.1:0",
 		Mode:          merge.Incremental,
