@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -413,9 +415,16 @@ func TestDamagedStores(t *testing.T) {
 			if tt.keepsEpoch && (p.j.Epoch() != epoch || f.Kept == 0) {
 				t.Fatalf("epoch %s with %d events kept, want the journal's %s and some events", p.j.Epoch(), f.Kept, epoch)
 			}
-			// The fresh store works, after the newest event it kept.
+			// The fresh store works: in a new epoch, right after the
+			// newest event it kept; when the epoch goes on, past every
+			// number the journal had given (and, its clean stop lost with
+			// the damage, past those a killed agent may have served): no
+			// number of an epoch is given twice.
 			next := p.publish(t, 3, c.Now)
-			if len(seqs) > 0 && next != seqs[len(seqs)-1]+3 {
+			switch {
+			case p.j.Epoch() == epoch && next <= last+3-1:
+				t.Fatalf("new events end at %d in the journal's epoch, which had given numbers up to %d", next, last)
+			case p.j.Epoch() != epoch && len(seqs) > 0 && next != seqs[len(seqs)-1]+3:
 				t.Fatalf("new events end at %d, want 3 after %d", next, seqs[len(seqs)-1])
 			}
 			p.close()
@@ -466,32 +475,26 @@ func garble(t *testing.T, path string, off, n int64) {
 	}
 }
 
-// garbleEventLeaves fills every third leaf page of the store at path with
-// garbage, but the buckets' roots (the meta bucket's included): what stays
-// reaches the events of the other leaves, wherever the store laid them
-// out.
+// garbleEventLeaves fills the events' newest leaf pages, a third of them,
+// with garbage: the older events before them stay readable, wherever the
+// store laid its pages out. A leaf page is the events' when its first key
+// is a sequence number (8 bytes); its place is that key's order.
 func garbleEventLeaves(t *testing.T, path string, _ int64) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, PreLoadFreelist: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var leaves []int64
-	pageSize := int64(db.Info().PageSize)
+	var ids []int
+	pageSize := db.Info().PageSize
 	err = db.View(func(tx *bolt.Tx) error {
-		roots := map[int]bool{int(tx.Cursor().Bucket().Root()): true}
-		for _, name := range [][]byte{bucketEvents, bucketMeta} {
-			if b := tx.Bucket(name); b != nil {
-				roots[int(b.Root())] = true
-			}
-		}
 		for id := 2; ; id++ {
 			p, err := tx.Page(id)
 			if err != nil || p == nil {
 				return err
 			}
-			if p.Type == "leaf" && !roots[id] {
-				leaves = append(leaves, int64(id))
+			if p.Type == "leaf" && p.Count > 0 {
+				ids = append(ids, id)
 			}
 		}
 	})
@@ -501,13 +504,31 @@ func garbleEventLeaves(t *testing.T, path string, _ int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(leaves) < 3 {
-		t.Fatalf("the store has %d leaf pages besides the buckets' roots; the test needs more events", len(leaves))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, id := range leaves {
-		if i%3 == 0 {
-			garble(t, path, id*pageSize, pageSize)
+	// A leaf page: a 16-byte header, then 16-byte elements (flags, pos,
+	// ksize, vsize), each key at pos from its element.
+	type leaf struct {
+		id    int
+		first uint64
+	}
+	var leaves []leaf
+	for _, id := range ids {
+		page := data[id*pageSize : (id+1)*pageSize]
+		pos, ksize := binary.LittleEndian.Uint32(page[20:]), binary.LittleEndian.Uint32(page[24:])
+		if ksize != 8 || int(16+pos+ksize) > len(page) {
+			continue
 		}
+		leaves = append(leaves, leaf{id, binary.BigEndian.Uint64(page[16+pos:])})
+	}
+	if len(leaves) < 3 {
+		t.Fatalf("the store has %d leaf pages of events; the test needs more events", len(leaves))
+	}
+	slices.SortFunc(leaves, func(a, b leaf) int { return cmp.Compare(a.first, b.first) })
+	for _, l := range leaves[len(leaves)-len(leaves)/3:] {
+		garble(t, path, int64(l.id*pageSize), int64(pageSize))
 	}
 }
 
