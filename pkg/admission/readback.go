@@ -64,6 +64,14 @@ func KubeletVerdict(p *v1.Pod, withMessages bool) (v1alpha1.Admission, bool) {
 }
 
 // kubeletMessage reports whether m is a message the kubelet writes whole.
+// QuotedRejection reports whether a pod's status message is a rejection
+// of the kubelet's admission that KubeletVerdict quotes even without
+// withMessages: one the kubelet writes whole.
+func QuotedRejection(statusMessage string) bool {
+	m, ok := strings.CutPrefix(statusMessage, RejectedPrefix)
+	return ok && kubeletMessage(m)
+}
+
 func kubeletMessage(m string) bool {
 	for _, re := range kubeletMessages {
 		if re.MatchString(m) {

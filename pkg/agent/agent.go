@@ -69,6 +69,9 @@ type Agent struct {
 	// api serves the agent's state (the Agent is its serve.State).
 	api *serve.API
 
+	// inputs publishes what the agent takes in, for a replay.
+	inputs *inputs
+
 	// journal, when on, keeps the ring's events on the node; journalErr
 	// says why it could not be opened.
 	journal    *journal.Journal
@@ -86,11 +89,10 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		return nil, err
 	}
 	a := &Agent{
-		cfg:       cfg,
-		kubelet:   kubelet,
-		decoder:   decoder,
-		podConfig: merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge}),
-		stopping:  make(chan struct{}),
+		cfg:      cfg,
+		kubelet:  kubelet,
+		decoder:  decoder,
+		stopping: make(chan struct{}),
 	}
 	ctx := context.Background()
 	j, err := openJournal(ctx, cfg, a)
@@ -104,6 +106,8 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 	default:
 		a.ring = eventring.New(cfg.EventBuffer, nil)
 	}
+	a.inputs = newInputs(a.ring, cfg.ExposePodSpecs)
+	a.podConfig = merge.New(merge.Options{Mode: cfg.Mode, Semantics: sem.merge, Took: a.inputs.took})
 	a.metrics = newMetrics(a)
 	a.syncLoop = syncloop.New(syncloop.Options{
 		Ring:       a.ring,
@@ -114,6 +118,7 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		AdmissionMessages: cfg.ExposePodSpecs,
 		Published:         a.metrics.event,
 		Judged:            a.metrics.admissions,
+		NodeInput:         a.inputs.node,
 	})
 	serving := a.metrics.serving
 	a.api = &serve.API{
@@ -174,6 +179,7 @@ func (a *Agent) Run(ctx context.Context, lis, probes net.Listener) error {
 	if err := a.startSources(ctx); err != nil {
 		return err
 	}
+	a.inputs.publish(&v1alpha1.Input{Settings: a.inputSettings()})
 
 	var wg sync.WaitGroup
 	wg.Go(func() { a.consumeConfig(ctx) })
@@ -286,6 +292,18 @@ func (a *Agent) consumeConfig(ctx context.Context) {
 			a.syncLoop.HandleConfig(u)
 		}
 	}
+}
+
+// inputSettings are the settings a replay of the agent's inputs needs.
+func (a *Agent) inputSettings() *v1alpha1.InputSettings {
+	s := &v1alpha1.InputSettings{
+		Sources: a.podConfig.Sources(), Mode: a.cfg.Mode.String(), FeatureGates: a.cfg.Sources.FeatureGates,
+		MaxDeadContainersPerContainer: a.cfg.MaxDeadContainersPerContainer, AdmissionMessages: a.cfg.ExposePodSpecs,
+	}
+	if a.cfg.Admission != nil {
+		s.Admission = a.cfg.AdmissionSettings
+	}
+	return s
 }
 
 // nodeChanged takes the kubelet's Node object from the API source, for the

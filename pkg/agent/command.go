@@ -56,7 +56,9 @@ a resumable event stream for kubectl podsrc.`,
 			// The admit handlers read the same gates, and the kubelet's
 			// allowedUnsafeSysctls.
 			if newAdmission != nil {
-				if cfg.Admission, err = newAdmission(cmd.Context(), cfg.AdmissionConfig()); err != nil {
+				admCfg := cfg.AdmissionConfig()
+				cfg.AdmissionSettings = admCfg.Settings()
+				if cfg.Admission, err = newAdmission(cmd.Context(), admCfg); err != nil {
 					return fmt.Errorf("building the admit handlers of kubelet %s: %w", decoder.KubeletVersion(), err)
 				}
 			}
@@ -80,6 +82,7 @@ a resumable event stream for kubectl podsrc.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	cmd.AddCommand(newReplayCommand(kubelet, newAdmission))
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	cmd.Flags().AddGoFlagSet(klogFlags)

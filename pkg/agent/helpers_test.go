@@ -24,6 +24,7 @@ import (
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri/critest"
+	"github.com/podsrc/podsrc/pkg/eventring"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
 	"github.com/podsrc/podsrc/pkg/merge"
 	"github.com/podsrc/podsrc/pkg/nodeenv"
@@ -85,6 +86,19 @@ func (yamlDecoder) DecodeURL([]byte, string, string) ([]*v1.Pod, []string, error
 	return nil, nil, fmt.Errorf("no URL pods in these tests")
 }
 
+// eventsOf counts the events of kind the agent's event ring holds.
+func (ta *testAgent) eventsOf(kind string) int {
+	var b eventring.Batch
+	ta.ring.Read(&b, max(ta.ring.FirstSeq(), 1)-1, ta.cfg.EventBuffer)
+	n := 0
+	for _, e := range b.Events {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 // testAgent is an agent running in-process on loopback, with a manifest
 // directory and a fake CRI runtime.
 type testAgent struct {
@@ -139,7 +153,7 @@ func startAgentWith(t *testing.T, adjust func(*Config), extra []namedSource) *te
 	ta := runAgent(t, a, context.Background())
 	ta.manifests, ta.runtime = manifests, rt
 	// Ready, and the file source's first notification is in the sequence.
-	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && a.ring.LastSeq() > 0 })
+	ta.waitFor(t, "the agent to be ready", func() bool { return a.podConfig.Ready() && ta.eventsOf(v1alpha1.EventKindConfig) > 0 })
 	// Live: until the PLEG's first relist, /livez answers "pleg has yet to
 	// be successful", and on a loaded machine that is a while.
 	if a.pleg != nil {

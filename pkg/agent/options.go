@@ -151,6 +151,10 @@ type Config struct {
 	// Admission is the kubelet minor's chain of admit handlers, which judge
 	// each added pod; nil leaves every verdict unknown.
 	Admission admission.AdmitHandler
+	// AdmissionSettings are what Admission was built with, recorded with
+	// the agent's inputs for a replay; nil records none, and a replay then
+	// judges no pod.
+	AdmissionSettings *v1alpha1.AdmissionSettings
 
 	// kubeletAdmission is the kubelet's settings its admit handlers judge
 	// by: its configuration's, or the flags'.

@@ -20,7 +20,7 @@ func (a *Agent) Window(ctx context.Context, since *v1alpha1.Mark, maxBytes int64
 	if since == nil {
 		since = v1alpha1.SeqMark(0)
 	}
-	s, err := a.Events(ctx, v1alpha1.EventQuery{Since: since, Until: v1alpha1.AgeMark(0)})
+	s, err := a.Events(ctx, v1alpha1.EventQuery{Since: since, Until: v1alpha1.AgeMark(0), Kinds: v1alpha1.EventKinds})
 	if err != nil {
 		return w, nil, 0, err
 	}

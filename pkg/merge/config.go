@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -29,6 +30,10 @@ type Options struct {
 	Clock clock.PassiveClock
 	// Buffer is the capacity of the output channel; 0 means DefaultBuffer.
 	Buffer int
+	// Took, when set, is given each update the merge takes, with its
+	// source's name, in the order the updates are merged (one at a time,
+	// whatever the source), before it is merged. It must not block.
+	Took func(source string, u PodUpdate)
 }
 
 // PodConfig is the mux in front of the pod storage: every source gets a
@@ -102,6 +107,34 @@ func (c *PodConfig) listen(ctx context.Context, source string, ch <-chan PodUpda
 				klog.FromContext(ctx).V(2).Info("Stopped merging updates", "source", source, "err", err)
 				return
 			}
+		}
+	}
+}
+
+// Merge merges one update of the registered source at once, as a send on
+// its channel would, and returns when the notifications it makes are on
+// Updates (they must fit its buffer, or be read meanwhile), or ctx's error
+// if ctx ends first. Replaying a recording of the merge's inputs
+// (Options.Took) through it makes the same notifications, in the same
+// order, as the recorded merge made.
+func (c *PodConfig) Merge(ctx context.Context, source string, u PodUpdate) error {
+	c.mu.Lock()
+	_, ok := c.sources[source]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("merging an update of %s: not a registered source", source)
+	}
+	return c.store.merge(ctx, source, u)
+}
+
+// Register registers sources without listening to their channels, for a
+// PodConfig that takes their updates through Merge only.
+func (c *PodConfig) Register(sources ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range sources {
+		if _, ok := c.sources[s]; !ok {
+			c.sources[s] = make(chan PodUpdate)
 		}
 	}
 }

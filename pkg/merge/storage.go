@@ -32,6 +32,7 @@ type storage struct {
 	recorder  EventRecorder
 	clock     clock.PassiveClock
 	emit      func(context.Context, PodUpdate) error
+	took      func(string, PodUpdate)
 
 	// mergeLock serialises merges, so that their output stays in order.
 	mergeLock sync.Mutex
@@ -52,6 +53,7 @@ func newStorage(o Options, emit func(context.Context, PodUpdate) error) *storage
 		semantics: o.Semantics,
 		recorder:  o.EventRecorder,
 		clock:     o.Clock,
+		took:      o.Took,
 		emit:      emit,
 		spare:     make(map[string]map[types.UID]entry),
 		pods:      make(map[string]map[types.UID]entry),
@@ -72,6 +74,9 @@ type changes struct {
 func (s *storage) merge(ctx context.Context, source string, u PodUpdate) error {
 	s.mergeLock.Lock()
 	defer s.mergeLock.Unlock()
+	if s.took != nil {
+		s.took(source, u)
+	}
 
 	s.mu.Lock()
 	_, seenBefore := s.seen[source]

@@ -103,6 +103,37 @@ func watchRows(node string, m *v1alpha1.StreamMessage, clock string, wide bool) 
 	if ev.Kind == v1alpha1.EventKindBoundary {
 		return []watchRow{row(ev.Kind, "START", "", "", "", seq, "", boundaryDetail(ev.Boundary), Yellow)}
 	}
+	if in := ev.Input; ev.Kind == v1alpha1.EventKindInput && in != nil {
+		switch {
+		case in.Settings != nil:
+			judged := "no admission judged"
+			if in.Settings.Admission != nil {
+				judged = "admission judged"
+			}
+			return []watchRow{row(ev.Kind, "SETTINGS", "", "", "", seq, "", fmt.Sprintf("sources %s, mode %s, %s",
+				strings.Join(in.Settings.Sources, ","), in.Settings.Mode, judged), Faint)}
+		case in.Node != nil:
+			return []watchRow{row(ev.Kind, "NODE", "", in.Node.Name, "", seq, string(in.Node.UID), "the Node the admit handlers are given", Faint)}
+		case in.NodeGone:
+			return []watchRow{row(ev.Kind, "NODE", "", "", "", seq, "", "the Node was deleted", Faint)}
+		case in.Update != nil && len(in.Update.Pods) == 0:
+			return []watchRow{row(ev.Kind, in.Update.Op, in.Update.Source, "", "", seq, "", "no pods", Faint)}
+		case in.Update != nil:
+			var rows []watchRow
+			for i, p := range in.Update.Pods {
+				if p == nil {
+					continue
+				}
+				detail := ""
+				if len(in.Update.Pods) > 1 {
+					detail = fmt.Sprintf("pod %d of %d", i+1, len(in.Update.Pods))
+				}
+				rows = append(rows, row(ev.Kind, in.Update.Op, in.Update.Source, p.Namespace+"/"+p.Name, "", seq, string(p.UID), detail, Faint))
+			}
+			return rows
+		}
+		return nil
+	}
 	if ev.Kind == v1alpha1.EventKindPLEG {
 		container := ev.ContainerName
 		if ev.Sandbox {

@@ -29,6 +29,11 @@ type Options struct {
 	Published func(v1alpha1.Event)
 	// Judged, when set, is told of the verdicts on the pods of each ADD.
 	Judged func(map[types.UID]v1alpha1.Admission)
+	// NodeInput, when set, makes SetNode publish the event it returns for
+	// the Node (an input, v1alpha1.EventKindInput) before it takes the
+	// Node, in the order of the config events: a replay of the recording
+	// gives the admit handlers each Node between the same notifications.
+	NodeInput func(*v1.Node) v1alpha1.Event
 }
 
 // SyncLoop is where the config side (the merge's notifications, the
@@ -93,6 +98,9 @@ func (l *SyncLoop) HandleConfig(u merge.PodUpdate) {
 func (l *SyncLoop) SetNode(n *v1.Node) {
 	l.handleMu.Lock()
 	defer l.handleMu.Unlock()
+	if l.opts.NodeInput != nil {
+		l.opts.Ring.Publish(l.opts.NodeInput(n))
+	}
 	verdicts := l.admissions.SetNode(n)
 	if len(verdicts) == 0 {
 		return
@@ -114,19 +122,28 @@ func (l *SyncLoop) HandleEvent(r pleg.ComputedEvent) {
 		// The kubelet discards these and computes them again.
 		return
 	}
+	// Published with the view read, so that its place among the config
+	// events is the view it was dispatched by.
 	l.viewMu.RLock()
-	pod := l.view.Managed(r.ID, r.PodNamespace, r.PodName)
+	e := l.dispatchPLEG(r)
+	l.opts.Ring.Publish(e)
 	l.viewMu.RUnlock()
+	if l.opts.Published != nil {
+		l.opts.Published(e)
+	}
+}
+
+// dispatchPLEG returns the event of r, with the labels of the pod the
+// view holds under its UID and its dispatch. viewMu must be held.
+func (l *SyncLoop) dispatchPLEG(r pleg.ComputedEvent) v1alpha1.Event {
+	pod := l.view.Managed(r.ID, r.PodNamespace, r.PodName)
 	var labels map[string]string
 	if pod != nil {
 		labels = pod.Labels
 	}
 	e := plegEvent(r, labels)
 	l.opts.Dispatcher.PLEG(r, pod).SetOn(&e)
-	l.opts.Ring.Publish(e)
-	if l.opts.Published != nil {
-		l.opts.Published(e)
-	}
+	return e
 }
 
 // List returns the view's pods, sorted (SortSourced), shared with the view.

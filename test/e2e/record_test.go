@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/archive"
+	"github.com/podsrc/podsrc/pkg/kubeletminor"
+	"github.com/podsrc/podsrc/pkg/replay"
 	"github.com/podsrc/podsrc/test/cluster"
 )
 
@@ -64,6 +68,7 @@ func checkRecordOffline(t *testing.T, c *cluster.Cluster, plugin, node string) {
 	if a.Node == nil || a.Node.Name != node || a.KubeletConfig == nil || len(a.PodDetails.Items) == 0 {
 		t.Errorf("the archive lacks the Node, the kubelet configuration or the pods' details: %+v", a.Manifest)
 	}
+	checkReplay(t, file, a)
 	until := "--until=" + strconv.FormatUint(a.Manifest.Events.Until, 10)
 	for _, args := range [][]string{{"events", until, "-o", "json"}, {"events", until, "--kind=config"}} {
 		live := gapTimesOut(t, stdout(false, append(append([]string{args[0], node}, args[1:]...), kc)...))
@@ -116,4 +121,44 @@ func gapTimesOut(t *testing.T, out string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// checkReplay replays the archive at file (a, read) with the podsrc-agent
+// of the kubelet minor that recorded it, built from this tree: it must
+// replay at least one agent process and find no difference.
+func checkReplay(t *testing.T, file string, a *archive.Archive) {
+	t.Helper()
+	minor, err := kubeletminor.Parse(a.Version.ReproducedKubeletVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(t.TempDir(), "podsrc-agent")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", agent, ".")
+	build.Dir = filepath.Join(repoRoot(t), "cmd", "podsrc-agent", fmt.Sprintf("kubelet1%d", int(minor)))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the agent for kubelet %s: %v\n%s", minor, err, out)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, agent, "replay", file, "-o", "json")
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	runErr := cmd.Run()
+	var r replay.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("podsrc-agent replay %s: %v, %v\n%s%s", file, runErr, err, out.String(), errOut.String())
+	}
+	replayed := 0
+	for _, p := range r.Processes {
+		if p.NotReplayed == "" {
+			replayed++
+		}
+	}
+	if runErr != nil || r.Differences() != 0 || replayed == 0 {
+		t.Fatalf("podsrc-agent replay %s (kubelet %s): %v, %d differences, %d of %d agent processes replayed:\n%s%s",
+			file, minor, runErr, r.Differences(), replayed, len(r.Processes), out.String(), errOut.String())
+	}
+	t.Logf("replayed %s through kubelet %s: %+v", file, minor, r.Processes)
 }

@@ -90,10 +90,12 @@ type Event struct {
 	// Time is when the agent published the event (config) or when the
 	// relist that found it started (pleg).
 	Time metav1.MicroTime `json:"time"`
-	// Kind is config, pleg or boundary.
+	// Kind is config, pleg, boundary or input.
 	Kind string `json:"kind"`
 	// Boundary (boundary) is the agent start the event marks.
 	Boundary *Boundary `json:"boundary,omitempty"`
+	// Input (input) is what the agent took in.
+	Input *Input `json:"input,omitempty"`
 
 	// Op (config) is the notification: ADD, UPDATE, DELETE, REMOVE,
 	// RECONCILE or SET; Source the source it came from; Pods the pods.

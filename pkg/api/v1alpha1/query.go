@@ -39,8 +39,9 @@ const (
 // PLEGTypes are the types of PLEG events.
 var PLEGTypes = []string{PLEGContainerStarted, PLEGContainerDied, PLEGContainerRemoved, PLEGPodSync, PLEGContainerChanged}
 
-// EventKinds are the kinds of events.
-var EventKinds = []string{EventKindConfig, EventKindPLEG}
+// EventKinds are the kinds of events a query may name (boundaries pass
+// every filter).
+var EventKinds = []string{EventKindConfig, EventKindPLEG, EventKindInput}
 
 // Sources are the kubelet's pod sources.
 var Sources = []string{SourceFile, SourceHTTP, SourceAPI}
@@ -369,12 +370,18 @@ func (q *EventQuery) Match(e Event) (out Event, keep, trimmed bool) {
 			return e, false, false
 		}
 		return e, q.podPasses(e.Namespace, e.PodName, string(e.PodUID), e.Labels), false
+	case EventKindInput:
+		return e, true, false
 	}
 	return e, !q.Filtered(), false
 }
 
-// kindPasses reports whether events of kind may pass at all.
+// kindPasses reports whether events of kind may pass at all. Inputs pass
+// only a query that names their kind.
 func (q *EventQuery) kindPasses(kind string) bool {
+	if kind == EventKindInput {
+		return slices.Contains(q.Kinds, EventKindInput)
+	}
 	if len(q.Kinds) > 0 {
 		return passes(q.Kinds, kind, equal)
 	}

@@ -37,6 +37,7 @@ func Events() []v1alpha1.Event {
 		pleg("ContainerStarted", "kube-system", "etcd-node", "", etcd),
 		{Kind: v1alpha1.EventKindConfig, Op: v1alpha1.OpRemove, Source: v1alpha1.SourceHTTP, Pods: []v1alpha1.PodRef{pod("monitoring", "agent-x", nil)}, Handler: v1alpha1.SyncHandlerPodRemoves},
 		ignored,
+		{Kind: v1alpha1.EventKindInput, Input: &v1alpha1.Input{Update: &v1alpha1.InputUpdate{Source: v1alpha1.SourceFile, Op: v1alpha1.OpSet}}},
 	}
 }
 
@@ -48,7 +49,11 @@ type Case struct {
 	Want  []string
 }
 
-// Every event of Events, described.
+// input describes the input of Events, which only a query naming its
+// kind keeps.
+const input = "9 input file SET"
+
+// Every event of Events but the input, described.
 var all = []string{
 	"1 ADD file kube-system/etcd-node",
 	"2 ADD api default/web-1,default/db-1",
@@ -96,12 +101,19 @@ var Cases = []Case{
 	{Name: "a tail", Query: v1alpha1.EventQuery{Tail: 2}, Want: pick(7, 8)},
 	{Name: "a tail of the filtered events", Query: v1alpha1.EventQuery{Tail: 2, Kinds: []string{"config"}}, Want: pick(3, 7)},
 	{Name: "a tail longer than the history", Query: v1alpha1.EventQuery{Tail: 100, Ops: []string{"ADD"}}, Want: pick(1, 2)},
+	{Name: "inputs by their kind", Query: v1alpha1.EventQuery{Kinds: []string{"input"}}, Want: []string{input}},
+	{Name: "inputs and another kind", Query: v1alpha1.EventQuery{Kinds: []string{"input", "pleg"}}, Want: append(pick(4, 5, 6, 8), input)},
+	{Name: "no input past an excluded kind", Query: v1alpha1.EventQuery{Kinds: []string{"!pleg"}}, Want: pick(1, 2, 3, 7)},
+	{Name: "no input past a source filter", Query: v1alpha1.EventQuery{Sources: []string{"file"}}, Want: pick(1)},
 }
 
 // Describe describes an event for Want: its sequence number after base,
 // then its op, source and pods (config) or its type, pod and container
-// (pleg).
+// (pleg), or its source update (input).
 func Describe(base uint64, e v1alpha1.Event) string {
+	if e.Kind == v1alpha1.EventKindInput && e.Input != nil && e.Input.Update != nil {
+		return fmt.Sprintf("%d input %s %s", e.Seq-base, e.Input.Update.Source, e.Input.Update.Op)
+	}
 	if e.Kind == v1alpha1.EventKindConfig {
 		var pods []string
 		for _, p := range e.Pods {

@@ -1,0 +1,101 @@
+package v1alpha1
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// EventKindInput is what the agent took in: its settings at start, an
+// update a source handed to the merge, or a change of the Node. The
+// journal keeps these with the other events, in their order, so that a
+// recording can be replayed through the kubelet's code (podsrc-agent
+// replay). A stream carries them only when its query asks for the kind
+// by name (kind=input): no other filter, and no filter at all, lets them
+// through.
+const EventKindInput = "input"
+
+// RedactedDigestAnnotation is the annotation an input pod recorded
+// without --expose-pod-specs carries in place of what was cleared from it
+// (see Input.Redacted): a keyed digest of those fields, the key the
+// agent process's own and never served. Two pods of one agent process
+// have the same digest exactly when their cleared fields are the same, so
+// that the merge tells their changes apart as the kubelet's did.
+const RedactedDigestAnnotation = "podsrc.io/redacted-digest"
+
+// RedactedDigestCondition is the condition an input pod recorded without
+// --expose-pod-specs carries when messages were cleared from its status:
+// its reason is a digest of them, as RedactedDigestAnnotation's value is
+// of the rest, so that the merge tells status changes apart as the
+// kubelet's did.
+const RedactedDigestCondition = "podsrc.io/RedactedDigest"
+
+// Input is an event of kind input: exactly one of Settings, Update and
+// Node is set, or NodeGone.
+type Input struct {
+	// Settings are the agent process's settings that decide what the
+	// merge, the sync loop and the admit handlers make of the inputs. It is
+	// the first input of every agent process.
+	Settings *InputSettings `json:"settings,omitempty"`
+	// Update is an update a source handed to the merge, in the order the
+	// merge took them.
+	Update *InputUpdate `json:"update,omitempty"`
+	// Node is the kubelet's Node object as the admit handlers were given
+	// it (without its images, which none reads, nor its managed fields).
+	Node *v1.Node `json:"node,omitempty"`
+	// NodeGone says the Node object was deleted.
+	NodeGone bool `json:"nodeGone,omitempty"`
+	// Redacted says the pods were recorded without --expose-pod-specs:
+	// every field the agent does not serve by default that may hold a
+	// secret (environment, commands and arguments, handlers' commands and
+	// headers, volume settings, annotations other than the kubelet's,
+	// messages) is cleared, and RedactedDigestAnnotation stands for it.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// InputSettings are an agent process's settings that replaying its
+// inputs needs.
+type InputSettings struct {
+	// Sources are the sources the merge had registered, sorted.
+	Sources []string `json:"sources"`
+	// Mode is the merge's notification mode.
+	Mode string `json:"mode"`
+	// FeatureGates are the kubelet feature gates the agent set, as the
+	// kubelet's configuration and --feature-gates gave them.
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+	// MaxDeadContainersPerContainer is the kubelet's, which its container
+	// deletor keeps.
+	MaxDeadContainersPerContainer int `json:"maxDeadContainersPerContainer"`
+	// Admission is what the admit handlers were built with; nil when the
+	// agent judged no admission.
+	Admission *AdmissionSettings `json:"admission,omitempty"`
+	// AdmissionMessages says the kubelet's messages on the pods it
+	// rejected were quoted whole (--expose-pod-specs).
+	AdmissionMessages bool `json:"admissionMessages,omitempty"`
+}
+
+// AdmissionSettings are the kubelet's settings its admit handlers judged
+// by, as the agent knew them.
+type AdmissionSettings struct {
+	AdmitHandlers         []string `json:"admitHandlers,omitempty"`
+	AllowedUnsafeSysctls  []string `json:"allowedUnsafeSysctls,omitempty"`
+	NoKubeletConfig       bool     `json:"noKubeletConfig,omitempty"`
+	CPUManagerPolicy      string   `json:"cpuManagerPolicy,omitempty"`
+	MemoryManagerPolicy   string   `json:"memoryManagerPolicy,omitempty"`
+	TopologyManagerPolicy string   `json:"topologyManagerPolicy,omitempty"`
+	AppArmorEnabled       *bool    `json:"appArmorEnabled,omitempty"`
+	GracefulShutdown      bool     `json:"gracefulShutdown,omitempty"`
+}
+
+// InputUpdate is one update a source handed to the merge.
+type InputUpdate struct {
+	// Source is the source's name, Op the update's operation (SET, ADD,
+	// UPDATE, DELETE, REMOVE).
+	Source string `json:"source"`
+	Op     string `json:"op"`
+	// Pods are the update's pods.
+	Pods []*v1.Pod `json:"pods"`
+	// Origins and Warnings, when set, have one entry per pod: where the
+	// source has it from (PodRef.Origin), and what the kubelet's decoder
+	// warned about its manifest (PodRef.Warnings).
+	Origins  []string   `json:"origins,omitempty"`
+	Warnings [][]string `json:"warnings,omitempty"`
+}

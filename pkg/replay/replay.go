@@ -1,0 +1,327 @@
+// Package replay replays an agent's recording (its events, with the inputs
+// it took, in sequence order: a journal's, or an archive's) through a
+// kubelet minor's merge, sync loop and admit handlers, and reports every
+// event where the replay differs from what the agent recorded.
+//
+// Each agent process is replayed on its own, from its settings (its first
+// input) on: a fresh merge takes the source updates it took, in their
+// order; the sync loop handles the merge's notifications and is given
+// each Node between the same notifications as the agent's was; and each
+// recorded PLEG event is dispatched against the sync loop's view at its
+// place. The replay's config events must equal the recorded ones, one by
+// one, but for their sequence numbers and times; its PLEG events must
+// equal the recorded ones (Redispatch says what a recording cannot
+// replay of them).
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/podsrc/podsrc/pkg/admission"
+	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
+	"github.com/podsrc/podsrc/pkg/eventring"
+	"github.com/podsrc/podsrc/pkg/merge"
+	"github.com/podsrc/podsrc/pkg/syncloop"
+)
+
+// Kubelet is the kubelet minor a recording is replayed through: the one
+// that recorded it.
+type Kubelet struct {
+	// Merge and SyncLoop are the minor's semantics.
+	Merge    merge.Semantics
+	SyncLoop syncloop.Semantics
+	// NewAdmission builds the minor's admit handlers.
+	NewAdmission admission.NewAdmitHandler
+	// SetFeatureGates sets the kubelet's feature gates, which its admit
+	// handlers read, before they are built.
+	SetFeatureGates func(map[string]bool) error
+}
+
+// Report is what a replay found, agent process by agent process.
+type Report struct {
+	Processes []Process `json:"processes"`
+}
+
+// Differences counts the differences of every process.
+func (r Report) Differences() int {
+	n := 0
+	for _, p := range r.Processes {
+		n += len(p.Differences)
+	}
+	return n
+}
+
+// Process is the replay of one agent process's recording.
+type Process struct {
+	// From and To are the sequence numbers of its first and last recorded
+	// events.
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+	// NotReplayed says why the process was not replayed (its start is not
+	// in the recording); empty when it was.
+	NotReplayed string `json:"notReplayed,omitempty"`
+	// Inputs, Config and PLEG count the inputs replayed and the config and
+	// PLEG events compared.
+	Inputs int `json:"inputs"`
+	Config int `json:"config"`
+	PLEG   int `json:"pleg"`
+	// Unrecorded counts the config events the replay made after the last
+	// recorded one of a process whose recording ends before the process
+	// did (it was killed before writing them, or the recording ends): not
+	// differences.
+	Unrecorded int `json:"unrecorded,omitempty"`
+	// Differences are the events where the replay differs.
+	Differences []Difference `json:"differences,omitempty"`
+}
+
+// Difference is one event where the replay differs from the recording:
+// Recorded is nil for an event the replay made and the agent did not,
+// Replayed for one the agent recorded and the replay did not make.
+type Difference struct {
+	Recorded *v1alpha1.Event `json:"recorded,omitempty"`
+	Replayed *v1alpha1.Event `json:"replayed,omitempty"`
+}
+
+// Run replays a recording: its event and gap messages, in sequence
+// order (an archive's, or a stream's), through k.
+func Run(ctx context.Context, recording []v1alpha1.StreamMessage, k Kubelet) (Report, error) {
+	var r Report
+	for _, p := range processes(recording) {
+		pr := Process{From: p.events[0].Seq, To: p.events[len(p.events)-1].Seq}
+		switch {
+		case p.settings == nil:
+			pr.NotReplayed = "its start is not in the recording (the journal no longer had it, or the recording's window starts later): record with a longer --since"
+		case p.missing != nil:
+			pr.NotReplayed = fmt.Sprintf("events %d to %d of it are missing from the recording (a gap): what the agent took in then is not known", p.missing.From, p.missing.To)
+		default:
+			if err := replayProcess(ctx, p, k, &pr); err != nil {
+				return r, fmt.Errorf("replaying the agent process of events %d to %d: %w", pr.From, pr.To, err)
+			}
+		}
+		r.Processes = append(r.Processes, pr)
+	}
+	return r, nil
+}
+
+// process is one agent process's recorded events: those after its
+// boundary (or its settings, without a journal) up to the next.
+type process struct {
+	events []v1alpha1.Event
+	// settings is its first input, nil when the recording misses it.
+	settings *v1alpha1.InputSettings
+	// missing is a gap amid its events, which makes it unfit to replay.
+	missing *v1alpha1.StreamMessage
+	// endsEarly says the recording ends before the process did: a gap
+	// follows its last event (it was killed before writing the events it
+	// had numbered), or the recording ends with it.
+	endsEarly bool
+}
+
+// processes splits a recording by agent process.
+func processes(recording []v1alpha1.StreamMessage) []process {
+	var out []process
+	var cur *process
+	// gap is the gap after cur's last event, if any.
+	var gap *v1alpha1.StreamMessage
+	for i := range recording {
+		m := &recording[i]
+		if m.Type == v1alpha1.MessageGap {
+			gap = m
+			continue
+		}
+		if m.Type != v1alpha1.MessageEvent || m.Event == nil {
+			continue
+		}
+		e := *m.Event
+		settings := e.Kind == v1alpha1.EventKindInput && e.Input != nil && e.Input.Settings != nil
+		switch {
+		case e.Kind == v1alpha1.EventKindBoundary:
+			// A boundary starts the next process; its settings follow.
+			if cur != nil && gap != nil {
+				cur.endsEarly = true
+			}
+			out = append(out, process{})
+			cur = &out[len(out)-1]
+		case settings && (cur == nil || cur.settings != nil || hasOutputs(cur.events)):
+			// A process without a journal starts with its settings.
+			out = append(out, process{})
+			cur = &out[len(out)-1]
+		case cur == nil:
+			out = append(out, process{})
+			cur = &out[len(out)-1]
+		case gap != nil && cur.missing == nil:
+			cur.missing = gap
+		}
+		gap = nil
+		if settings {
+			cur.settings = e.Input.Settings
+		}
+		cur.events = append(cur.events, e)
+	}
+	if cur != nil {
+		// The recording ends before the process did, or with it.
+		cur.endsEarly = true
+	}
+	return out
+}
+
+// hasOutputs reports whether events hold any but a boundary.
+func hasOutputs(events []v1alpha1.Event) bool {
+	for _, e := range events {
+		if e.Kind != v1alpha1.EventKindBoundary {
+			return true
+		}
+	}
+	return false
+}
+
+// replayProcess replays one process whose settings were recorded.
+func replayProcess(ctx context.Context, p process, k Kubelet, pr *Process) error {
+	s := p.settings
+	mode, err := merge.ParseMode(s.Mode)
+	if err != nil {
+		return fmt.Errorf("its merge mode: %w", err)
+	}
+	var adm admission.AdmitHandler
+	if s.Admission != nil {
+		if k.NewAdmission == nil {
+			return fmt.Errorf("the agent judged admission, and this build has no admit handlers")
+		}
+		if err := k.SetFeatureGates(s.FeatureGates); err != nil {
+			return err
+		}
+		if adm, err = k.NewAdmission(ctx, admission.ConfigFrom(s.Admission)); err != nil {
+			return fmt.Errorf("building the admit handlers: %w", err)
+		}
+	}
+	var replayed []v1alpha1.Event
+	loop := syncloop.New(syncloop.Options{
+		Ring:              eventring.New(1, nil),
+		Dispatcher:        syncloop.NewDispatcher(k.SyncLoop, s.MaxDeadContainersPerContainer),
+		Admission:         adm,
+		AdmissionMessages: s.AdmissionMessages,
+		Published:         func(e v1alpha1.Event) { replayed = append(replayed, e) },
+	})
+	pc := merge.New(merge.Options{Mode: mode, Semantics: k.Merge})
+	pc.Register(s.Sources...)
+
+	// pending are the merge's notifications the sync loop has not
+	// handled; recordedConfig the recorded config events so far.
+	var pending []merge.PodUpdate
+	var recordedConfig []v1alpha1.Event
+	handled := 0
+	// catchUp has the sync loop handle the notifications the agent's had
+	// handled before the recorded event it is called for.
+	catchUp := func(upto int) {
+		for handled < upto && len(pending) > 0 {
+			loop.HandleConfig(pending[0])
+			pending = pending[1:]
+			handled++
+		}
+	}
+	for _, e := range p.events {
+		switch e.Kind {
+		case v1alpha1.EventKindConfig:
+			recordedConfig = append(recordedConfig, e)
+		case v1alpha1.EventKindPLEG:
+			catchUp(len(recordedConfig))
+			pr.PLEG++
+			if got := loop.Redispatch(e); !sameEvent(e, got) {
+				pr.Differences = append(pr.Differences, Difference{Recorded: &e, Replayed: &got})
+			}
+		case v1alpha1.EventKindInput:
+			in := e.Input
+			switch {
+			case in == nil || in.Settings != nil:
+			case in.Update != nil:
+				pr.Inputs++
+				u, err := podUpdate(in.Update)
+				if err != nil {
+					return fmt.Errorf("input %d: %w", e.Seq, err)
+				}
+				if err := pc.Merge(ctx, in.Update.Source, u); err != nil {
+					return fmt.Errorf("merging input %d: %w", e.Seq, err)
+				}
+				pending = append(pending, drain(pc)...)
+			case in.Node != nil || in.NodeGone:
+				pr.Inputs++
+				catchUp(len(recordedConfig))
+				var n *v1.Node
+				if !in.NodeGone {
+					n = in.Node
+				}
+				loop.SetNode(n)
+			}
+		}
+	}
+	catchUp(handled + len(pending))
+	compareConfig(recordedConfig, replayed, p.endsEarly, pr)
+	return nil
+}
+
+// podUpdate is the merge's update of a recorded one.
+func podUpdate(u *v1alpha1.InputUpdate) (merge.PodUpdate, error) {
+	op, err := parseOp(u.Op)
+	if err != nil {
+		return merge.PodUpdate{}, err
+	}
+	return merge.PodUpdate{Op: op, Source: u.Source, Pods: u.Pods, Origins: u.Origins, Warnings: u.Warnings}, nil
+}
+
+// parseOp is the merge's Op of a recorded input's op.
+func parseOp(s string) (merge.Op, error) {
+	for _, op := range []merge.Op{merge.Set, merge.Add, merge.Update, merge.Delete, merge.Remove, merge.Reconcile} {
+		if op.String() == s {
+			return op, nil
+		}
+	}
+	return 0, fmt.Errorf("an update of op %q, which no source sends", s)
+}
+
+// drain takes the notifications the merge has made.
+func drain(pc *merge.PodConfig) []merge.PodUpdate {
+	var out []merge.PodUpdate
+	for {
+		select {
+		case u := <-pc.Updates():
+			out = append(out, u)
+		default:
+			return out
+		}
+	}
+}
+
+// compareConfig compares the config events one by one.
+func compareConfig(recorded, replayed []v1alpha1.Event, endsEarly bool, pr *Process) {
+	pr.Config = len(recorded)
+	for i := range max(len(recorded), len(replayed)) {
+		switch {
+		case i >= len(replayed):
+			pr.Differences = append(pr.Differences, Difference{Recorded: &recorded[i]})
+		case i >= len(recorded) && endsEarly:
+			pr.Unrecorded++
+		case i >= len(recorded):
+			pr.Differences = append(pr.Differences, Difference{Replayed: &replayed[i]})
+		case !sameEvent(recorded[i], replayed[i]):
+			pr.Differences = append(pr.Differences, Difference{Recorded: &recorded[i], Replayed: &replayed[i]})
+		}
+	}
+}
+
+// sameEvent reports whether the replay's event is the recorded one, but
+// for the sequence number and the time a config event was published at:
+// whether they are the same on the wire.
+func sameEvent(recorded, replayed v1alpha1.Event) bool {
+	replayed.Seq = recorded.Seq
+	if recorded.Kind == v1alpha1.EventKindConfig {
+		replayed.Time = recorded.Time
+	}
+	a, errA := json.Marshal(recorded)
+	b, errB := json.Marshal(replayed)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
