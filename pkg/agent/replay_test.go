@@ -92,6 +92,14 @@ func TestReplayOfAnAgentsRecording(t *testing.T) {
 		t.Fatalf("the recording holds the manifest's secret, without --expose-pod-specs:\n%s", raw)
 	}
 
+	// The SET after db's change refers to web, which did not change.
+	if !slices.ContainsFunc(rec, func(m v1alpha1.StreamMessage) bool {
+		in := m.Event.Input
+		return in != nil && in.Update != nil && slices.Contains(in.Update.Pods, nil)
+	}) {
+		t.Error("no input refers to a pod its source sent before: every SET is recorded whole")
+	}
+
 	r := replayV136(t, rec)
 	if len(r.Processes) != 1 {
 		t.Fatalf("replayed %d agent processes, want 1: %+v", len(r.Processes), r)
@@ -122,8 +130,19 @@ func TestReplayOfAnAgentsRecording(t *testing.T) {
 		differs     bool
 		notReplayed string
 	}{
-		{name: "an input left out", differs: true, tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {
+		{name: "an input left out", notReplayed: "the recording does not hold", tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {
 			return slices.Delete(m, firstUpdate, firstUpdate+1)
+		}},
+		{name: "an input's pod renamed", differs: true, tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {
+			e := *m[firstUpdate].Event
+			u := *e.Input.Update
+			u.Pods = slices.Clone(u.Pods)
+			p := u.Pods[0].DeepCopy()
+			p.Name = "renamed"
+			u.Pods[0] = p
+			e.Input = &v1alpha1.Input{Redacted: e.Input.Redacted, Update: &u}
+			m[firstUpdate].Event = &e
+			return m
 		}},
 		{name: "an ADD recorded as an UPDATE", differs: true, tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {
 			e := *m[firstAdd].Event

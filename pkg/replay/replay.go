@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -99,7 +100,11 @@ func Run(ctx context.Context, recording []v1alpha1.StreamMessage, k Kubelet) (Re
 		case p.missing != nil:
 			pr.NotReplayed = fmt.Sprintf("events %d to %d of it are missing from the recording (a gap): what the agent took in then is not known", p.missing.From, p.missing.To)
 		default:
-			if err := replayProcess(ctx, p, k, &pr); err != nil {
+			var bad *badRecording
+			switch err := replayProcess(ctx, p, k, &pr); {
+			case errors.As(err, &bad):
+				pr.NotReplayed, pr.Differences = bad.Error(), nil
+			case err != nil:
 				return r, fmt.Errorf("replaying the agent process of events %d to %d: %w", pr.From, pr.To, err)
 			}
 		}
@@ -214,6 +219,7 @@ func replayProcess(ctx context.Context, p process, k Kubelet, pr *Process) error
 	// handled; recordedConfig the recorded config events so far.
 	var pending []merge.PodUpdate
 	var recordedConfig []v1alpha1.Event
+	sent := sourcePods{}
 	handled := 0
 	// catchUp has the sync loop handle the notifications the agent's had
 	// handled before the recorded event it is called for.
@@ -240,9 +246,9 @@ func replayProcess(ctx context.Context, p process, k Kubelet, pr *Process) error
 			case in == nil || in.Settings != nil:
 			case in.Update != nil:
 				pr.Inputs++
-				u, err := podUpdate(in.Update)
+				u, err := sent.update(in.Update)
 				if err != nil {
-					return fmt.Errorf("input %d: %w", e.Seq, err)
+					return &badRecording{seq: e.Seq, err: err}
 				}
 				if err := pc.Merge(ctx, in.Update.Source, u); err != nil {
 					return fmt.Errorf("merging input %d: %w", e.Seq, err)
@@ -264,13 +270,50 @@ func replayProcess(ctx context.Context, p process, k Kubelet, pr *Process) error
 	return nil
 }
 
-// podUpdate is the merge's update of a recorded one.
-func podUpdate(u *v1alpha1.InputUpdate) (merge.PodUpdate, error) {
+// badRecording is an input that cannot be replayed: the process it is of
+// is not replayed.
+type badRecording struct {
+	seq uint64
+	err error
+}
+
+func (b *badRecording) Error() string {
+	return fmt.Sprintf("input %d cannot be replayed: %v", b.seq, b.err)
+}
+
+// sourcePods are, for each source, the pods of its last update by their
+// recorded fingerprints, which a later update refers to.
+type sourcePods map[string]map[string]*v1.Pod
+
+// update returns the merge's update of a recorded one, each pod it refers
+// to filled in, and remembers its pods.
+func (s sourcePods) update(u *v1alpha1.InputUpdate) (merge.PodUpdate, error) {
 	op, err := parseOp(u.Op)
 	if err != nil {
 		return merge.PodUpdate{}, err
 	}
-	return merge.PodUpdate{Op: op, Source: u.Source, Pods: u.Pods, Origins: u.Origins, Warnings: u.Warnings}, nil
+	if len(u.Fingerprints) != 0 && len(u.Fingerprints) != len(u.Pods) {
+		return merge.PodUpdate{}, fmt.Errorf("%d fingerprints for %d pods", len(u.Fingerprints), len(u.Pods))
+	}
+	pods := make([]*v1.Pod, len(u.Pods))
+	byFingerprint := map[string]*v1.Pod{}
+	for i, p := range u.Pods {
+		fp := ""
+		if len(u.Fingerprints) > 0 {
+			fp = u.Fingerprints[i]
+		}
+		if p == nil {
+			if p = s[u.Source][fp]; fp == "" || p == nil {
+				return merge.PodUpdate{}, fmt.Errorf("pod %d of %s refers to a pod its source sent before, which the recording does not hold", i, u.Source)
+			}
+		}
+		pods[i] = p
+		if fp != "" {
+			byFingerprint[fp] = p
+		}
+	}
+	s[u.Source] = byFingerprint
+	return merge.PodUpdate{Op: op, Source: u.Source, Pods: pods, Origins: u.Origins, Warnings: u.Warnings}, nil
 }
 
 // parseOp is the merge's Op of a recorded input's op.

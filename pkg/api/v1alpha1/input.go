@@ -91,8 +91,14 @@ type InputUpdate struct {
 	// UPDATE, DELETE, REMOVE).
 	Source string `json:"source"`
 	Op     string `json:"op"`
-	// Pods are the update's pods.
+	// Pods are the update's pods. A nil pod is one its source sent in its
+	// previous update recorded, with the same fingerprint: the same pod.
 	Pods []*v1.Pod `json:"pods"`
+	// Fingerprints, when set, has one entry per pod: the source's promise
+	// that two pods of it with the same fingerprint are the same pod
+	// (merge.PodUpdate.Fingerprints), as a digest keyed by the agent
+	// process; "" for a pod the source gave none.
+	Fingerprints []string `json:"fingerprints,omitempty"`
 	// Origins and Warnings, when set, have one entry per pod: where the
 	// source has it from (PodRef.Origin), and what the kubelet's decoder
 	// warned about its manifest (PodRef.Warnings).
