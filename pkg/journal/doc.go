@@ -41,7 +41,8 @@
 // version (FormatVersion), the epoch, the node, the agent's version and
 // kubelet minor, whether pod specs were exposed ("exposePodSpecs"), the
 // newest sequence number, the last time the writer knew the agent alive
-// and, after a clean stop, the time of that stop. Inputs a replay needs beyond the
-// events (source bodies, runtime states, the Node) go in buckets of their
-// own, keyed by the sequence number of the event they led to.
+// and, after a clean stop, the time of that stop. What a replay needs
+// besides the served events is among them, as events of kind input
+// (v1alpha1.EventKindInput): the agent's settings, the sources' updates as
+// the merge took them and the Node, in sequence with what they led to.
 package journal
