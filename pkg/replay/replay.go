@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -249,6 +250,9 @@ func replayProcess(ctx context.Context, p process, k Kubelet, pr *Process) error
 				u, err := sent.update(in.Update)
 				if err != nil {
 					return &badRecording{seq: e.Seq, err: err}
+				}
+				if !slices.Contains(s.Sources, in.Update.Source) {
+					return &badRecording{seq: e.Seq, err: fmt.Errorf("its source %q is not one of the agent's, %v", in.Update.Source, s.Sources)}
 				}
 				if err := pc.Merge(ctx, in.Update.Source, u); err != nil {
 					return fmt.Errorf("merging input %d: %w", e.Seq, err)
