@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,10 +21,12 @@ import (
 // distinct secret wherever the agent's defaults keep it from being
 // served: a container's env value, its command and its args (an argument
 // the test image ignores), an annotation of another than the kubelet, and
-// a header and a query value of its httpGet probe, which never runs. It
-// waits until the agent has both running, and the static pod's mirror, so
-// that a recording holds them as they stay; the pods go when the test
-// ends. It returns the secrets.
+// a header and a query value of its httpGet probe, which never runs; and a
+// static pod manifest the kubelet rejects, with the same secrets. It waits
+// until the agent has both pods running, and the static pod's mirror, and
+// lists the rejected manifest, so that a recording holds them as they
+// stay; the pods and manifests go when the test ends. It returns the
+// secrets.
 func plantRecordSecrets(t *testing.T, e *env) []string {
 	t.Helper()
 	c := e.c
@@ -48,6 +54,13 @@ func plantRecordSecrets(t *testing.T, e *env) []string {
 		t.Fatal(err)
 	}
 	c.WriteStaticPod(t, "e2e-planted.yaml", manifest)
+	// A manifest the kubelet rejects, whose decoding error would quote it.
+	rejected, err := json.Marshal(planted("e2e-planted-rejected", "rejected-manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected = bytes.Replace(rejected, []byte(`"imagePullPolicy":"Never"`), []byte(`"imagePullPolicy":"Never","ports":[{"containerPort":"not-a-number"}]`), 1)
+	rejectedPath := c.WriteStaticPod(t, "e2e-planted-rejected.yaml", rejected)
 	pod := planted("e2e-planted-api", "api")
 	pods := c.Client.CoreV1().Pods(agentTestNS)
 	if _, err := pods.Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
@@ -60,10 +73,18 @@ func plantRecordSecrets(t *testing.T, e *env) []string {
 
 	a := e.agent(t)
 	static := "e2e-planted-" + c.NodeName
-	e.pollFor(t, "the agent to run "+static+", its mirror pod and e2e-planted-api", pollTimeout, func(ctx context.Context) (bool, string, error) {
+	e.pollFor(t, "the agent to run "+static+", its mirror pod and e2e-planted-api, and reject "+rejectedPath, pollTimeout, func(ctx context.Context) (bool, string, error) {
 		l, err := a.Pods(ctx, v1alpha1.PodQuery{})
 		if err != nil {
 			return false, "", err
+		}
+		sl, err := a.Sources(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		var rejectedSeen bool
+		if f := findSource(*sl, v1alpha1.SourceFile); f != nil {
+			rejectedSeen = slices.ContainsFunc(f.RejectedFiles, func(r v1alpha1.RejectedFile) bool { return r.Path == rejectedPath })
 		}
 		running := func(p v1alpha1.PodInfo) bool {
 			return p.Runtime != nil && len(p.Runtime.Containers) == 1 && p.Runtime.Containers[0].State == v1alpha1.ContainerRunning
@@ -76,7 +97,7 @@ func plantRecordSecrets(t *testing.T, e *env) []string {
 		for _, p := range podsNamed(l, agentTestNS, pod.Name) {
 			api = api || (p.Source == v1alpha1.SourceAPI && running(p))
 		}
-		return file && mirror && api, describePods(append(podsNamed(l, agentTestNS, static), podsNamed(l, agentTestNS, pod.Name)...)), nil
+		return file && mirror && api && rejectedSeen, fmt.Sprintf("%s rejected: %v; ", rejectedPath, rejectedSeen) + describePods(append(podsNamed(l, agentTestNS, static), podsNamed(l, agentTestNS, pod.Name)...)), nil
 	})
 	return secrets
 }
