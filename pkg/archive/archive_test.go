@@ -254,6 +254,9 @@ func TestReadHostile(t *testing.T) {
 	for i := range 100000 {
 		many = append(many, entry{name: fmt.Sprintf("m%d", i), data: []byte("x")})
 	}
+	badNode := contents()
+	badNode.Version.NodeName = "Node\x1b]0;pwned\a"
+	badNodeData, _ := write(t, badNode, 0)
 	tests := []struct {
 		name    string
 		data    []byte
@@ -291,6 +294,7 @@ func TestReadHostile(t *testing.T) {
 		// An event ring serving it would wrap past the window's end.
 		{name: "window to the last sequence number", data: tarGz(t, withManifest(t, others(), func(m *v1alpha1.ArchiveManifest) { m.Events.Until = math.MaxUint64 })),
 			member: v1alpha1.ArchiveEventsMember, want: "which no agent numbers"},
+		{name: "a node's name that is not one", data: badNodeData, member: v1alpha1.ArchiveManifestMember, want: `names node "Node\x1b]0;pwned\a", which is not a node's name`},
 		{name: "events out of order", data: tarGz(t, withManifest(t, func() []entry {
 			es := others()
 			for i := range es {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -77,7 +78,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Read reads the archive that r holds, which file names in errors, and
 // decompresses at most maxSize bytes of it (DefaultMaxReadSize when not
 // positive). Every member must be one the manifest lists, of the size and
-// SHA-256 it lists, and a regular file with a plain name, there once;
+// SHA-256 it lists, and a regular file with a plain name, there once, and
+// the node it names must have a node's name (a DNS-1123 subdomain);
 // anything else fails with an *Error that names the file and the member,
 // at the first entry at fault.
 func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
@@ -288,6 +290,9 @@ func (a *Archive) decode(data map[string][]byte) error {
 	}
 	if a.Version.NodeName == "" || a.Version.NodeName != a.Manifest.NodeName {
 		return &Error{Member: v1alpha1.ArchiveVersionMember, Err: fmt.Errorf("names node %q, the manifest %q", a.Version.NodeName, a.Manifest.NodeName)}
+	}
+	if errs := validation.IsDNS1123Subdomain(a.Manifest.NodeName); len(errs) > 0 {
+		return &Error{Member: v1alpha1.ArchiveManifestMember, Err: fmt.Errorf("names node %q, which is not a node's name (%s)", a.Manifest.NodeName, strings.Join(errs, "; "))}
 	}
 	events, err := decodeEvents(data[v1alpha1.ArchiveEventsMember], a.Manifest.Events)
 	if err != nil {

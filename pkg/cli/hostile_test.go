@@ -66,9 +66,16 @@ func hostileCluster(t *testing.T) (kubeconfigPath string, nodes []string) {
 	return kubeconfig(t, serveUntilCleanup(t, &fakeAPIServer{agents: agents, nodes: nodes})), nodes
 }
 
-// ownName gives a hostile agent its node's name back.
+// ownName gives a hostile agent its node's name back, on its lists and
+// on each of their items.
 func ownName(fa *fakeagent.Agent, node string) {
 	fa.Sources.NodeName, fa.Pods.NodeName, fa.PLEG.NodeName, fa.Version.NodeName = node, node, node, node
+	for i := range fa.Sources.Items {
+		fa.Sources.Items[i].NodeName = node
+	}
+	for i := range fa.Pods.Items {
+		fa.Pods.Items[i].NodeName = node
+	}
 }
 
 // hostileCommands are the extra arguments of every command of kubectl

@@ -46,7 +46,8 @@ func NewCmdRecord(common *CommonOptions) *cobra.Command {
 			sources, its pods (each also as pod shows it, with the pod its source
 			defined), its PLEG's status, the kubelet configuration it read (masked)
 			and its events (all it keeps, or those after --since), with the Node
-			object from the API server. A manifest
+			object from the API server. The archive records the node named: an agent
+			whose answers name another node fails the recording. A manifest
 			(manifest.json, the archive's first member) lists every member with its
 			SHA-256, and what the archive left out and why.
 
@@ -164,6 +165,9 @@ func (o *RecordOptions) gather(ctx context.Context, a *client.Agent) (archive.Co
 		gap, omission := archive.Trimmed(c.Window.Epoch, c.Window.Since+1, dropped)
 		c.Events = append([]v1alpha1.StreamMessage{gap}, c.Events...)
 		c.LeftOut = append(c.LeftOut, omission)
+	}
+	if err := recordedNode(a.Node, &c); err != nil {
+		return c, err
 	}
 	c.Node, err = o.node(ctx, c.Version.NodeName)
 	if err != nil {

@@ -8,19 +8,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podsrc/podsrc/pkg/archive"
 	"github.com/podsrc/podsrc/pkg/client/fakeagent"
 )
 
-// TestHostileRecord records each hostile agent: one that fails fails the
-// command within its bound, with its node's error escaped and no file
-// written; what the answering one sent is recorded as it is, and printed
-// from the archive escaped.
+// TestHostileRecord records each hostile agent: one that fails, or that
+// names another node than the one asked for, fails the command within its
+// bound, with its node's error escaped and no file written; what the one
+// that answers under its node's name sent is recorded as it is, and
+// printed from the archive escaped.
 func TestHostileRecord(t *testing.T) {
 	t.Parallel()
 	kc, nodes := hostileCluster(t)
 	const timeout = 5 * time.Second
 	want := hostileErrors(timeout)
 	want["endless-line"] = "a stream message longer than 8 MiB"
+	want["answers"] = `the agent of node "answers" names node "\x1b]0;pwned\a`
 	for _, node := range nodes {
 		t.Run(node, func(t *testing.T) {
 			t.Parallel()
@@ -39,6 +42,9 @@ func TestHostileRecord(t *testing.T) {
 			if !fails {
 				if code != 0 {
 					t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+				}
+				if a, err := archive.ReadFile(file, 0); err != nil || a.Manifest.NodeName != node || a.Version.NodeName != node {
+					t.Errorf("the archive: %v, want it to record node %q", err, node)
 				}
 				out, errOut, err := run(t, context.Background(), "sources", "--from", file, "-o", "wide")
 				if err != nil || !strings.Contains(out, `\x1b]0;pwned\a`) {

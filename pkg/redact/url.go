@@ -47,6 +47,19 @@ func MaskURL(raw string) string {
 	return u.String()
 }
 
+// MaskEndpoint returns endpoint, a URL or, without a scheme, a
+// [user info@]host:port (as an OpenTelemetry collector's endpoint is
+// given), masked as MaskURL masks a URL: its user info and query values
+// become Masked, its host and port stay.
+func MaskEndpoint(endpoint string) string {
+	if endpoint == "" || strings.Contains(endpoint, "://") {
+		return MaskURL(endpoint)
+	}
+	// As the authority of a URL with no scheme, host:port parses as
+	// host and port, not as a scheme and an opaque rest.
+	return strings.TrimPrefix(MaskURL("//"+endpoint), "//")
+}
+
 // urlInText matches a URL with a scheme inside a message, up to the first
 // space or quote, without the punctuation that ends a clause.
 var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*[^\s"'<>:,.;)]`)

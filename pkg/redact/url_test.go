@@ -20,6 +20,23 @@ func TestMaskURL(t *testing.T) {
 			t.Errorf("MaskURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	endpoints := []struct{ in, want string }{
+		{in: "", want: ""},
+		{in: "localhost:4317", want: "localhost:4317"},
+		{in: "10.0.0.1:4317", want: "10.0.0.1:4317"},
+		{in: "[fd00::1]:4317", want: "[fd00::1]:4317"},
+		{in: "user:pw@collector:4317", want: "xxxxx@collector:4317"},
+		{in: "collector:4317?token=abc", want: "collector:4317?token=xxxxx"},
+		{in: "https://user:pw@collector:4318/v1/traces", want: "https://xxxxx@collector:4318/v1/traces"},
+		{in: "unix:///run/containerd/containerd.sock", want: "unix:///run/containerd/containerd.sock"},
+		{in: "/run/containerd/containerd.sock", want: "/run/containerd/containerd.sock"},
+		{in: "collector:4317/%zz", want: Masked},
+	}
+	for _, tt := range endpoints {
+		if got := MaskEndpoint(tt.in); got != tt.want {
+			t.Errorf("MaskEndpoint(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 	text := `Get "http://u:xxxxx@h/p?token=abc": dial tcp: refused; env postgres://app:pw@db/x`
 	want := `Get "http://xxxxx@h/p?token=xxxxx": dial tcp: refused; env postgres://xxxxx@db/x`
 	if got := MaskURLs(text); got != want {

@@ -25,13 +25,18 @@ import (
 // prints live: the same events up to the archive's last, byte for byte but
 // for the time a gap was reported, and the same sources and pods, recorded
 // again while the node changed between the recording and the live answer.
+// The node runs pods with secrets planted where the agent does not serve
+// them by default (plantRecordSecrets): none is in any byte of the
+// archive.
 func testRecordOffline(t *testing.T, e *env) {
-	checkRecordOffline(t, e.c, e.plugin, e.c.NodeName)
+	secrets := plantRecordSecrets(t, e)
+	file := checkRecordOffline(t, e.c, e.plugin, e.c.NodeName)
+	checkNoSecret(t, file, secrets)
 }
 
 // checkRecordOffline is testRecordOffline of the named node of c, with the
-// plugin at plugin.
-func checkRecordOffline(t *testing.T, c *cluster.Cluster, plugin, node string) {
+// plugin at plugin; it returns the archive's file, as last recorded.
+func checkRecordOffline(t *testing.T, c *cluster.Cluster, plugin, node string) string {
 	kc := "--kubeconfig=" + c.Kubeconfig
 	file := filepath.Join(t.TempDir(), node+".tar.gz")
 	// stdout runs the plugin with args and returns what it printed on
@@ -92,6 +97,7 @@ func checkRecordOffline(t *testing.T, c *cluster.Cluster, plugin, node string) {
 			t.Errorf("%v: --from prints otherwise than live, three times:\nlive:\n%s\noffline:\n%s", args, live, offline)
 		}
 	}
+	return file
 }
 
 // gapTimesOut returns events' output with each gap message's time left

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/client"
+	"github.com/podsrc/podsrc/pkg/redact"
 )
 
 func testFileSource(t *testing.T, e *env) {
@@ -247,14 +249,19 @@ func patchAgentArgs(t *testing.T, e *env, args ...string) {
 func testURLSource(t *testing.T, e *env, s *urlServer) {
 	c := e.c
 	a := e.agent(t)
+	// Secrets in the URL's user info and query, and in the body's pod
+	// (env value, annotation), that no archive recorded without
+	// --expose-pod-specs holds.
+	secrets := []string{plantedSecret("url-userinfo"), plantedSecret("url-query"), plantedSecret("url-body-env"), plantedSecret("url-body-annotation")}
+	secretURL := strings.Replace(s.url, "://", "://podsrc:"+secrets[0]+"@", 1) + "?token=" + secrets[1]
 	s.setPods(t, fmt.Sprintf(`{"apiVersion":"v1","kind":"PodList","items":[
- {"apiVersion":"v1","kind":"Pod","metadata":{"name":"e2e-url","namespace":%q},"spec":{"containers":[{"name":"main","image":%q,"imagePullPolicy":"Never"}]}}]}`,
-		agentTestNS, c.TestImage))
+ {"apiVersion":"v1","kind":"Pod","metadata":{"name":"e2e-url","namespace":%q,"annotations":{"team":%q}},"spec":{"containers":[{"name":"main","image":%q,"imagePullPolicy":"Never","env":[{"name":"TOKEN","value":%q}]}]}}]}`,
+		agentTestNS, secrets[3], c.TestImage, secrets[2]))
 	// The server fails from the start: the new agent has an unseen http
 	// source, so it is not ready and says so.
 	s.setFail(t, true)
 	mark := e.rec.mark()
-	patchAgentArgs(t, e, "--static-pod-url="+s.url, "--http-check-frequency=2s")
+	patchAgentArgs(t, e, "--static-pod-url="+secretURL, "--http-check-frequency=2s")
 	e.pollFor(t, "the new agent to report its http source unseen with the server's error, and not ready", restartTimeout, func(ctx context.Context) (bool, string, error) {
 		l, err := a.Sources(ctx)
 		if err != nil {
@@ -316,12 +323,20 @@ func testURLSource(t *testing.T, e *env, s *urlServer) {
 		return strings.Contains(h.LastError, "500") && h.Seen && h.Pods == 1 && len(ps) == 1, fmt.Sprintf("http=%+v pods=%s", *h, describePods(ps)), nil
 	})
 	out, err := e.runPlugin(t, false, nil, "sources", c.NodeName, "--kubeconfig="+c.Kubeconfig)
-	if err != nil || !strings.Contains(out, s.url) {
-		t.Errorf("kubectl-podsrc sources with the URL source: %v\n%s", err, out)
+	if err != nil || !strings.Contains(out, redact.MaskURL(secretURL)) {
+		t.Errorf("kubectl-podsrc sources with the URL source: %v\n%s\nwant its URL masked, %s", err, out, redact.MaskURL(secretURL))
 	}
 	out, err = e.runPlugin(t, false, nil, "pods", c.NodeName, "--source=http", "--kubeconfig="+c.Kubeconfig)
 	if err != nil || !strings.Contains(out, name) {
 		t.Errorf("kubectl-podsrc pods --source=http: %v\n%s", err, out)
+	}
+	// Recorded while the source fails (its error in the sources) and has
+	// its pod.
+	file := filepath.Join(t.TempDir(), c.NodeName+".tar.gz")
+	if out, err := e.runPlugin(t, false, nil, "record", c.NodeName, "-o", file, "--kubeconfig="+c.Kubeconfig); err != nil {
+		t.Errorf("kubectl-podsrc record: %v\n%s", err, out)
+	} else {
+		checkNoSecret(t, file, secrets)
 	}
 	s.setFail(t, false)
 }
