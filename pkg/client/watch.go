@@ -92,9 +92,10 @@ var ErrIdle = errors.New("no message, not even a heartbeat, arrived")
 // (then it returns nil), a permanent error occurs, the attempts run out,
 // AnswerTimeout passes without a message, or handle fails. handle sees
 // events, gaps, snapshots and resets (the agent restarted) in order; gaps
-// include the holes the watcher finds itself in an unfiltered sequence.
+// include the holes the watcher finds itself in a sequence that has none
+// but losses (EventQuery.Gapless).
 func (w *Watcher) Run(ctx context.Context, handle func(*v1alpha1.StreamMessage) error) error {
-	t := &tracker{filtered: w.Query.Filtered()}
+	t := &tracker{filtered: !w.Query.Gapless()}
 	if s := w.Query.Since; s != nil && !s.IsAge {
 		t.last, t.have = s.Seq, true
 	}

@@ -134,8 +134,9 @@ func startRecorder(t *testing.T, e *env) *recorder {
 	r := &recorder{done: make(chan struct{}), wake: make(chan struct{})}
 	a := e.agent(t)
 	w := &client.Watcher{
-		Open:           a.Events,
-		Query:          v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0)},
+		Open: a.Events,
+		// Every kind, inputs included: a hole in the sequence is a loss.
+		Query:          v1alpha1.EventQuery{Since: v1alpha1.SeqMark(0), Kinds: v1alpha1.EventKinds},
 		InitialBackoff: 200 * time.Millisecond,
 		MaxBackoff:     2 * time.Second,
 		MaxAttempts:    -1,

@@ -214,8 +214,9 @@ func testUpgradeAgent(t *testing.T, e *env) {
 func checkHistory(t *testing.T, e *env, before []v1alpha1.Event, boundary v1alpha1.Event, clean bool) {
 	t.Helper()
 	// --all-events: the old process's ContainerChanged events too, which
-	// the kubelet never sends and events leaves out by default.
-	history := pluginEvents(t, e, "--since", "1h", "--all-events")
+	// the kubelet never sends and events leaves out by default; and every
+	// kind, as the recorder asks for them, inputs included.
+	history := pluginEvents(t, e, "--since", "1h", "--all-events", "--kind=config,pleg,input")
 	bySeq := map[uint64]v1alpha1.Event{}
 	for _, ev := range history {
 		bySeq[ev.Seq] = ev

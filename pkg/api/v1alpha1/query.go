@@ -201,6 +201,20 @@ func (q EventQuery) Filtered() bool {
 	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Origins)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) > 0 || q.Selector != ""
 }
 
+// Gapless reports whether a stream with query q serves every event the
+// agent numbers, so that a hole in its sequence numbers is a loss: a
+// query that names every kind (inputs are served only to a query that
+// names them) and filters nothing else.
+func (q EventQuery) Gapless() bool {
+	for _, k := range EventKinds {
+		if !slices.Contains(q.Kinds, k) {
+			return false
+		}
+	}
+	return len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Origins)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) == 0 &&
+		q.Selector == "" && !slices.ContainsFunc(q.Kinds, func(k string) bool { return strings.HasPrefix(k, "!") })
+}
+
 // PodQuery returns the pod filter of q, which the snapshot that opens
 // its stream honours: Namespaces, Pods and Selector, and Sources when it
 // names one source (a PodQuery takes one plain source; any other Sources

@@ -181,3 +181,25 @@ func TestMatchHandler(t *testing.T) {
 		})
 	}
 }
+
+func TestGapless(t *testing.T) {
+	every := []string{EventKindConfig, EventKindPLEG, EventKindInput}
+	tests := []struct {
+		name string
+		q    EventQuery
+		want bool
+	}{
+		{name: "no filter, which leaves inputs out", q: EventQuery{}, want: false},
+		{name: "every kind", q: EventQuery{Kinds: every}, want: true},
+		{name: "every kind and a tail", q: EventQuery{Kinds: every, Tail: 3}, want: true},
+		{name: "every kind but inputs", q: EventQuery{Kinds: every[:2]}, want: false},
+		{name: "every kind and an op", q: EventQuery{Kinds: every, Ops: []string{OpAdd}}, want: false},
+		{name: "every kind and an excluded one", q: EventQuery{Kinds: append([]string{"!" + EventKindPLEG}, every...)}, want: false},
+		{name: "every kind and a selector", q: EventQuery{Kinds: every, Selector: "app=web"}, want: false},
+	}
+	for _, tt := range tests {
+		if got := tt.q.Gapless(); got != tt.want {
+			t.Errorf("%s: Gapless() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
