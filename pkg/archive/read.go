@@ -104,6 +104,9 @@ func Read(r io.Reader, file string, maxSize int64) (*Archive, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if n == 0 && err != nil {
+			return nil, fail("", "the gzip stream holds no tar archive (%v): not an archive of kubectl podsrc record, or one cut short in its first header", err)
+		}
 		if err != nil {
 			return nil, fail("", "reading the tar entry after %d members: %w", n, truncated(err))
 		}
