@@ -153,7 +153,8 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		}
 		a.plegStats = plegstats.New(plegstats.Options{ChannelCapacity: opts.ChannelCapacity})
 		opts.Observer = a.plegStats
-		a.pleg = pleg.New(rt, opts)
+		// The PLEG's runtime records what it answers, for a replay.
+		a.pleg = pleg.New(&recordingRuntime{Runtime: rt, in: a.inputs}, opts)
 	}
 	return a, nil
 }
@@ -299,6 +300,7 @@ func (a *Agent) inputSettings() *v1alpha1.InputSettings {
 	s := &v1alpha1.InputSettings{
 		Sources: a.podConfig.Sources(), Mode: a.cfg.Mode.String(), FeatureGates: a.cfg.Sources.FeatureGates,
 		MaxDeadContainersPerContainer: a.cfg.MaxDeadContainersPerContainer, AdmissionMessages: a.cfg.ExposePodSpecs,
+		PLEG: a.pleg != nil, PLEGChannelCapacity: a.cfg.PLEG.ChannelCapacity,
 	}
 	if a.cfg.Admission != nil {
 		s.Admission = a.cfg.AdmissionSettings

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
 	"github.com/podsrc/podsrc/pkg/admission"
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/kubeletminor"
@@ -51,7 +54,7 @@ func replayV136(t *testing.T, recording []v1alpha1.StreamMessage) replay.Report 
 		t.Fatal(err)
 	}
 	r, err := replay.Run(context.Background(), recording, replay.Kubelet{
-		Merge: sem.Merge, SyncLoop: sem.SyncLoop, NewAdmission: noAdmission,
+		Merge: sem.Merge, PLEG: sem.PLEG, SyncLoop: sem.SyncLoop, NewAdmission: noAdmission,
 		SetFeatureGates: func(map[string]bool) error { return nil },
 	})
 	if err != nil {
@@ -71,9 +74,18 @@ func TestReplayOfAnAgentsRecording(t *testing.T) {
 	ta.writeManifest(t, "db.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db\nspec:\n  containers:\n  - name: db\n    image: postgres:16\n")
 	web := ta.staticPod(t, "web-node-1")
 	ta.staticPod(t, "db-node-1")
-	ta.runtime.RunSandbox(string(web.UID), "web-node-1", "default", "10.1.0.7")
+	sb := ta.runtime.RunSandbox(string(web.UID), "web-node-1", "default", "10.1.0.7")
 	ta.runtime.RunSandbox("uid-of-nobody", "stray", "default", "10.1.0.8")
 	ta.waitFor(t, "the sandboxes' events", func() bool { return ta.eventsOf(v1alpha1.EventKindPLEG) >= 2 })
+	// The container dies twice: the second death removes the first
+	// container, which the kubelet's container deletor no longer keeps.
+	for i, code := range []int32{1, 2} {
+		c := ta.runtime.CreateContainer(sb, "web")
+		ta.runtime.StartContainer(c)
+		ta.waitFor(t, "the container's start", func() bool { return ta.eventsOf(v1alpha1.EventKindPLEG) >= 3+2*i })
+		ta.runtime.ExitContainer(c, code, "Error")
+		ta.waitFor(t, "the container's death", func() bool { return ta.eventsOf(v1alpha1.EventKindPLEG) >= 4+2*i })
+	}
 	ta.writeManifest(t, "db.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db\nspec:\n  containers:\n  - name: db\n    image: postgres:17\n")
 	if err := os.Remove(filepath.Join(ta.manifests, "web.yaml")); err != nil {
 		t.Fatal(err)
@@ -105,8 +117,13 @@ func TestReplayOfAnAgentsRecording(t *testing.T) {
 		t.Fatalf("replayed %d agent processes, want 1: %+v", len(r.Processes), r)
 	}
 	p := r.Processes[0]
-	if p.NotReplayed != "" || len(p.Differences) != 0 || p.Inputs < 3 || p.Config < 3 || p.PLEG < 2 {
-		t.Fatalf("replay %+v, want no difference over at least 3 inputs, 3 config and 2 PLEG events", p)
+	if p.NotReplayed != "" || len(p.Differences) != 0 || p.Inputs < 3 || p.Config < 3 || p.PLEG < 6 {
+		var report strings.Builder
+		_ = replay.PrintReport(&report, "the recording", r)
+		t.Fatalf("want no difference over at least 3 inputs, 3 config and 6 PLEG events:\n%s", report.String())
+	}
+	if !slices.ContainsFunc(rec, func(m v1alpha1.StreamMessage) bool { return len(m.Event.Removes) > 0 }) {
+		t.Error("no ContainerDied removes a container: the replay of the container deletor is not checked")
 	}
 
 	// index returns the position of the first recorded event that match
@@ -123,6 +140,13 @@ func TestReplayOfAnAgentsRecording(t *testing.T) {
 	})
 	firstAdd := index(func(e *v1alpha1.Event) bool { return e.Op == v1alpha1.OpAdd && len(e.Pods) > 0 })
 	syncs := index(func(e *v1alpha1.Event) bool { return e.Handler == v1alpha1.SyncHandlerPodSyncs })
+	firstRelist := index(func(e *v1alpha1.Event) bool {
+		return e.Input != nil && e.Input.Relist != nil && len(e.Input.Relist.Sandboxes) > 0
+	})
+	exited := index(func(e *v1alpha1.Event) bool {
+		in := e.Input
+		return in != nil && in.Inspection != nil && in.Inspection.Container != nil && in.Inspection.Container.ExitCode == 2
+	})
 	tests := []struct {
 		name   string
 		tamper func([]v1alpha1.StreamMessage) []v1alpha1.StreamMessage
@@ -154,6 +178,24 @@ func TestReplayOfAnAgentsRecording(t *testing.T) {
 			e := *m[syncs].Event
 			e.PodUID = "uid-of-another"
 			m[syncs].Event = &e
+			return m
+		}},
+		{name: "a sandbox the runtime listed left out", differs: true, tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {
+			e := *m[firstRelist].Event
+			l := *e.Input.Relist
+			l.Sandboxes = l.Sandboxes[1:]
+			e.Input = &v1alpha1.Input{Relist: &l}
+			m[firstRelist].Event = &e
+			return m
+		}},
+		{name: "another exit code inspected", differs: true, tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {
+			e := *m[exited].Event
+			in := *e.Input.Inspection
+			c := proto.Clone(in.Container).(*runtimeapi.ContainerStatus)
+			c.ExitCode = 3
+			in.Container = c
+			e.Input = &v1alpha1.Input{Inspection: &in, Redacted: e.Input.Redacted}
+			m[exited].Event = &e
 			return m
 		}},
 		{name: "the start cut off", notReplayed: "its start is not in the recording", tamper: func(m []v1alpha1.StreamMessage) []v1alpha1.StreamMessage {

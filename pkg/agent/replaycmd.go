@@ -38,16 +38,13 @@ func newReplayCommand(kubelet kubeletminor.Minor, newAdmission admission.NewAdmi
 		Use:   "replay FILE",
 		Short: "Replay a node's recording through this kubelet minor's code, and report where it differs",
 		Long: `replay reads an archive that kubectl podsrc record wrote and feeds what the
-agent took in (the sources' updates, in the order the merge took them, and
-the Node) through this build's kubelet minor: its merge, its sync loop and
-its admit handlers, agent process by agent process. It prints every event
-where the replay differs from what the agent recorded, and exits 1 if any
-does; none on a healthy recording. Replay an archive with the podsrc-agent
-of its kubelet minor (kubectl podsrc version --from FILE names it).
-
-PLEG events are dispatched against the replayed pods at their place; the
-runtime's states are not recorded, so the relist itself and the containers
-a ContainerDied removes are taken as recorded.`,
+agent took in (the sources' updates, in the order the merge took them, the
+Node, and what the container runtime answered the PLEG) through this
+build's kubelet minor: its merge, its PLEG, its sync loop and its admit
+handlers, agent process by agent process. It prints every event where the
+replay differs from what the agent recorded, and exits 1 if any does; none
+on a healthy recording. Replay an archive with the podsrc-agent of its
+kubelet minor (kubectl podsrc version --from FILE names it).`,
 		Example:       `  podsrc-agent replay node-1.tar.gz`,
 		Args:          cobra.ExactArgs(1),
 		SilenceUsage:  true,
@@ -102,7 +99,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		return err
 	}
 	report, err := replay.Run(ctx, a.Events, replay.Kubelet{
-		Merge: sem.Merge, SyncLoop: sem.SyncLoop, NewAdmission: o.newAdmission,
+		Merge: sem.Merge, PLEG: sem.PLEG, SyncLoop: sem.SyncLoop, NewAdmission: o.newAdmission,
 		SetFeatureGates: func(gates map[string]bool) error {
 			_, err := setFeatureGates(utilfeature.DefaultMutableFeatureGate, gates)
 			return err

@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 )
@@ -34,6 +35,10 @@ func TestInputRows(t *testing.T) {
 		{name: "the Node", input: &v1alpha1.Input{Node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", UID: "uid-node"}}},
 			want: []watchRow{{Op: "NODE", Pod: "node-1", UID: "uid-node", Detail: "the Node the admit handlers are given"}}},
 		{name: "the Node deleted", input: &v1alpha1.Input{NodeGone: true}, want: []watchRow{{Op: "NODE", Detail: "the Node was deleted"}}},
+		{name: "a relist", input: &v1alpha1.Input{Relist: &v1alpha1.RelistInput{Sandboxes: make([]*runtimeapi.PodSandbox, 2), Containers: make([]*runtimeapi.Container, 3)}},
+			want: []watchRow{{Op: "RELIST", Detail: "the runtime listed 2 sandboxes and 3 containers"}}},
+		{name: "a failed inspection", input: &v1alpha1.Input{Inspection: &v1alpha1.InspectionInput{ContainerID: "0123456789abcdef0123", Error: "deadline exceeded"}},
+			want: []watchRow{{Op: "INSPECT", Detail: "inspected container 0123456789abc: deadline exceeded"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,6 +116,19 @@ func watchRows(node string, m *v1alpha1.StreamMessage, clock string, wide bool) 
 			return []watchRow{row(ev.Kind, "NODE", "", in.Node.Name, "", seq, string(in.Node.UID), "the Node the admit handlers are given", Faint)}
 		case in.NodeGone:
 			return []watchRow{row(ev.Kind, "NODE", "", "", "", seq, "", "the Node was deleted", Faint)}
+		case in.Relist != nil:
+			return []watchRow{row(ev.Kind, "RELIST", "", "", "", seq, "", fmt.Sprintf("the runtime listed %d sandboxes and %d containers",
+				len(in.Relist.Sandboxes), len(in.Relist.Containers)), Faint)}
+		case in.Inspection != nil:
+			what, id := "container", in.Inspection.ContainerID
+			if in.Inspection.SandboxID != "" {
+				what, id = "sandbox", in.Inspection.SandboxID
+			}
+			detail := "inspected " + what + " " + shortID(id)
+			if in.Inspection.Error != "" {
+				detail += ": " + in.Inspection.Error
+			}
+			return []watchRow{row(ev.Kind, "INSPECT", "", "", "", seq, "", detail, Faint)}
 		case in.Update != nil && len(in.Update.Pods) == 0:
 			return []watchRow{row(ev.Kind, in.Update.Op, in.Update.Source, "", "", seq, "", "no pods", Faint)}
 		case in.Update != nil:

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	v1 "k8s.io/api/core/v1"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
 // EventKindInput is what the agent took in: its settings at start, an
@@ -28,8 +29,8 @@ const RedactedDigestAnnotation = "podsrc.io/redacted-digest"
 // kubelet's did.
 const RedactedDigestCondition = "podsrc.io/RedactedDigest"
 
-// Input is an event of kind input: exactly one of Settings, Update and
-// Node is set, or NodeGone.
+// Input is an event of kind input: exactly one of Settings, Update, Node,
+// Relist and Inspection is set, or NodeGone.
 type Input struct {
 	// Settings are the agent process's settings that decide what the
 	// merge, the sync loop and the admit handlers make of the inputs. It is
@@ -43,6 +44,15 @@ type Input struct {
 	Node *v1.Node `json:"node,omitempty"`
 	// NodeGone says the Node object was deleted.
 	NodeGone bool `json:"nodeGone,omitempty"`
+	// Relist is what the container runtime listed for a relist of the
+	// PLEG, when it differs from what the last one recorded listed, or
+	// before the relist's first inspection. A relist that lists what the
+	// last recorded one did and inspects nothing makes no event, and is
+	// not recorded.
+	Relist *RelistInput `json:"relist,omitempty"`
+	// Inspection is the runtime's answer to one inspection of that
+	// relist, in the order the PLEG asked.
+	Inspection *InspectionInput `json:"inspection,omitempty"`
 	// Redacted says the pods were recorded without --expose-pod-specs:
 	// every field the agent does not serve by default that may hold a
 	// secret (environment, commands and arguments, handlers' commands and
@@ -70,6 +80,34 @@ type InputSettings struct {
 	// AdmissionMessages says the kubelet's messages on the pods it
 	// rejected were quoted whole (--expose-pod-specs).
 	AdmissionMessages bool `json:"admissionMessages,omitempty"`
+	// PLEG says the agent ran the PLEG; PLEGChannelCapacity is the
+	// kubelet's PLEG channel capacity it reproduced.
+	PLEG                bool `json:"pleg,omitempty"`
+	PLEGChannelCapacity int  `json:"plegChannelCapacity,omitempty"`
+}
+
+// RelistInput is the container runtime's listing for one relist, with
+// only what the PLEG reads: the sandboxes' IDs, metadata, states and
+// creation times; the containers' too, with their sandbox, image, the
+// kubelet's io.kubernetes.* labels and its restart count annotation.
+type RelistInput struct {
+	Sandboxes  []*runtimeapi.PodSandbox `json:"sandboxes"`
+	Containers []*runtimeapi.Container  `json:"containers"`
+}
+
+// InspectionInput is the runtime's answer to one PodSandboxStatus
+// (SandboxID) or ContainerStatus (ContainerID) call: its status, with only
+// what the PLEG reads (RelistInput's fields, the sandbox's network, the
+// container's start and finish times, exit code, image reference and
+// reason; the container's message only with --expose-pod-specs), or the
+// call's error, NotFound when the runtime no longer had the object.
+type InspectionInput struct {
+	SandboxID   string                       `json:"sandboxID,omitempty"`
+	ContainerID string                       `json:"containerID,omitempty"`
+	Sandbox     *runtimeapi.PodSandboxStatus `json:"sandbox,omitempty"`
+	Container   *runtimeapi.ContainerStatus  `json:"container,omitempty"`
+	Error       string                       `json:"error,omitempty"`
+	NotFound    bool                         `json:"notFound,omitempty"`
 }
 
 // AdmissionSettings are the kubelet's settings its admit handlers judged
