@@ -21,7 +21,7 @@ func PrintReport(w io.Writer, file string, r Report) error {
 		if note != "" {
 			note = "not replayed: " + note
 		} else if p.Unrecorded > 0 {
-			note = fmt.Sprintf("%d config events after the recording's end, not compared", p.Unrecorded)
+			note = fmt.Sprintf("%d events after the recording's end, not compared", p.Unrecorded)
 		}
 		fmt.Fprintf(tw, "%d-%d\t%d\t%d\t%d\t%d\t%s\n", p.From, p.To, p.Inputs, p.Config, p.PLEG, len(p.Differences), note)
 	}
