@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
@@ -52,6 +53,9 @@ func (r *recordingRuntime) ListContainers(ctx context.Context, filter *runtimeap
 		l.Containers[i] = &runtimeapi.Container{Id: x.Id, PodSandboxId: x.PodSandboxId, Metadata: x.Metadata, Image: x.Image, ImageRef: x.ImageRef,
 			State: x.State, CreatedAt: x.CreatedAt, Labels: kubeletLabels(x.Labels), Annotations: restartCount(x.Annotations)}
 	}
+	// The runtime lists in no set order; the PLEG sorts what it groups.
+	slices.SortFunc(l.Sandboxes, func(a, b *runtimeapi.PodSandbox) int { return strings.Compare(a.Id, b.Id) })
+	slices.SortFunc(l.Containers, func(a, b *runtimeapi.Container) int { return strings.Compare(a.Id, b.Id) })
 	if sameListing(r.last, l) {
 		r.pending = l
 		return c, nil
