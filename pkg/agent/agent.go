@@ -147,14 +147,16 @@ func New(cfg *Config, kubelet kubeletminor.Minor, decoder staticpod.Decoder) (*A
 		a.runtime = rt
 		opts := cfg.PLEG
 		opts.Semantics = sem.pleg
-		opts.Handler = a.syncLoop
+		// The PLEG's runtime records what it answers, and each event
+		// follows the listing of its relist, for a replay.
+		recording := &recordingRuntime{Runtime: rt, in: a.inputs}
+		opts.Handler = recordedHandler{runtime: recording, EventHandler: a.syncLoop}
 		if cfg.RelistOnRuntimeEvents {
 			opts.RuntimeEvents = rt
 		}
 		a.plegStats = plegstats.New(plegstats.Options{ChannelCapacity: opts.ChannelCapacity})
 		opts.Observer = a.plegStats
-		// The PLEG's runtime records what it answers, for a replay.
-		a.pleg = pleg.New(&recordingRuntime{Runtime: rt, in: a.inputs}, opts)
+		a.pleg = pleg.New(recording, opts)
 	}
 	return a, nil
 }

@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/podsrc/podsrc/pkg/api/v1alpha1"
 	"github.com/podsrc/podsrc/pkg/cri"
+	"github.com/podsrc/podsrc/pkg/pleg"
 )
 
 // kubeletLabelPrefix starts the labels the kubelet puts on sandboxes and
@@ -21,47 +20,65 @@ const kubeletLabelPrefix = "io.kubernetes."
 
 // recordingRuntime is the PLEG's runtime, which records what the runtime
 // answered it as inputs (v1alpha1.RelistInput, v1alpha1.InspectionInput),
-// for a replay of the relists. Only the PLEG calls it, one relist at a
-// time.
+// for a replay of the relists. A relist's listing is recorded before its
+// first inspection or event (recordedHandler), and not at all for a relist
+// that inspects nothing and makes no event: that one changes nothing the
+// PLEG keeps, and costs nothing to record. Only the PLEG calls it, one
+// relist at a time.
 type recordingRuntime struct {
 	cri.Runtime
 	in *inputs
 
-	// sandboxes is the relist's sandbox listing, until its containers'.
-	sandboxes []*runtimeapi.PodSandbox
-	// last is the listing last recorded; pending, one that lists the same
-	// and is recorded only if the relist inspects a pod.
-	last, pending *v1alpha1.RelistInput
+	// sandboxes and containers are the relist's listing, which the PLEG
+	// sorts but never changes; listed says it is not recorded yet.
+	sandboxes  []*runtimeapi.PodSandbox
+	containers []*runtimeapi.Container
+	listed     bool
 }
 
 func (r *recordingRuntime) ListPodSandbox(ctx context.Context, filter *runtimeapi.PodSandboxFilter) ([]*runtimeapi.PodSandbox, error) {
 	s, err := r.Runtime.ListPodSandbox(ctx, filter)
-	r.sandboxes, r.pending = s, nil
+	r.sandboxes, r.containers, r.listed = s, nil, false
 	return s, err
 }
 
 func (r *recordingRuntime) ListContainers(ctx context.Context, filter *runtimeapi.ContainerFilter) ([]*runtimeapi.Container, error) {
 	c, err := r.Runtime.ListContainers(ctx, filter)
-	if err != nil {
-		return c, err
+	r.containers, r.listed = c, err == nil
+	return c, err
+}
+
+// flush records the relist's listing, if it is not yet: with only what
+// the PLEG reads, in the order of the IDs (the runtime lists in no set
+// order; the PLEG sorts what it groups).
+func (r *recordingRuntime) flush() {
+	if !r.listed {
+		return
 	}
-	l := &v1alpha1.RelistInput{Sandboxes: make([]*runtimeapi.PodSandbox, len(r.sandboxes)), Containers: make([]*runtimeapi.Container, len(c))}
+	r.listed = false
+	l := &v1alpha1.RelistInput{Sandboxes: make([]*runtimeapi.PodSandbox, len(r.sandboxes)), Containers: make([]*runtimeapi.Container, len(r.containers))}
 	for i, s := range r.sandboxes {
 		l.Sandboxes[i] = &runtimeapi.PodSandbox{Id: s.Id, Metadata: s.Metadata, State: s.State, CreatedAt: s.CreatedAt}
 	}
-	for i, x := range c {
+	for i, x := range r.containers {
 		l.Containers[i] = &runtimeapi.Container{Id: x.Id, PodSandboxId: x.PodSandboxId, Metadata: x.Metadata, Image: x.Image, ImageRef: x.ImageRef,
 			State: x.State, CreatedAt: x.CreatedAt, Labels: kubeletLabels(x.Labels), Annotations: restartCount(x.Annotations)}
 	}
-	// The runtime lists in no set order; the PLEG sorts what it groups.
 	slices.SortFunc(l.Sandboxes, func(a, b *runtimeapi.PodSandbox) int { return strings.Compare(a.Id, b.Id) })
 	slices.SortFunc(l.Containers, func(a, b *runtimeapi.Container) int { return strings.Compare(a.Id, b.Id) })
-	if sameListing(r.last, l) {
-		r.pending = l
-		return c, nil
-	}
-	r.record(l)
-	return c, nil
+	r.in.publish(&v1alpha1.Input{Relist: l})
+}
+
+// recordedHandler hands the PLEG's events on, each after the listing of
+// the relist that computed it.
+type recordedHandler struct {
+	runtime *recordingRuntime
+	pleg.EventHandler
+}
+
+func (h recordedHandler) HandleEvent(e pleg.ComputedEvent) {
+	h.runtime.flush()
+	h.EventHandler.HandleEvent(e)
 }
 
 func (r *recordingRuntime) PodSandboxStatus(ctx context.Context, id string) (*runtimeapi.PodSandboxStatusResponse, error) {
@@ -91,31 +108,11 @@ func (r *recordingRuntime) ContainerStatus(ctx context.Context, id string) (*run
 
 // inspected records an inspection, after the relist's listing.
 func (r *recordingRuntime) inspected(in *v1alpha1.InspectionInput, err error) {
-	if r.pending != nil {
-		r.record(r.pending)
-	}
+	r.flush()
 	if err != nil {
 		in.Error, in.NotFound = err.Error(), crierrors.IsNotFound(err)
 	}
 	r.in.publish(&v1alpha1.Input{Inspection: in, Redacted: !r.in.exposed})
-}
-
-// record records a listing.
-func (r *recordingRuntime) record(l *v1alpha1.RelistInput) {
-	r.last, r.pending = l, nil
-	r.in.publish(&v1alpha1.Input{Relist: l})
-}
-
-// sameListing reports whether two listings list the same: the same JSON,
-// as the journal writes it (the CRI types of older minors' modules have no
-// protobuf reflection to compare them by).
-func sameListing(a, b *v1alpha1.RelistInput) bool {
-	if a == nil || len(a.Sandboxes) != len(b.Sandboxes) || len(a.Containers) != len(b.Containers) {
-		return false
-	}
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // kubeletLabels returns the labels the kubelet set.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"reflect"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -23,155 +24,146 @@ var inputAnnotationPrefixes = []string{
 }
 
 // InputPod returns pod as an input event records it without
-// --expose-pod-specs (v1alpha1.Input.Redacted): whole, so that the merge
-// and the admit handlers replay on what they judged, but for the fields
-// that may hold a secret, which are cleared. These are every container's
-// environment, command and arguments, its probes' and lifecycle hooks'
-// commands, headers and path queries (kept as Pod serves them), every
-// volume's settings (its type kept), the annotations other than the
-// kubelet's and those its admit handlers read, the managed fields, and
-// the status's messages.
+// --expose-pod-specs (v1alpha1.Input.Redacted): a new pod that holds only
+// the fields on this list, so that the merge and the kubelet's admit
+// handlers replay on what they judged by, copied from pod, which is left
+// as it is. Every other field, including any a later k8s.io/api adds, is
+// absent. A field a later kubelet's handler reads and this list lacks
+// makes a replay differ, never a secret leave the node.
 //
-// What was cleared from the spec and the annotations is replaced by the
-// annotation v1alpha1.RedactedDigestAnnotation, and the status's messages by
-// the condition v1alpha1.RedactedDigestCondition (a rejection's message by
-// the kubelet's prefix, unless the kubelet wrote it whole, which stays):
-// each a digest keyed by key, so that two pods differ
-// in it exactly when they differ in what it stands for, and the merge
-// finds the same changes (spec and annotations are compared for an update,
-// the status for a reconcile). key must be the agent process's own and
-// never served: the digests then say nothing of the values. pod is left as
-// it is.
+// Metadata: as Pod serves it, plus the annotations naming AppArmor and
+// seccomp profiles. Status: as Pod serves it, and a rejection's message
+// when the kubelet wrote it whole (admission.QuotedRejection; another
+// rejection keeps the kubelet's prefix alone, by which its verdict is read
+// back). Spec: what places and sizes the pod (nodeName, nodeSelector,
+// affinity, tolerations, os, priority and its class, preemption policy,
+// runtime class, overhead, resources, resource claims, scheduling gates,
+// restart policy, grace and deadline), its host namespaces and user
+// namespace, its security context, and its volumes by name and type; for
+// every container: name, image and pull policy, ports, resources, resize
+// and restart policies and rules, volume mounts and devices, security
+// context, the probes and hooks as Pod serves them, and its termination
+// message settings. Without: environment, commands and arguments, working
+// directories, DNS settings and host aliases, service accounts, image pull
+// secrets, a Windows security context's GMSA credential spec, and the
+// volumes' settings.
+//
+// Annotation v1alpha1.RedactedDigestAnnotation is a digest of the whole
+// spec and annotations, and condition v1alpha1.RedactedDigestCondition of
+// the whole status, each keyed by key: two pods differ in them exactly
+// when they differ in what they stand for, so the merge finds the same
+// updates and reconciles. key must be the agent process's own and never
+// served: the digests then say nothing of the values.
 func InputPod(pod *v1.Pod, key []byte) *v1.Pod {
-	out := pod.DeepCopy()
-	out.ManagedFields = nil
-
-	var cleared clearedSpec
-	for k, v := range out.Annotations {
-		if keptInputAnnotation(k) {
-			continue
-		}
-		if cleared.Annotations == nil {
-			cleared.Annotations = map[string]string{}
-		}
-		cleared.Annotations[k] = v
-		delete(out.Annotations, k)
-	}
-	for i := range out.Spec.InitContainers {
-		cleared.Containers = append(cleared.Containers, clearContainer(&out.Spec.InitContainers[i]))
-	}
-	for i := range out.Spec.Containers {
-		cleared.Containers = append(cleared.Containers, clearContainer(&out.Spec.Containers[i]))
-	}
-	for i := range out.Spec.EphemeralContainers {
-		c := v1.Container(out.Spec.EphemeralContainers[i].EphemeralContainerCommon)
-		cleared.Containers = append(cleared.Containers, clearContainer(&c))
-		out.Spec.EphemeralContainers[i].EphemeralContainerCommon = v1.EphemeralContainerCommon(c)
-	}
-	for i := range out.Spec.Volumes {
-		cleared.Volumes = append(cleared.Volumes, out.Spec.Volumes[i].VolumeSource)
-		out.Spec.Volumes[i].VolumeSource = volumeType(out.Spec.Volumes[i].VolumeSource)
-	}
+	served := Pod(pod)
+	out := &v1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: served.ObjectMeta, Spec: inputSpec(&pod.Spec), Status: served.Status}
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
-	out.Annotations[v1alpha1.RedactedDigestAnnotation] = digest(key, cleared)
-
-	// A rejection keeps its prefix, by which the kubelet's verdict is read
-	// back (admission.KubeletVerdict).
-	rejected := strings.HasPrefix(out.Status.Message, admission.RejectedPrefix)
-	if messages := clearMessages(&out.Status); len(messages) > 0 {
-		if rejected && out.Status.Message == "" {
-			out.Status.Message = admission.RejectedPrefix
+	for k, v := range pod.Annotations {
+		for _, p := range inputAnnotationPrefixes {
+			if strings.HasPrefix(k, p) {
+				out.Annotations[k] = v
+			}
 		}
-		out.Status.Conditions = append(out.Status.Conditions, v1.PodCondition{
-			Type: v1alpha1.RedactedDigestCondition, Status: v1.ConditionTrue, Reason: digest(key, messages),
+	}
+	out.Annotations[v1alpha1.RedactedDigestAnnotation] = digest(key, struct {
+		Spec        *v1.PodSpec       `json:"spec"`
+		Annotations map[string]string `json:"annotations"`
+	}{&pod.Spec, pod.Annotations})
+
+	switch m := pod.Status.Message; {
+	case admission.QuotedRejection(m):
+		out.Status.Message = m
+	case strings.HasPrefix(m, admission.RejectedPrefix):
+		out.Status.Message = admission.RejectedPrefix
+	}
+	out.Status.Conditions = append(out.Status.Conditions, v1.PodCondition{
+		Type: v1alpha1.RedactedDigestCondition, Status: v1.ConditionTrue, Reason: digest(key, &pod.Status),
+	})
+	return out
+}
+
+// inputSpec copies the spec fields InputPod keeps.
+func inputSpec(s *v1.PodSpec) v1.PodSpec {
+	out := v1.PodSpec{
+		NodeName:                      s.NodeName,
+		NodeSelector:                  s.NodeSelector,
+		Affinity:                      s.Affinity.DeepCopy(),
+		Tolerations:                   s.Tolerations,
+		OS:                            s.OS.DeepCopy(),
+		Priority:                      copyPtr(s.Priority),
+		PriorityClassName:             s.PriorityClassName,
+		PreemptionPolicy:              copyPtr(s.PreemptionPolicy),
+		RuntimeClassName:              copyPtr(s.RuntimeClassName),
+		Overhead:                      s.Overhead.DeepCopy(),
+		Resources:                     s.Resources.DeepCopy(),
+		ResourceClaims:                s.ResourceClaims,
+		SchedulingGates:               s.SchedulingGates,
+		RestartPolicy:                 s.RestartPolicy,
+		TerminationGracePeriodSeconds: copyPtr(s.TerminationGracePeriodSeconds),
+		ActiveDeadlineSeconds:         copyPtr(s.ActiveDeadlineSeconds),
+		HostNetwork:                   s.HostNetwork,
+		HostPID:                       s.HostPID,
+		HostIPC:                       s.HostIPC,
+		ShareProcessNamespace:         copyPtr(s.ShareProcessNamespace),
+		HostUsers:                     copyPtr(s.HostUsers),
+		SecurityContext:               s.SecurityContext.DeepCopy(),
+	}
+	if sc := out.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+		sc.WindowsOptions.GMSACredentialSpec = nil
+	}
+	for i := range s.InitContainers {
+		out.InitContainers = append(out.InitContainers, inputContainer(&s.InitContainers[i]))
+	}
+	for i := range s.Containers {
+		out.Containers = append(out.Containers, inputContainer(&s.Containers[i]))
+	}
+	for i := range s.EphemeralContainers {
+		c := v1.Container(s.EphemeralContainers[i].EphemeralContainerCommon)
+		out.EphemeralContainers = append(out.EphemeralContainers, v1.EphemeralContainer{
+			EphemeralContainerCommon: v1.EphemeralContainerCommon(inputContainer(&c)),
+			TargetContainerName:      s.EphemeralContainers[i].TargetContainerName,
 		})
+	}
+	for i := range s.Volumes {
+		out.Volumes = append(out.Volumes, v1.Volume{Name: s.Volumes[i].Name, VolumeSource: volumeType(s.Volumes[i].VolumeSource)})
 	}
 	return out
 }
 
-// keptInputAnnotation reports whether an input pod keeps the annotation.
-func keptInputAnnotation(k string) bool {
-	for _, s := range servedAnnotations {
-		if k == s {
-			return true
-		}
+// inputContainer copies the container fields InputPod keeps: those Pod
+// serves, and what the admit handlers judge a container by.
+func inputContainer(c *v1.Container) v1.Container {
+	out := projectContainer(c)
+	if c.Lifecycle != nil {
+		out.Lifecycle.StopSignal = copyPtr(c.Lifecycle.StopSignal)
 	}
-	for _, p := range inputAnnotationPrefixes {
-		if strings.HasPrefix(k, p) {
-			return true
-		}
+	out.Resources = *c.Resources.DeepCopy()
+	out.ResizePolicy = c.ResizePolicy
+	// restartPolicyRules came with k8s.io/api v0.34: named, it is kept
+	// where the build's API has it.
+	keepFields(&out, c, "RestartPolicyRules")
+	out.VolumeMounts = c.VolumeMounts
+	out.VolumeDevices = c.VolumeDevices
+	out.SecurityContext = c.SecurityContext.DeepCopy()
+	if sc := out.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+		sc.WindowsOptions.GMSACredentialSpec = nil
 	}
-	return false
+	out.TerminationMessagePath, out.TerminationMessagePolicy = c.TerminationMessagePath, c.TerminationMessagePolicy
+	return out
 }
 
-// clearedSpec is what InputPod clears from a pod's metadata and spec.
-type clearedSpec struct {
-	Annotations map[string]string  `json:"annotations,omitempty"`
-	Containers  []clearedContainer `json:"containers,omitempty"`
-	Volumes     []v1.VolumeSource  `json:"volumes,omitempty"`
-}
-
-// clearedContainer is what InputPod clears from a container.
-type clearedContainer struct {
-	Env       []v1.EnvVar        `json:"env,omitempty"`
-	EnvFrom   []v1.EnvFromSource `json:"envFrom,omitempty"`
-	Command   []string           `json:"command,omitempty"`
-	Args      []string           `json:"args,omitempty"`
-	Liveness  *v1.Probe          `json:"liveness,omitempty"`
-	Readiness *v1.Probe          `json:"readiness,omitempty"`
-	Startup   *v1.Probe          `json:"startup,omitempty"`
-	Lifecycle *v1.Lifecycle      `json:"lifecycle,omitempty"`
-}
-
-// clearContainer clears c's fields that may hold a secret and returns
-// them.
-func clearContainer(c *v1.Container) clearedContainer {
-	cc := clearedContainer{
-		Env: c.Env, EnvFrom: c.EnvFrom, Command: c.Command, Args: c.Args,
-		Liveness: c.LivenessProbe, Readiness: c.ReadinessProbe, Startup: c.StartupProbe, Lifecycle: c.Lifecycle,
-	}
-	c.Env, c.EnvFrom, c.Command, c.Args = nil, nil, nil, nil
-	c.LivenessProbe, c.ReadinessProbe, c.StartupProbe = projectProbe(c.LivenessProbe), projectProbe(c.ReadinessProbe), projectProbe(c.StartupProbe)
-	if l := c.Lifecycle; l != nil {
-		c.Lifecycle = &v1.Lifecycle{PostStart: projectHook(l.PostStart), PreStop: projectHook(l.PreStop), StopSignal: l.StopSignal}
-	}
-	return cc
-}
-
-// clearMessages clears the status's messages (the pod's, its conditions'
-// and its containers' states') and returns them, in their order. A
-// rejection the kubelet wrote whole stays: the agent serves it anyway
-// (admission.QuotedRejection), and a replay reads it back as the agent
-// did.
-func clearMessages(st *v1.PodStatus) []string {
-	var messages []string
-	take := func(s *string) {
-		messages = append(messages, *s)
-		*s = ""
-	}
-	if st.Message != "" && !admission.QuotedRejection(st.Message) {
-		take(&st.Message)
-	}
-	for i := range st.Conditions {
-		if st.Conditions[i].Message != "" {
-			take(&st.Conditions[i].Message)
+// keepFields copies the named fields of *src into *dst (both of one struct
+// type), each where the type has it: for the fields some minors' API
+// lacks.
+func keepFields[T any](dst, src *T, names ...string) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for _, n := range names {
+		if f := s.FieldByName(n); f.IsValid() {
+			d.FieldByName(n).Set(f)
 		}
 	}
-	for _, statuses := range [][]v1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
-		for i := range statuses {
-			for _, s := range []*v1.ContainerState{&statuses[i].State, &statuses[i].LastTerminationState} {
-				if s.Waiting != nil && s.Waiting.Message != "" {
-					take(&s.Waiting.Message)
-				}
-				if s.Terminated != nil && s.Terminated.Message != "" {
-					take(&s.Terminated.Message)
-				}
-			}
-		}
-	}
-	return messages
 }
 
 // digest is the hex HMAC-SHA256 under key of v's JSON.

@@ -28,14 +28,23 @@ func secretPod() *v1.Pod {
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "s3cr3t-manager"}},
 		},
 		Spec: v1.PodSpec{
-			NodeSelector:    map[string]string{"disk": "ssd"},
-			Tolerations:     []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}},
-			SecurityContext: &v1.PodSecurityContext{Sysctls: []v1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}}},
+			NodeSelector: map[string]string{"disk": "ssd"},
+			Tolerations:  []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}},
+			SecurityContext: &v1.PodSecurityContext{Sysctls: []v1.Sysctl{{Name: "net.core.somaxconn", Value: "1024"}},
+				WindowsOptions: &v1.WindowsSecurityContextOptions{GMSACredentialSpec: ptr("s3cr3t-gmsa")}},
+			// Fields no list names: a later k8s.io/api's would be alike.
+			HostAliases:        []v1.HostAlias{{IP: "10.0.0.1", Hostnames: []string{"s3cr3t-alias"}}},
+			DNSConfig:          &v1.PodDNSConfig{Searches: []string{"s3cr3t-dns"}},
+			ServiceAccountName: "s3cr3t-sa",
+			ImagePullSecrets:   []v1.LocalObjectReference{{Name: "s3cr3t-pull"}},
 			Containers: []v1.Container{{
-				Name: "web", Image: "nginx", Command: []string{"s3cr3t-command"}, Args: []string{"--token=s3cr3t-arg"},
-				Env:       []v1.EnvVar{{Name: "PASSWORD", Value: "s3cr3t-env"}},
-				Ports:     []v1.ContainerPort{{ContainerPort: 80, HostPort: 8080}},
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}},
+				Name: "web", Image: "nginx", Command: []string{"s3cr3t-command"}, Args: []string{"--token=s3cr3t-arg"}, WorkingDir: "/s3cr3t-wd",
+				EnvFrom:            []v1.EnvFromSource{{Prefix: "s3cr3t-prefix"}},
+				VolumeMounts:       []v1.VolumeMount{{Name: "cfg", MountPath: "/etc/cfg"}},
+				RestartPolicyRules: []v1.ContainerRestartRule{{Action: v1.ContainerRestartRuleActionRestart}},
+				Env:                []v1.EnvVar{{Name: "PASSWORD", Value: "s3cr3t-env"}},
+				Ports:              []v1.ContainerPort{{ContainerPort: 80, HostPort: 8080}},
+				Resources:          v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}},
 				LivenessProbe: &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{
 					Path: "/healthz?token=s3cr3t-query", Port: intstr.FromInt32(80), HTTPHeaders: []v1.HTTPHeader{{Name: "Authorization", Value: "s3cr3t-header"}},
 				}}},
@@ -75,6 +84,8 @@ func TestInputPodClearsSecrets(t *testing.T) {
 		t.Errorf("the kubelet's annotations are gone: %v", out.Annotations)
 	case out.Spec.Volumes[0].Secret == nil, c.LivenessProbe.HTTPGet == nil, c.Lifecycle.PreStop.Exec == nil:
 		t.Errorf("a volume's, a probe's or a hook's kind is gone: %+v", out.Spec)
+	case len(c.VolumeMounts) != 1, len(c.RestartPolicyRules) != 1:
+		t.Errorf("the container's volume mounts or restart rules, which the declared features handler reads, are gone: %+v", c)
 	case out.Annotations[v1alpha1.RedactedDigestAnnotation] == "":
 		t.Errorf("no digest of what was cleared: %v", out.Annotations)
 	}
@@ -146,3 +157,5 @@ func TestInputPodKeepsTheKubeletsRejection(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

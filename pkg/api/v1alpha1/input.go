@@ -15,18 +15,18 @@ import (
 const EventKindInput = "input"
 
 // RedactedDigestAnnotation is the annotation an input pod recorded
-// without --expose-pod-specs carries in place of what was cleared from it
-// (see Input.Redacted): a keyed digest of those fields, the key the
-// agent process's own and never served. Two pods of one agent process
-// have the same digest exactly when their cleared fields are the same, so
-// that the merge tells their changes apart as the kubelet's did.
+// without --expose-pod-specs carries for its whole spec and annotations,
+// of which it keeps only a list (see Input.Redacted): a keyed digest, the
+// key the agent process's own and never served. Two pods of one agent
+// process have the same digest exactly when their specs and annotations
+// are the same, so that the merge tells their changes apart as the
+// kubelet's did.
 const RedactedDigestAnnotation = "podsrc.io/redacted-digest"
 
 // RedactedDigestCondition is the condition an input pod recorded without
-// --expose-pod-specs carries when messages were cleared from its status:
-// its reason is a digest of them, as RedactedDigestAnnotation's value is
-// of the rest, so that the merge tells status changes apart as the
-// kubelet's did.
+// --expose-pod-specs carries for its whole status: its reason is a digest
+// of it, as RedactedDigestAnnotation's value is of the spec, so that the
+// merge tells status changes apart as the kubelet's did.
 const RedactedDigestCondition = "podsrc.io/RedactedDigest"
 
 // Input is an event of kind input: exactly one of Settings, Update, Node,
@@ -45,19 +45,19 @@ type Input struct {
 	// NodeGone says the Node object was deleted.
 	NodeGone bool `json:"nodeGone,omitempty"`
 	// Relist is what the container runtime listed for a relist of the
-	// PLEG, when it differs from what the last one recorded listed, or
-	// before the relist's first inspection. A relist that lists what the
-	// last recorded one did and inspects nothing makes no event, and is
-	// not recorded.
+	// PLEG, before the relist's first inspection or event. A relist that
+	// inspects nothing and makes no event changes nothing the PLEG keeps,
+	// and is not recorded.
 	Relist *RelistInput `json:"relist,omitempty"`
 	// Inspection is the runtime's answer to one inspection of that
 	// relist, in the order the PLEG asked.
 	Inspection *InspectionInput `json:"inspection,omitempty"`
 	// Redacted says the pods were recorded without --expose-pod-specs:
-	// every field the agent does not serve by default that may hold a
-	// secret (environment, commands and arguments, handlers' commands and
-	// headers, volume settings, annotations other than the kubelet's,
-	// messages) is cleared, and RedactedDigestAnnotation stands for it.
+	// each holds only the fields on a list (redact.InputPod: those the
+	// agent serves, and those the kubelet's merge and admit handlers judge
+	// by, never environment, commands, volume settings, other annotations
+	// or messages), and RedactedDigestAnnotation and
+	// RedactedDigestCondition stand for the rest.
 	Redacted bool `json:"redacted,omitempty"`
 }
 

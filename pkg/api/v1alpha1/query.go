@@ -195,24 +195,27 @@ func (q EventQuery) Encode() url.Values {
 	return v
 }
 
-// Filtered reports whether q leaves events out, so that sequence numbers
-// on its stream have holes.
-func (q EventQuery) Filtered() bool {
-	return len(q.Kinds)+len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Origins)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) > 0 || q.Selector != ""
+// Filtered reports whether q filters events by anything: their kind,
+// their fields or their pods.
+func (q EventQuery) Filtered() bool { return len(q.Kinds) > 0 || q.filtersFields() }
+
+// filtersFields reports whether q filters events by anything but their
+// kind.
+func (q EventQuery) filtersFields() bool {
+	return len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Origins)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) > 0 || q.Selector != ""
 }
 
 // Gapless reports whether a stream with query q serves every event the
 // agent numbers, so that a hole in its sequence numbers is a loss: a
 // query that names every kind (inputs are served only to a query that
-// names them) and filters nothing else.
+// names them), excludes none, and filters nothing else.
 func (q EventQuery) Gapless() bool {
 	for _, k := range EventKinds {
 		if !slices.Contains(q.Kinds, k) {
 			return false
 		}
 	}
-	return len(q.Ops)+len(q.Types)+len(q.Sources)+len(q.Origins)+len(q.Namespaces)+len(q.Pods)+len(q.Containers)+len(q.Handlers) == 0 &&
-		q.Selector == "" && !slices.ContainsFunc(q.Kinds, func(k string) bool { return strings.HasPrefix(k, "!") })
+	return !q.filtersFields() && !slices.ContainsFunc(q.Kinds, func(k string) bool { return strings.HasPrefix(k, "!") })
 }
 
 // PodQuery returns the pod filter of q, which the snapshot that opens
